@@ -1,0 +1,159 @@
+#include "app/cli.h"
+
+#include <unistd.h>
+
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "app/errors.h"
+#include "app/version.h"
+
+namespace graphsim::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kRunFooter = R"(
+Order of settings: the scene's preset (assets/scenes/<scene>.json, embedded in the binary), then --config FILE
+(same keys, all optional), then the flags above.
+
+Backends: cuda is the product (one CUDA graph per frame, Vulkan<->CUDA shared memory and timeline semaphores);
+cpu runs the same stages on the CPU (reference, and for machines without an NVIDIA GPU). auto picks cuda when a
+CUDA device exists, else cpu, and says so.
+
+Exit codes: 0 success, 1 internal error or timeout, 2 bad usage or input, 3 the machine lacks what was asked
+(no Vulkan device, no CUDA device, no matching device UUID, missing extension).)";
+
+BackendKind parseBackend(const std::string& name) {
+  if (name == "auto") return BackendKind::Auto;
+  if (name == "cpu") return BackendKind::Cpu;
+  if (name == "cuda") return BackendKind::Cuda;
+  throw UsageError("--backend: unknown backend '" + name + "' (allowed: auto, cpu, cuda)");
+}
+
+// A capture must be creatable now: checked before any GPU work so a typo fails in milliseconds, not after a run.
+void checkCapturePath(const fs::path& path) {
+  if (path.extension() != ".png") throw UsageError("--capture " + path.string() + ": must end in .png");
+  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw UsageError("--capture " + path.string() + ": directory " + dir.string() + " does not exist");
+  if (::access(dir.c_str(), W_OK) != 0) throw UsageError("--capture " + path.string() + ": directory " + dir.string() + " is not writable");
+  if (fs::is_directory(path, ec)) throw UsageError("--capture " + path.string() + ": is a directory");
+}
+
+} // namespace
+
+Command parseCommandLine(int argc, char** argv) {
+  CLI::App app{"graphsim — n-body simulation: CUDA graph per frame, Vulkan renderer, shared memory and semaphores.",
+               "graphsim"};
+  app.set_version_flag("--version", std::string("graphsim ") + kVersion);
+  app.require_subcommand(0, 1);
+  app.footer("Run 'graphsim run --help' for the simulation flags.");
+
+  RunOptions options;
+  std::string scene = "nbody", backend = "auto", config;
+  std::int64_t bodies = 0, frames = options.frames, captureEvery = 0, waitTimeoutMs = options.waitTimeout.count();
+  std::uint64_t seed = 0;
+  std::string capture, dumpGraph;
+  int gpu = -1;
+  std::int64_t framesInFlight = options.framesInFlight;
+
+  CLI::App* run = app.add_subcommand("run", "Run a scene (headless, with captures; the window arrives with the GUI).");
+  run->add_option("--scene", scene, "Scene to run (nbody)")->capture_default_str();
+  run->add_option("--bodies", bodies, "Number of bodies (default: the preset's; 1.." + std::to_string(kMaxBodies) + ")");
+  run->add_option("--backend", backend, "auto | cpu | cuda")->capture_default_str();
+  run->add_flag("--headless", options.headless, "Render offscreen, no window (always the case until the GUI lands)");
+  run->add_option("--frames", frames, "Frames to simulate and render")->capture_default_str();
+  run->add_option("--capture", capture, "Write the last frame as PNG to PATH (with --capture-every: a pattern)");
+  run->add_option("--capture-every", captureEvery, "Capture every K-th frame to <stem>_<frame>.png (needs --capture)");
+  CLI::Option* seedOpt = run->add_option("--seed", seed, "Seed of the initial conditions (default: the preset's)");
+  run->add_option("--config", config, "Scene file (JSON) overriding the preset");
+  run->add_flag("--validation", options.validation, "Enable the Khronos validation layer; any message fails the run");
+  run->add_option("--gpu", gpu, "cpu backend: Vulkan device index; cuda backend: CUDA device index (see list-gpus)");
+  run->add_option("--frames-in-flight", framesInFlight, "Frames in flight F, 1..4 (render buffers in the ring)")
+      ->capture_default_str();
+  run->add_option("--dump-graph", dumpGraph, "cuda backend: write the frame's CUDA graph as DOT to FILE");
+  run->add_option("--wait-timeout-ms", waitTimeoutMs, "Timeout of every host wait, in ms")->capture_default_str();
+  run->add_flag("--quiet", options.quiet, "No progress lines");
+  run->footer(kRunFooter);
+
+  CLI::App* listGpus = app.add_subcommand("list-gpus", "List Vulkan devices (with UUIDs) and CUDA devices.");
+
+  if (argc <= 1) {
+    std::cout << app.help();
+    return ExitNow{kExitOk};
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << (run->parsed() ? run->help() : listGpus->parsed() ? listGpus->help() : app.help());
+    return ExitNow{kExitOk};
+  } catch (const CLI::CallForAllHelp&) {
+    std::cout << app.help("", CLI::AppFormatMode::All);
+    return ExitNow{kExitOk};
+  } catch (const CLI::CallForVersion&) {
+    std::cout << "graphsim " << kVersion << "\n";
+    return ExitNow{kExitOk};
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "graphsim: " << e.what() << " (see --help)\n";
+    return ExitNow{kExitUsage};
+  }
+  if (listGpus->parsed()) return ListGpusCommand{};
+  if (!run->parsed()) {
+    std::cout << app.help();
+    return ExitNow{kExitUsage};
+  }
+
+  options.backend = parseBackend(backend);
+  options.scene = loadPreset(scene);
+  if (!config.empty()) applyConfigFile(options.scene, config);
+  if (frames < 0) throw UsageError("--frames: must be >= 0, got " + std::to_string(frames));
+  options.frames = frames;
+  if (framesInFlight < 1 || framesInFlight > 4)
+    throw UsageError("--frames-in-flight: must be 1..4, got " + std::to_string(framesInFlight));
+  options.framesInFlight = static_cast<std::uint32_t>(framesInFlight);
+  if (run->count("--bodies") > 0) options.scene.sim.bodies = bodies;
+  checkBodyCount(options.scene.sim.bodies, options.framesInFlight);
+  if (options.scene.sim.initial == "two-body" && options.scene.sim.bodies != 2)
+    throw UsageError("--bodies: the two-body initial condition needs exactly 2 bodies");
+  if (seedOpt->count() > 0) options.scene.sim.seed = seed;
+  if (run->count("--gpu") > 0) {
+    if (gpu < 0) throw UsageError("--gpu: must be >= 0, got " + std::to_string(gpu));
+    options.gpu = gpu;
+  }
+  if (captureEvery < 0) throw UsageError("--capture-every: must be >= 0, got " + std::to_string(captureEvery));
+  if (captureEvery > 0 && capture.empty()) throw UsageError("--capture-every: needs --capture PATH.png as the name pattern");
+  options.captureEvery = captureEvery;
+  if (!capture.empty()) {
+    checkCapturePath(capture);
+    options.capture = fs::path(capture);
+  }
+  if (!dumpGraph.empty()) {
+    if (options.backend == BackendKind::Cpu) throw UsageError("--dump-graph: only the cuda backend has a CUDA graph");
+    const fs::path dir = fs::path(dumpGraph).has_parent_path() ? fs::path(dumpGraph).parent_path() : fs::path(".");
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) throw UsageError("--dump-graph " + dumpGraph + ": directory " + dir.string() + " does not exist");
+    options.dumpGraph = fs::path(dumpGraph);
+  }
+  if (waitTimeoutMs < 1 || waitTimeoutMs > 600000)
+    throw UsageError("--wait-timeout-ms: must be 1..600000, got " + std::to_string(waitTimeoutMs));
+  options.waitTimeout = std::chrono::milliseconds(waitTimeoutMs);
+  return options;
+}
+
+fs::path capturePath(const RunOptions& options, std::uint64_t frame) {
+  if (options.captureEvery <= 0) return *options.capture;
+  char number[32];
+  std::snprintf(number, sizeof number, "_%06llu", static_cast<unsigned long long>(frame + 1));
+  fs::path p = *options.capture;
+  return p.parent_path() / (p.stem().string() + number + p.extension().string());
+}
+
+bool shouldCapture(const RunOptions& options, std::uint64_t frame) {
+  if (!options.capture) return false;
+  if (options.captureEvery > 0) return (frame + 1) % static_cast<std::uint64_t>(options.captureEvery) == 0;
+  return frame + 1 == static_cast<std::uint64_t>(options.frames);
+}
+
+} // namespace graphsim::app

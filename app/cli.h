@@ -1,0 +1,19 @@
+// The graphsim command line (CLI11): subcommands, flags, validation, help text.
+#pragma once
+
+#include <variant>
+
+#include "app/run_options.h"
+
+namespace graphsim::app {
+
+struct ListGpusCommand {};
+struct ExitNow { int code; }; // --help, --version or a parse error: already printed
+
+using Command = std::variant<RunOptions, ListGpusCommand, ExitNow>;
+
+// Parses and validates everything that can be checked without touching a GPU: flags, the scene preset, the
+// --config file, capture paths, body counts. Bad input throws UsageError (exit 2) with a one-line reason.
+Command parseCommandLine(int argc, char** argv);
+
+} // namespace graphsim::app

@@ -1,0 +1,73 @@
+// graphsim entry point: parse, pick the backend, run, map every failure to an exit code with a one-line reason.
+#include <cstdio>
+#include <exception>
+#include <string>
+
+#include "app/cli.h"
+#include "app/errors.h"
+#include "app/frame_loop.h"
+#include "app/list_gpus.h"
+#include "compute/cuda_backend.h"
+#include "compute/cuda_device.h"
+#include "render/particle_renderer.h"
+#include "render/vulkan_context.h"
+
+namespace graphsim::app {
+namespace {
+
+BackendKind resolveBackend(BackendKind requested) {
+  if (requested != BackendKind::Auto) return requested;
+  const CudaDeviceList cuda = listCudaDevices();
+  if (!cuda.devices.empty()) {
+    std::fprintf(stderr, "graphsim: backend auto -> cuda (%s)\n", cuda.devices.front().name.c_str());
+    return BackendKind::Cuda;
+  }
+  std::fprintf(stderr, "graphsim: backend auto -> cpu: %s\n", cuda.whyNone.c_str());
+  return BackendKind::Cpu;
+}
+
+int run(const RunOptions& options) {
+  if (!options.headless)
+    std::fprintf(stderr, "graphsim: no window yet (the GLFW front end is not built); rendering headless\n");
+  const BackendKind backend = resolveBackend(options.backend);
+  const RunSummary s = runHeadless(options, backend);
+  const double fps = s.wallSeconds > 0 ? static_cast<double>(s.frames) / s.wallSeconds : 0;
+  std::fprintf(stderr, "graphsim: %llu frames of %lld bodies in %.2f s (%.1f fps); sim %.3f ms/frame (%s), render GPU %.3f ms\n",
+               static_cast<unsigned long long>(s.frames), static_cast<long long>(options.scene.sim.bodies), s.wallSeconds,
+               fps, s.simMsPerFrame, backend == BackendKind::Cuda ? "cuda graph, GPU time" : "cpu, wall time",
+               s.renderGpuMs);
+  if (options.validation) {
+    std::fprintf(stderr, "graphsim: validation messages: %llu\n", static_cast<unsigned long long>(s.validationMessages));
+    if (s.validationMessages > 0) return kExitInternal;
+  }
+  return kExitOk;
+}
+
+int mainImpl(int argc, char** argv) {
+  try {
+    const Command command = parseCommandLine(argc, argv);
+    if (const auto* exit = std::get_if<ExitNow>(&command)) return exit->code;
+    if (std::holds_alternative<ListGpusCommand>(command)) return listGpus();
+    return run(std::get<RunOptions>(command));
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "graphsim: error: %s\n", e.what());
+    return kExitUsage;
+  } catch (const render::MissingCapability& e) {
+    std::fprintf(stderr, "graphsim: this machine lacks what was asked for: %s\n", e.what());
+    return kExitEnvironment;
+  } catch (const NoCudaDevice& e) {
+    std::fprintf(stderr, "graphsim: this machine lacks what was asked for: %s\n", e.what());
+    return kExitEnvironment;
+  } catch (const render::TimeoutError& e) {
+    std::fprintf(stderr, "graphsim: timeout: %s\n", e.what());
+    return kExitInternal;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "graphsim: internal error: %s\n", e.what());
+    return kExitInternal;
+  }
+}
+
+} // namespace
+} // namespace graphsim::app
+
+int main(int argc, char** argv) { return graphsim::app::mainImpl(argc, argv); }

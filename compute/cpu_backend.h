@@ -1,0 +1,38 @@
+// The CPU reference backend of the nbody scene: the same stages as the CUDA graph, in the same order, in plain C++.
+// Deterministic: the same config gives bit-identical states (no threads race on a sum; see cpu_backend.cpp).
+#pragma once
+
+#include "compute/cpu_stages.h"
+#include "compute/sim_backend.h"
+
+namespace graphsim {
+
+class CpuBackend final : public SimBackend {
+public:
+  explicit CpuBackend(const SceneConfig& config);
+
+  std::string_view name() const override { return "cpu"; }
+  void reset(const SceneConfig& config) override;
+  void setParams(const NBodyParams& params) override;
+  void setStageEnabled(Stage stage, bool enabled) override;
+  bool stageEnabled(Stage stage) const override;
+  void step() override;
+  void download(BodyState& state, std::vector<float>& colour) override;
+  std::vector<NodeInfo> nodes() const override;
+  UpdateCounters counters() const override { return {}; }
+  const SceneConfig& config() const override { return config_; }
+
+  // The write_render stage: packs (x, y, z, colour) per body into dst (config().bodies entries), e.g. a mapped
+  // Vulkan buffer. write_render is not togglable: the renderer draws a buffer every frame.
+  void writeRender(Float4* dst) const;
+  const BodyState& state() const { return state_; }
+
+private:
+  SceneConfig config_;
+  BodyState state_;
+  std::vector<Float4> accel_;
+  std::vector<float> colour_;
+  cpu::ForceScratch forceScratch_; // reused by every forces stage: a step allocates nothing after the first
+};
+
+} // namespace graphsim

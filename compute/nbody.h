@@ -1,0 +1,82 @@
+// The nbody scene as plain data: parameters, the named stage list and the body state. Shared by the CPU reference
+// backend and the CUDA backend so that a stage name and a parameter mean the same thing in both.
+#pragma once
+
+#include <array>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace graphsim {
+
+// 16-byte aligned so that a std::vector<Float4> has the layout of a CUDA float4 array and of the render buffer.
+struct alignas(16) Float4 {
+  float x = 0, y = 0, z = 0, w = 0;
+  friend bool operator==(const Float4&, const Float4&) = default;
+};
+
+// Per-frame parameters: changing one is an individual node update on the CUDA backend.
+struct NBodyParams {
+  float dt = 0.0015f;             // time step of one substep
+  float G = 1.0f;                 // gravitational constant
+  float softening = 0.025f;       // Plummer softening length epsilon
+  float damping = 0.5f;           // damping stage: v *= exp(-damping * dt)
+  float attractorStrength = 2.0f; // attractor stage: mass of a softened point attractor
+  float attractorPos[3] = {0, 0, 0};
+  float boundaryRadius = 12.0f;   // boundary stage: bodies outside this sphere are reflected back in
+  float colourScale = 1.0f;       // colour stage: colour attribute = clamp(|v| * colourScale / 2, 0, 1)
+  friend bool operator==(const NBodyParams&, const NBodyParams&) = default;
+};
+
+// Softening length of the attractor stage: keeps the kick finite for a body that sits on the attractor.
+inline constexpr float kAttractorSoftening = 0.25f;
+
+// The damping stage's per-substep factor exp(-damping * dt), computed once on the host in float and handed to both
+// backends, so that neither evaluates exp itself (host and device exp may round differently).
+inline float dampingFactor(const NBodyParams& params) { return std::exp(-params.damping * params.dt); }
+
+// Stages in execution order. forces..boundary run `substeps` times per frame; colour and write_render once.
+enum class Stage : int { Forces, Attractor, Integrate, Damping, Boundary, Colour, WriteRender };
+inline constexpr int kStageCount = 7;
+inline constexpr std::array<std::string_view, kStageCount> kStageNames = {
+    "forces", "attractor", "integrate", "damping", "boundary", "colour", "write_render"};
+
+constexpr std::string_view stageName(Stage s) { return kStageNames[static_cast<int>(s)]; }
+std::optional<Stage> stageFromName(std::string_view name);
+// Empty when the stage may be toggled; otherwise the reason it may not (shown in the panel).
+std::string_view whyNotTogglable(Stage s);
+// Name of one stage instance in a frame: "forces" for substep 0, "forces#2" for substep 2 (NodeInfo::name).
+std::string stageInstanceName(Stage s, int substep);
+
+// Structural settings: changing one rebuilds the state (CPU) or updates the whole graph (CUDA).
+struct SceneConfig {
+  std::string scene = "nbody";
+  std::string initial = "galaxy-pair"; // galaxy-pair | plummer | two-body
+  std::int64_t bodies = 16384;
+  std::uint64_t seed = 1;
+  int substeps = 1;
+  NBodyParams params;
+  std::array<bool, kStageCount> enabled = {true, false, true, false, true, true, true};
+};
+
+inline constexpr std::int64_t kMaxBodies = 1 << 24;
+inline constexpr int kMaxSubsteps = 64;
+
+// Throws std::invalid_argument naming the field when config cannot be built: scene other than "nbody", body count
+// outside [0, kMaxBodies], substeps outside [1, kMaxSubsteps], write_render disabled. The initial-condition name is
+// checked by makeInitialConditions (initial_conditions.h).
+void validateSceneConfig(const SceneConfig& config);
+
+// Body state, structure of float4 arrays: position + mass in posMass, velocity in vel (w unused).
+// Velocities are leapfrog half-step velocities v(t - dt/2); see initial_conditions.h.
+struct BodyState {
+  std::vector<Float4> posMass;
+  std::vector<Float4> vel;
+  std::size_t size() const { return posMass.size(); }
+};
+
+} // namespace graphsim

@@ -1,0 +1,107 @@
+// Draws the bodies as shaded sphere impostors into an offscreen colour+depth target and reads frames back to PNG.
+// Holds F body buffers (one per frame in flight) and two timeline semaphores:
+//   simDone    - signalled by the producer (CUDA), waited on at the vertex-input stage of frame k (value k+1);
+//   renderDone - signalled by this renderer's queue submit of frame k (value k+1).
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <vector>
+
+#include "render/camera.h"
+#include "render/vulkan_context.h"
+
+namespace graphsim::render {
+
+// A host wait ran out: names what was waited on and for which frame.
+struct TimeoutError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+enum class BodyBufferMode {
+  HostVisible, // mapped, written by the CPU backend
+  Exported,    // device-local, exported as OPAQUE_FD for CUDA
+};
+
+struct RendererConfig {
+  std::uint32_t width = 1280;
+  std::uint32_t height = 720;
+  std::uint32_t maxBodies = 0;       // capacity of each body buffer (16 bytes per body: x, y, z, colour)
+  std::uint32_t framesInFlight = 3;  // 1..4
+  BodyBufferMode mode = BodyBufferMode::HostVisible;
+  std::chrono::milliseconds waitTimeout{5000};
+};
+
+// Plain data handed to compute/ for import. The fd belongs to the receiver (CUDA takes ownership on import).
+struct ExportedMemory {
+  int fd = -1;
+  std::uint64_t allocationSize = 0; // VkMemoryAllocateInfo::allocationSize (what CUDA must import)
+  std::uint64_t offset = 0;         // buffer offset inside the allocation
+  std::uint64_t bufferSize = 0;
+  bool dedicated = false;
+};
+
+struct DrawStyle {
+  float pointRadius = 0.02f; // world-space sphere radius
+  float colourScale = 1.0f;  // multiplies the per-body colour attribute before the colour map
+};
+
+struct FrameSubmit {
+  std::uint64_t frame = 0;             // k; signals renderDone = k+1
+  std::uint32_t bodyCount = 0;
+  Camera camera;
+  DrawStyle style;
+  std::optional<std::uint64_t> waitSimDone; // wait simDone >= value at vertex input (CUDA backend: k+1)
+  bool capture = false;                // copy this frame to the readback buffer (see finishCapture)
+};
+
+class ParticleRenderer {
+public:
+  ParticleRenderer(VulkanContext& context, const RendererConfig& config);
+  ~ParticleRenderer(); // waits (bounded) for the queue before destroying
+  ParticleRenderer(const ParticleRenderer&) = delete;
+  ParticleRenderer& operator=(const ParticleRenderer&) = delete;
+
+  const RendererConfig& config() const;
+  std::uint32_t slotOf(std::uint64_t frame) const { return static_cast<std::uint32_t>(frame % config().framesInFlight); }
+
+  // Frames-in-flight throttle: waits until renderDone >= frame - F + 1, i.e. the frame that last used slotOf(frame)
+  // finished. Host wait on a value Vulkan signals (never on a CUDA-signalled value: see docs). Throws TimeoutError.
+  void waitForSlot(std::uint64_t frame);
+  // Host-visible mode: the mapped body buffer of a slot (maxBodies * 4 floats), coherent.
+  float* mappedBodies(std::uint32_t slot);
+  // Exported mode: a new fd for a slot's buffer memory, and for the semaphores.
+  ExportedMemory exportBodies(std::uint32_t slot);
+  int exportSimDoneFd();
+  int exportRenderDoneFd();
+
+  // Records and submits frame k drawing slotOf(k). Signals renderDone = k+1.
+  void submit(const FrameSubmit& frame);
+  // Waits for renderDone >= value (bounded by config().waitTimeout; throws TimeoutError naming the frame).
+  void waitRenderDone(std::uint64_t value);
+  std::uint64_t renderDoneValue() const; // current counter value (vkGetSemaphoreCounterValue)
+
+  // After submit(capture = true) for frame k: waits for it and returns RGBA8 pixels (width*height*4, top row first).
+  std::vector<std::uint8_t> finishCapture(std::uint64_t frame);
+  // Render GPU time of the last completed frame in ms (timestamp queries), or negative when unsupported.
+  double lastRenderGpuMs() const;
+
+  // Waits (bounded) until the queue is idle: before the producer's semaphores or memory go away.
+  void drain();
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Writes RGBA8 pixels as PNG. Throws std::runtime_error naming the path on failure.
+void writePng(const std::filesystem::path& path, const std::vector<std::uint8_t>& rgba, std::uint32_t width,
+              std::uint32_t height);
+
+} // namespace graphsim::render

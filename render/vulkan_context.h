@@ -1,0 +1,68 @@
+// Vulkan instance, debug messenger, physical-device choice and logical device. One owner for all of them.
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace graphsim::render {
+
+using Uuid = std::array<std::uint8_t, VK_UUID_SIZE>;
+std::string formatUuid(const Uuid& uuid); // 8-4-4-4-12 hex, as nvidia-smi prints it
+
+// The environment lacks what was asked for (no device, no matching UUID, missing extension or feature): exit code 3.
+struct MissingCapability : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct DeviceRequest {
+  std::optional<Uuid> uuid;          // pick exactly the device with this deviceUUID (CUDA interop)
+  std::optional<int> index;          // else --gpu INDEX among the Vulkan devices
+  bool requireInterop = false;       // VK_KHR_external_memory_fd, VK_KHR_external_semaphore_fd, timeline semaphores
+  bool validation = false;           // Khronos validation layer (+ synchronisation validation) and a counting messenger
+};
+
+struct PhysicalDeviceInfo {
+  int index = 0;
+  std::string name;
+  std::string type;      // "discrete", "integrated", "cpu", "virtual", "other"
+  Uuid uuid{};
+  std::uint32_t apiVersion = 0;
+  std::string missingForInterop; // empty when the device can do Vulkan<->CUDA interop; else what it lacks
+};
+
+// Lists every Vulkan physical device (its own short-lived instance). Throws MissingCapability when there is no loader.
+std::vector<PhysicalDeviceInfo> listPhysicalDevices();
+
+class VulkanContext {
+public:
+  // Default choice without uuid/index: the first discrete GPU, else the first device (lavapipe on CI). Says which on
+  // stderr. Throws MissingCapability naming what was missing and listing the devices seen.
+  explicit VulkanContext(const DeviceRequest& request);
+  ~VulkanContext();
+  VulkanContext(const VulkanContext&) = delete;
+  VulkanContext& operator=(const VulkanContext&) = delete;
+
+  VkInstance instance() const;
+  VkPhysicalDevice physicalDevice() const;
+  VkDevice device() const;
+  VkQueue queue() const;            // one graphics queue, also used for transfers
+  std::uint32_t queueFamily() const;
+  const PhysicalDeviceInfo& info() const;
+  bool interopEnabled() const;      // the interop extensions were enabled on the device
+
+  // Validation warnings and errors seen so far (0 when validation is off). Each is also printed to stderr.
+  std::uint64_t validationMessages() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace graphsim::render
