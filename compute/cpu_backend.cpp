@@ -1,0 +1,94 @@
+// CpuBackend: runs the nbody stage list of one frame on the host, in the order and with the enables the CUDA graph
+// uses, so that it can serve as the seeded reference the GPU tests compare against.
+#include "compute/cpu_backend.h"
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "compute/initial_conditions.h"
+
+namespace graphsim {
+
+CpuBackend::CpuBackend(const SceneConfig& config) { reset(config); }
+
+void CpuBackend::reset(const SceneConfig& config) {
+  validateSceneConfig(config);
+  // Build everything before touching the members, so that a throwing reset leaves the old scene intact.
+  BodyState state = makeInitialConditions(config);
+  std::vector<Float4> accel;
+  startLeapfrog(state, config.params, accel);
+  std::vector<float> colour;
+  cpu::computeColour(state.vel, config.params.colourScale, colour);
+  config_ = config;
+  state_ = std::move(state);
+  accel_ = std::move(accel);
+  colour_ = std::move(colour);
+}
+
+void CpuBackend::setState(BodyState state) {
+  if (state.vel.size() != state.posMass.size()) {
+    throw std::invalid_argument("setState: " + std::to_string(state.posMass.size()) + " positions but " +
+                                std::to_string(state.vel.size()) + " velocities");
+  }
+  if (static_cast<std::int64_t>(state.size()) > kMaxBodies) {
+    throw std::invalid_argument("setState: more than " + std::to_string(kMaxBodies) + " bodies");
+  }
+  state_ = std::move(state);
+  config_.bodies = static_cast<std::int64_t>(state_.size());
+  cpu::computeForces(state_.posMass, config_.params, forceScratch_, accel_);
+  cpu::computeColour(state_.vel, config_.params.colourScale, colour_);
+}
+
+void CpuBackend::setParams(const NBodyParams& params) { config_.params = params; }
+
+void CpuBackend::setStageEnabled(Stage stage, bool enabled) {
+  const std::string_view why = whyNotTogglable(stage);
+  // Asking for what a fixed stage already is (enabled) is not a toggle, so a full enable list can be applied as is.
+  if (!why.empty() && !enabled) {
+    throw std::invalid_argument("stage " + std::string(stageName(stage)) + " cannot be disabled: " + std::string(why));
+  }
+  config_.enabled[static_cast<int>(stage)] = enabled;
+}
+
+bool CpuBackend::stageEnabled(Stage stage) const { return config_.enabled[static_cast<int>(stage)]; }
+
+void CpuBackend::step() {
+  const NBodyParams& p = config_.params;
+  const float dampFactor = dampingFactor(p); // once per frame, as the CUDA backend pushes it to its damping nodes
+  for (int s = 0; s < config_.substeps; ++s) {
+    // A disabled stage is skipped, not run as identity: with forces off, accel keeps its last values.
+    if (stageEnabled(Stage::Forces)) cpu::computeForces(state_.posMass, p, forceScratch_, accel_);
+    if (stageEnabled(Stage::Attractor)) cpu::applyAttractor(state_.posMass, state_.vel, p);
+    if (stageEnabled(Stage::Integrate)) cpu::integrate(state_.posMass, state_.vel, accel_, p.dt);
+    if (stageEnabled(Stage::Damping)) cpu::damp(state_.vel, dampFactor);
+    if (stageEnabled(Stage::Boundary)) cpu::applyBoundary(state_.posMass, state_.vel, p.boundaryRadius);
+  }
+  if (stageEnabled(Stage::Colour)) cpu::computeColour(state_.vel, p.colourScale, colour_);
+}
+
+void CpuBackend::download(BodyState& state, std::vector<float>& colour) {
+  state = state_;
+  colour = colour_;
+}
+
+std::vector<NodeInfo> CpuBackend::nodes() const {
+  std::vector<NodeInfo> list;
+  auto add = [&](Stage stage, int substep) {
+    const std::string_view why = whyNotTogglable(stage);
+    list.push_back({stageInstanceName(stage, substep), "cpu", why.empty(), stageEnabled(stage), std::string(why)});
+  };
+  for (int s = 0; s < config_.substeps; ++s) {
+    for (Stage stage : {Stage::Forces, Stage::Attractor, Stage::Integrate, Stage::Damping, Stage::Boundary}) {
+      add(stage, s);
+    }
+  }
+  add(Stage::Colour, 0);
+  add(Stage::WriteRender, 0);
+  return list;
+}
+
+void CpuBackend::writeRender(Float4* dst) const { cpu::writeRender(state_.posMass, colour_, dst); }
+
+} // namespace graphsim

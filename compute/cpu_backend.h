@@ -1,5 +1,5 @@
 // The CPU reference backend of the nbody scene: the same stages as the CUDA graph, in the same order, in plain C++.
-// Deterministic: the same config gives bit-identical states (no threads race on a sum; see cpu_backend.cpp).
+// Deterministic: the same config gives bit-identical states (no threads race on a sum; see cpu_stages.cpp).
 #pragma once
 
 #include "compute/cpu_stages.h"
@@ -26,6 +26,10 @@ public:
   // Vulkan buffer. write_render is not togglable: the renderer draws a buffer every frame.
   void writeRender(Float4* dst) const;
   const BodyState& state() const { return state_; }
+  // Replaces the bodies (a hand-made test state, or one downloaded from another backend); velocities are taken as
+  // half-step velocities. config().bodies follows the new count; accel and colour are recomputed from the new state
+  // by the forces and colour stages, so the next step does not use values of the old bodies.
+  void setState(BodyState state);
 
 private:
   SceneConfig config_;

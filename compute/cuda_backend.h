@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <memory>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "compute/sim_backend.h"
@@ -19,6 +20,13 @@ namespace graphsim {
 // The environment lacks a usable CUDA device (exit code 3).
 struct NoCudaDevice : std::runtime_error {
   using std::runtime_error::runtime_error;
+};
+
+// A CUDA runtime call failed: the message names the expression (or the graph node / stage), file, line and the
+// error's name and string. code is the cudaError_t value (kept as int so this header needs no CUDA headers).
+struct CudaError : std::runtime_error {
+  CudaError(int errorCode, const std::string& message) : std::runtime_error(message), code(errorCode) {}
+  int code = 0;
 };
 
 // Plain data from render/ (an exported Vulkan allocation). CUDA takes ownership of the fd on import.

@@ -1,0 +1,47 @@
+// Stage names and scene-config checks of the nbody scene, shared by the CPU and CUDA backends and the app, so that a
+// name typed in a preset, shown in the panel or used in a test resolves the same way everywhere.
+#include "compute/nbody.h"
+
+#include <stdexcept>
+
+namespace graphsim {
+
+std::optional<Stage> stageFromName(std::string_view name) {
+  for (int i = 0; i < kStageCount; ++i) {
+    if (kStageNames[i] == name) return static_cast<Stage>(i);
+  }
+  return std::nullopt;
+}
+
+std::string_view whyNotTogglable(Stage s) {
+  // Only write_render is fixed: skipping it would leave the renderer drawing a buffer nobody filled this frame.
+  // The CUDA backend's semaphore nodes are not stages; their reasons live with that backend.
+  if (s == Stage::WriteRender) return "the renderer draws this buffer every frame";
+  return {};
+}
+
+std::string stageInstanceName(Stage s, int substep) {
+  std::string name(stageName(s));
+  if (substep > 0) name += "#" + std::to_string(substep);
+  return name;
+}
+
+void validateSceneConfig(const SceneConfig& config) {
+  if (config.scene != "nbody") {
+    throw std::invalid_argument("scene: unknown scene '" + config.scene + "' (allowed: nbody)");
+  }
+  if (config.bodies < 0 || config.bodies > kMaxBodies) {
+    throw std::invalid_argument("bodies: " + std::to_string(config.bodies) + " is out of range (allowed: 0 to " +
+                                std::to_string(kMaxBodies) + ")");
+  }
+  if (config.substeps < 1 || config.substeps > kMaxSubsteps) {
+    throw std::invalid_argument("substeps: " + std::to_string(config.substeps) + " is out of range (allowed: 1 to " +
+                                std::to_string(kMaxSubsteps) + ")");
+  }
+  if (!config.enabled[static_cast<int>(Stage::WriteRender)]) {
+    throw std::invalid_argument("write_render cannot be disabled: " +
+                                std::string(whyNotTogglable(Stage::WriteRender)));
+  }
+}
+
+} // namespace graphsim

@@ -52,6 +52,17 @@ struct DrawStyle {
   float colourScale = 1.0f;  // multiplies the per-body colour attribute before the colour map
 };
 
+// Draws extra content into a frame after the particles, inside the renderer's render pass (renderPass(), subpass 0,
+// one sample, colour R8G8B8A8_UNORM + depth D32_SFLOAT): the ImGui panel, via ImGui_ImplVulkan_RenderDrawData.
+// Implemented by app/; called from submit() while it records, so it only has to outlive that call. Whatever GPU
+// resources it uses must stay alive until the frame's renderDone (ImGui keeps one vertex buffer set per frame in
+// flight when its ImageCount >= framesInFlight).
+class OverlayRecorder {
+public:
+  virtual ~OverlayRecorder() = default;
+  virtual void cmdDrawOverlay(VkCommandBuffer cmd) = 0;
+};
+
 struct FrameSubmit {
   std::uint64_t frame = 0;             // k; signals renderDone = k+1
   std::uint32_t bodyCount = 0;
@@ -59,6 +70,7 @@ struct FrameSubmit {
   DrawStyle style;
   std::optional<std::uint64_t> waitSimDone; // wait simDone >= value at vertex input (CUDA backend: k+1)
   bool capture = false;                // copy this frame to the readback buffer (see finishCapture)
+  OverlayRecorder* overlay = nullptr;  // not owned; nullptr: particles only
 };
 
 class ParticleRenderer {
@@ -69,6 +81,8 @@ public:
   ParticleRenderer& operator=(const ParticleRenderer&) = delete;
 
   const RendererConfig& config() const;
+  // The pass every frame is drawn in, for pipelines that draw into it too (ImGui_ImplVulkan_InitInfo / Init).
+  VkRenderPass renderPass() const;
   std::uint32_t slotOf(std::uint64_t frame) const { return static_cast<std::uint32_t>(frame % config().framesInFlight); }
 
   // Frames-in-flight throttle: waits until renderDone >= frame - F + 1, i.e. the frame that last used slotOf(frame)
@@ -84,6 +98,7 @@ public:
   // Records and submits frame k drawing slotOf(k). Signals renderDone = k+1.
   void submit(const FrameSubmit& frame);
   // Waits for renderDone >= value (bounded by config().waitTimeout; throws TimeoutError naming the frame).
+  // std::logic_error when no submitted frame signals that value.
   void waitRenderDone(std::uint64_t value);
   std::uint64_t renderDoneValue() const; // current counter value (vkGetSemaphoreCounterValue)
 

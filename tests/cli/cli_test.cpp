@@ -104,7 +104,7 @@ std::vector<BadInput> badInputs() {
 }
 
 INSTANTIATE_TEST_SUITE_P(Table, CliBadInput, ::testing::ValuesIn(badInputs()),
-                         [](const auto& info) { return std::string(info.param.name); });
+                         [](const auto& p) { return std::string(p.param.name); });
 
 TEST(Cli, UnreadableConfigExitsTwo) {
   if (::geteuid() == 0) GTEST_SKIP() << "running as root: file permissions do not stop root from reading";

@@ -1,0 +1,132 @@
+#include "render/body_buffers.h"
+
+#include <stdexcept>
+#include <string>
+
+#include "render/vk_check.h"
+#include "render/vk_memory.h"
+#include "shaders/particle_layout.h"
+
+namespace graphsim::render {
+
+namespace {
+
+// Vertex input for drawing; transfer source/destination so tests and tools can fill or read a buffer on the GPU.
+// The same usage must be given to the external-buffer query and to buffer creation.
+constexpr VkBufferUsageFlags kBodyUsage =
+    VK_BUFFER_USAGE_VERTEX_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+constexpr VkExternalMemoryHandleTypeFlagBits kHandleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT;
+
+} // namespace
+
+BodyBuffers::BodyBuffers(const VulkanContext& context, BodyBufferMode mode, std::uint32_t slots,
+                         std::uint32_t maxBodies)
+    : device_(context.device()), mode_(mode),
+      // A zero-sized buffer is invalid in Vulkan; one body of capacity keeps "zero bodies" a plain draw count.
+      bufferSize_(VkDeviceSize{GRAPHSIM_BODY_STRIDE} * (maxBodies > 0 ? maxBodies : 1)) {
+  if (mode == BodyBufferMode::Exported) {
+    if (!context.interopEnabled()) {
+      throw MissingCapability("exported body buffers need a VulkanContext created with requireInterop "
+                              "(VK_KHR_external_memory_fd)");
+    }
+    getMemoryFd_ = reinterpret_cast<PFN_vkGetMemoryFdKHR>(vkGetDeviceProcAddr(device_, "vkGetMemoryFdKHR"));
+    if (!getMemoryFd_) {
+      throw MissingCapability("vkGetMemoryFdKHR is missing although VK_KHR_external_memory_fd is enabled");
+    }
+  }
+  slots_.reserve(slots);
+  for (std::uint32_t i = 0; i < slots; ++i) {
+    slots_.push_back(mode == BodyBufferMode::HostVisible ? createHostVisible(context) : createExported(context));
+  }
+}
+
+BodyBuffers::Slot BodyBuffers::createHostVisible(const VulkanContext& context) const {
+  // Prefer device-local host-visible memory (ReBAR/UMA, lavapipe) so vertex fetch does not cross the bus.
+  HostBuffer host = createHostBuffer(context, bufferSize_, kBodyUsage, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+  Slot slot;
+  slot.allocationSize = host.size;
+  slot.mapped = host.mapped;
+  slot.memory = std::move(host.memory);
+  slot.buffer = std::move(host.buffer);
+  return slot;
+}
+
+BodyBuffers::Slot BodyBuffers::createExported(const VulkanContext& context) const {
+  // Some drivers only export dedicated allocations; others merely prefer them. Ask both places.
+  const VkPhysicalDeviceExternalBufferInfo externalQuery{.sType =
+                                                             VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_BUFFER_INFO,
+                                                         .usage = kBodyUsage,
+                                                         .handleType = kHandleType};
+  VkExternalBufferProperties externalProperties{.sType = VK_STRUCTURE_TYPE_EXTERNAL_BUFFER_PROPERTIES};
+  vkGetPhysicalDeviceExternalBufferProperties(context.physicalDevice(), &externalQuery, &externalProperties);
+  const VkExternalMemoryFeatureFlags features = externalProperties.externalMemoryProperties.externalMemoryFeatures;
+  if (!(features & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT)) {
+    throw MissingCapability("the Vulkan device cannot export vertex buffers as OPAQUE_FD memory");
+  }
+  const bool dedicatedOnly = features & VK_EXTERNAL_MEMORY_FEATURE_DEDICATED_ONLY_BIT;
+
+  const VkExternalMemoryBufferCreateInfo externalInfo{.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO,
+                                                      .handleTypes = kHandleType};
+  const VkBufferCreateInfo bufferInfo{.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+                                      .pNext = &externalInfo,
+                                      .size = bufferSize_,
+                                      .usage = kBodyUsage,
+                                      .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
+  Slot slot;
+  VkBuffer buffer = VK_NULL_HANDLE;
+  VK_CHECK(vkCreateBuffer(device_, &bufferInfo, nullptr, &buffer));
+  slot.buffer = OwnedBuffer(device_, buffer);
+
+  VkMemoryDedicatedRequirements dedicatedRequirements{.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_REQUIREMENTS};
+  VkMemoryRequirements2 requirements{.sType = VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2,
+                                     .pNext = &dedicatedRequirements};
+  const VkBufferMemoryRequirementsInfo2 requirementsInfo{.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_REQUIREMENTS_INFO_2,
+                                                         .buffer = buffer};
+  vkGetBufferMemoryRequirements2(device_, &requirementsInfo, &requirements);
+  slot.dedicated = dedicatedOnly || dedicatedRequirements.prefersDedicatedAllocation ||
+                   dedicatedRequirements.requiresDedicatedAllocation;
+  slot.allocationSize = requirements.memoryRequirements.size;
+
+  const VkMemoryDedicatedAllocateInfo dedicatedInfo{.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO,
+                                                    .buffer = buffer};
+  const VkExportMemoryAllocateInfo exportInfo{.sType = VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO,
+                                              .pNext = slot.dedicated ? &dedicatedInfo : nullptr,
+                                              .handleTypes = kHandleType};
+  const VkMemoryAllocateInfo allocateInfo{
+      .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+      .pNext = &exportInfo,
+      .allocationSize = slot.allocationSize,
+      .memoryTypeIndex = findMemoryType(context.physicalDevice(), requirements.memoryRequirements.memoryTypeBits,
+                                        VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)};
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  VK_CHECK(vkAllocateMemory(device_, &allocateInfo, nullptr, &memory));
+  slot.memory = OwnedMemory(device_, memory);
+  VK_CHECK(vkBindBufferMemory(device_, buffer, memory, 0));
+  return slot;
+}
+
+float* BodyBuffers::mapped(std::uint32_t slot) const {
+  if (mode_ != BodyBufferMode::HostVisible) {
+    throw std::logic_error("mappedBodies() needs BodyBufferMode::HostVisible; exported buffers are written by CUDA");
+  }
+  return static_cast<float*>(slots_.at(slot).mapped);
+}
+
+ExportedMemory BodyBuffers::exportSlot(std::uint32_t slot) const {
+  if (mode_ != BodyBufferMode::Exported) {
+    throw std::logic_error("exportBodies() needs BodyBufferMode::Exported");
+  }
+  const Slot& s = slots_.at(slot);
+  const VkMemoryGetFdInfoKHR getFdInfo{.sType = VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR,
+                                       .memory = s.memory.get(),
+                                       .handleType = kHandleType};
+  int fd = -1;
+  VK_CHECK(getMemoryFd_(device_, &getFdInfo, &fd));
+  return ExportedMemory{.fd = fd,
+                        .allocationSize = s.allocationSize,
+                        .offset = 0, // bound at offset 0 of its own allocation
+                        .bufferSize = bufferSize_,
+                        .dedicated = s.dedicated};
+}
+
+} // namespace graphsim::render

@@ -1,0 +1,45 @@
+// The F body buffers (one per frame in flight) that the renderer draws from. HostVisible: mapped, written by the
+// CPU backend. Exported: device-local, exportable as OPAQUE_FD so CUDA imports and writes them.
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "render/particle_renderer.h"
+#include "render/vk_handle.h"
+
+namespace graphsim::render {
+
+class BodyBuffers {
+public:
+  // Throws MissingCapability when Exported is asked of a context without interop, or the driver cannot export.
+  BodyBuffers(const VulkanContext& context, BodyBufferMode mode, std::uint32_t slots, std::uint32_t maxBodies);
+
+  BodyBufferMode mode() const { return mode_; }
+  VkDeviceSize bufferSize() const { return bufferSize_; }
+  VkBuffer buffer(std::uint32_t slot) const { return slots_.at(slot).buffer.get(); }
+  float* mapped(std::uint32_t slot) const; // HostVisible only
+  // A new fd for the slot's memory (the caller owns it) plus what the importer needs to map it.
+  ExportedMemory exportSlot(std::uint32_t slot) const;
+
+private:
+  struct Slot {
+    OwnedMemory memory;
+    OwnedBuffer buffer; // destroyed before its memory
+    VkDeviceSize allocationSize = 0;
+    bool dedicated = false;
+    void* mapped = nullptr; // HostVisible only
+  };
+  Slot createHostVisible(const VulkanContext& context) const;
+  Slot createExported(const VulkanContext& context) const;
+
+  VkDevice device_;
+  BodyBufferMode mode_;
+  VkDeviceSize bufferSize_;
+  PFN_vkGetMemoryFdKHR getMemoryFd_ = nullptr;
+  std::vector<Slot> slots_;
+};
+
+} // namespace graphsim::render

@@ -1,0 +1,137 @@
+// Recording and submitting one frame, capture, and the render-pass timestamps.
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "render/particle_renderer.h"
+#include "render/renderer_impl.h"
+#include "render/vk_check.h"
+
+namespace graphsim::render {
+
+void ParticleRenderer::Impl::recordFrame(FrameSlot& slot, std::uint32_t slotIndex, const FrameSubmit& frame) {
+  const VkCommandBuffer cmd = slot.commandBuffer;
+  const VkCommandBufferBeginInfo beginInfo{.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                           .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+  VK_CHECK(vkBeginCommandBuffer(cmd, &beginInfo));
+
+  const std::uint32_t firstQuery = 2 * slotIndex;
+  if (timestamps) {
+    vkCmdResetQueryPool(cmd, timestamps.get(), firstQuery, 2);
+    vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, timestamps.get(), firstQuery);
+  }
+
+  target.cmdBeginRenderPass(cmd);
+  if (frame.bodyCount > 0) {
+    pipeline.cmdDraw(cmd, extent, bodies.buffer(slotIndex), frame.bodyCount,
+                     makePushConstants(frame.camera, frame.style, extent));
+  }
+  if (frame.overlay != nullptr) {
+    frame.overlay->cmdDrawOverlay(cmd);
+  }
+  vkCmdEndRenderPass(cmd);
+
+  if (timestamps) {
+    vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timestamps.get(), firstQuery + 1);
+  }
+  if (frame.capture) {
+    slot.readback->cmdCopyFrom(cmd, target.colourImage());
+  }
+  VK_CHECK(vkEndCommandBuffer(cmd));
+}
+
+void ParticleRenderer::submit(const FrameSubmit& frame) {
+  Impl& r = *impl_;
+  if (frame.bodyCount > r.config.maxBodies) {
+    throw std::invalid_argument("frame " + std::to_string(frame.frame) + " draws " + std::to_string(frame.bodyCount) +
+                                " bodies but the buffers hold maxBodies = " + std::to_string(r.config.maxBodies));
+  }
+  if (frame.frame + 1 <= r.lastSignalled) {
+    throw std::invalid_argument("frame " + std::to_string(frame.frame) + " submitted after frame " +
+                                std::to_string(r.lastSignalled - 1) + ": renderDone values only grow");
+  }
+  const std::uint32_t slotIndex = slotOf(frame.frame);
+  FrameSlot& slot = r.slots[slotIndex];
+  // Normally the caller already throttled with waitForSlot(k) and this returns at once; without it we would reset
+  // a command buffer the GPU may still be executing.
+  if (slot.submittedFrame) {
+    r.waitRenderDone(*slot.submittedFrame + 1, frame.frame);
+  }
+  if (frame.capture && !slot.readback) {
+    slot.readback.emplace(r.context, r.extent);
+  }
+
+  VK_CHECK(vkResetCommandPool(r.context.device(), slot.commandPool.get(), 0));
+  r.recordFrame(slot, slotIndex, frame);
+
+  const std::uint64_t signalValue = frame.frame + 1;
+  const std::uint64_t waitValue = frame.waitSimDone.value_or(0);
+  const VkSemaphore waitSemaphore = r.simDone.get();
+  const VkSemaphore signalSemaphore = r.renderDone.get();
+  // Bodies are consumed as vertex attributes: nothing before vertex input depends on the producer.
+  const VkPipelineStageFlags waitStage = VK_PIPELINE_STAGE_VERTEX_INPUT_BIT;
+  const std::uint32_t waitCount = frame.waitSimDone ? 1 : 0;
+  const VkTimelineSemaphoreSubmitInfo timelineInfo{.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
+                                                   .waitSemaphoreValueCount = waitCount,
+                                                   .pWaitSemaphoreValues = &waitValue,
+                                                   .signalSemaphoreValueCount = 1,
+                                                   .pSignalSemaphoreValues = &signalValue};
+  const VkSubmitInfo submitInfo{.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+                                .pNext = &timelineInfo,
+                                .waitSemaphoreCount = waitCount,
+                                .pWaitSemaphores = &waitSemaphore,
+                                .pWaitDstStageMask = &waitStage,
+                                .commandBufferCount = 1,
+                                .pCommandBuffers = &slot.commandBuffer,
+                                .signalSemaphoreCount = 1,
+                                .pSignalSemaphores = &signalSemaphore};
+  VK_CHECK(vkQueueSubmit(r.context.queue(), 1, &submitInfo, VK_NULL_HANDLE));
+
+  slot.submittedFrame = frame.frame;
+  if (frame.capture) {
+    slot.capturedFrame = frame.frame;
+  }
+  r.lastSignalled = signalValue;
+  r.highestSimDoneWait = std::max(r.highestSimDoneWait, waitValue);
+}
+
+std::vector<std::uint8_t> ParticleRenderer::finishCapture(std::uint64_t frame) {
+  Impl& r = *impl_;
+  const FrameSlot& slot = r.slots[slotOf(frame)];
+  if (slot.capturedFrame != frame) {
+    throw std::logic_error("finishCapture(" + std::to_string(frame) + "): that frame was not submitted with "
+                           "capture = true, or its slot has captured a later frame since");
+  }
+  r.waitRenderDone(frame + 1, frame);
+  return slot.readback->pixels();
+}
+
+double ParticleRenderer::lastRenderGpuMs() const {
+  const Impl& r = *impl_;
+  if (!r.timestamps) {
+    return -1.0; // timestampValidBits == 0 on this queue family
+  }
+  const std::uint64_t completed = r.renderDone.value();
+  if (completed == 0) {
+    return r.lastGpuMs;
+  }
+  // renderDone = k + 1 means frame k finished; its slot still holds its queries unless re-recorded since.
+  const std::uint64_t frame = completed - 1;
+  const std::uint32_t slotIndex = slotOf(frame);
+  if (r.slots[slotIndex].submittedFrame != frame) {
+    return r.lastGpuMs;
+  }
+  std::uint64_t ticks[2] = {0, 0};
+  // No WAIT flag: the frame reached renderDone, so the results are available; never block here.
+  const VkResult result = vkGetQueryPoolResults(r.context.device(), r.timestamps.get(), 2 * slotIndex, 2,
+                                                sizeof(ticks), ticks, sizeof(std::uint64_t), VK_QUERY_RESULT_64_BIT);
+  if (result == VK_NOT_READY) {
+    return r.lastGpuMs;
+  }
+  VK_CHECK(result);
+  const std::uint64_t elapsed = (ticks[1] - ticks[0]) & r.timestampMask;
+  r.lastGpuMs = static_cast<double>(elapsed) * r.timestampPeriodNs * 1e-6;
+  return r.lastGpuMs;
+}
+
+} // namespace graphsim::render

@@ -1,0 +1,156 @@
+#include "render/particle_pipeline.h"
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include "render/particle_renderer.h"
+#include "render/vk_check.h"
+
+namespace graphsim::render {
+
+// The GLSL side sees the same header; these pin the C++ side to the std430 offsets the shaders use.
+static_assert(sizeof(shaderio::ParticlePushConstants) == 112, "push constants must match the GLSL block");
+static_assert(sizeof(shaderio::ParticlePushConstants) <= 128, "Vulkan guarantees only 128 bytes of push constants");
+static_assert(offsetof(shaderio::ParticlePushConstants, viewProj) == 0);
+static_assert(offsetof(shaderio::ParticlePushConstants, cameraRight) == 64);
+static_assert(offsetof(shaderio::ParticlePushConstants, cameraUp) == 80);
+static_assert(offsetof(shaderio::ParticlePushConstants, pointRadius) == 96);
+static_assert(offsetof(shaderio::ParticlePushConstants, colourScale) == 100);
+static_assert(sizeof(shaderio::Body) == GRAPHSIM_BODY_STRIDE, "16 bytes per body: xyz position, w attribute");
+
+namespace {
+
+constexpr std::uint32_t kVertexSpirv[] =
+#include "shaders/particle.vert.spv.inc"
+    ;
+constexpr std::uint32_t kFragmentSpirv[] =
+#include "shaders/particle.frag.spv.inc"
+    ;
+
+template <std::size_t N> OwnedShaderModule createShaderModule(VkDevice device, const std::uint32_t (&words)[N]) {
+  const VkShaderModuleCreateInfo createInfo{
+      .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = N * sizeof(std::uint32_t), .pCode = words};
+  VkShaderModule module = VK_NULL_HANDLE;
+  VK_CHECK(vkCreateShaderModule(device, &createInfo, nullptr, &module));
+  return OwnedShaderModule(device, module);
+}
+
+constexpr VkShaderStageFlags kPushStages = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
+
+} // namespace
+
+shaderio::ParticlePushConstants makePushConstants(const Camera& camera, const DrawStyle& style, VkExtent2D extent) {
+  const float aspect = static_cast<float>(extent.width) / static_cast<float>(extent.height);
+  const glm::mat4 view = camera.view();
+  shaderio::ParticlePushConstants constants{};
+  constants.viewProj = camera.projection(aspect) * view;
+  // The rows of the view matrix's rotation are the camera axes in world space.
+  constants.cameraRight = glm::vec4(view[0][0], view[1][0], view[2][0], 0.0f);
+  constants.cameraUp = glm::vec4(view[0][1], view[1][1], view[2][1], 0.0f);
+  constants.pointRadius = style.pointRadius;
+  constants.colourScale = style.colourScale;
+  return constants;
+}
+
+ParticlePipeline::ParticlePipeline(VkDevice device, VkRenderPass renderPass) {
+  const VkPushConstantRange pushRange{kPushStages, 0, sizeof(shaderio::ParticlePushConstants)};
+  const VkPipelineLayoutCreateInfo layoutInfo{.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+                                              .pushConstantRangeCount = 1,
+                                              .pPushConstantRanges = &pushRange};
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  VK_CHECK(vkCreatePipelineLayout(device, &layoutInfo, nullptr, &layout));
+  layout_ = OwnedPipelineLayout(device, layout);
+
+  // Modules are only needed while the pipeline is created.
+  const OwnedShaderModule vertexModule = createShaderModule(device, kVertexSpirv);
+  const OwnedShaderModule fragmentModule = createShaderModule(device, kFragmentSpirv);
+  const std::array<VkPipelineShaderStageCreateInfo, 2> stages{{
+      {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+       .stage = VK_SHADER_STAGE_VERTEX_BIT,
+       .module = vertexModule.get(),
+       .pName = "main"},
+      {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+       .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
+       .module = fragmentModule.get(),
+       .pName = "main"},
+  }};
+
+  // One body per instance; the quad's corners come from gl_VertexIndex, so there is no per-vertex buffer.
+  const VkVertexInputBindingDescription binding{0, GRAPHSIM_BODY_STRIDE, VK_VERTEX_INPUT_RATE_INSTANCE};
+  const VkVertexInputAttributeDescription attribute{GRAPHSIM_BODY_LOCATION, 0, VK_FORMAT_R32G32B32A32_SFLOAT, 0};
+  const VkPipelineVertexInputStateCreateInfo vertexInput{
+      .sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO,
+      .vertexBindingDescriptionCount = 1,
+      .pVertexBindingDescriptions = &binding,
+      .vertexAttributeDescriptionCount = 1,
+      .pVertexAttributeDescriptions = &attribute};
+  const VkPipelineInputAssemblyStateCreateInfo inputAssembly{
+      .sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
+      .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP};
+  const VkPipelineViewportStateCreateInfo viewportState{.sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO,
+                                                        .viewportCount = 1,
+                                                        .scissorCount = 1};
+  const VkPipelineRasterizationStateCreateInfo rasterization{
+      .sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
+      .polygonMode = VK_POLYGON_MODE_FILL,
+      .cullMode = VK_CULL_MODE_NONE,
+      .frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE,
+      .lineWidth = 1.0f};
+  const VkPipelineMultisampleStateCreateInfo multisample{
+      .sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
+      .rasterizationSamples = VK_SAMPLE_COUNT_1_BIT};
+  const VkPipelineDepthStencilStateCreateInfo depthStencil{
+      .sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO,
+      .depthTestEnable = VK_TRUE,
+      .depthWriteEnable = VK_TRUE,
+      .depthCompareOp = VK_COMPARE_OP_LESS};
+  const VkPipelineColorBlendAttachmentState blendAttachment{
+      .blendEnable = VK_FALSE,
+      .colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT | VK_COLOR_COMPONENT_B_BIT |
+                        VK_COLOR_COMPONENT_A_BIT};
+  const VkPipelineColorBlendStateCreateInfo colourBlend{
+      .sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
+      .attachmentCount = 1,
+      .pAttachments = &blendAttachment};
+  // Viewport and scissor are dynamic: the overlay (ImGui) sets its own in the same pass.
+  const std::array<VkDynamicState, 2> dynamicStates{VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR};
+  const VkPipelineDynamicStateCreateInfo dynamicState{.sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO,
+                                                      .dynamicStateCount =
+                                                          static_cast<std::uint32_t>(dynamicStates.size()),
+                                                      .pDynamicStates = dynamicStates.data()};
+
+  const VkGraphicsPipelineCreateInfo pipelineInfo{.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
+                                                  .stageCount = static_cast<std::uint32_t>(stages.size()),
+                                                  .pStages = stages.data(),
+                                                  .pVertexInputState = &vertexInput,
+                                                  .pInputAssemblyState = &inputAssembly,
+                                                  .pViewportState = &viewportState,
+                                                  .pRasterizationState = &rasterization,
+                                                  .pMultisampleState = &multisample,
+                                                  .pDepthStencilState = &depthStencil,
+                                                  .pColorBlendState = &colourBlend,
+                                                  .pDynamicState = &dynamicState,
+                                                  .layout = layout_.get(),
+                                                  .renderPass = renderPass,
+                                                  .subpass = 0};
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  VK_CHECK(vkCreateGraphicsPipelines(device, VK_NULL_HANDLE, 1, &pipelineInfo, nullptr, &pipeline));
+  pipeline_ = OwnedPipeline(device, pipeline);
+}
+
+void ParticlePipeline::cmdDraw(VkCommandBuffer cmd, VkExtent2D extent, VkBuffer bodies, std::uint32_t bodyCount,
+                               const shaderio::ParticlePushConstants& constants) const {
+  const VkViewport viewport{0.0f, 0.0f, static_cast<float>(extent.width), static_cast<float>(extent.height),
+                            0.0f, 1.0f};
+  const VkRect2D scissor{{0, 0}, extent};
+  vkCmdSetViewport(cmd, 0, 1, &viewport);
+  vkCmdSetScissor(cmd, 0, 1, &scissor);
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_.get());
+  vkCmdPushConstants(cmd, layout_.get(), kPushStages, 0, sizeof(constants), &constants);
+  const VkDeviceSize offset = 0;
+  vkCmdBindVertexBuffers(cmd, 0, 1, &bodies, &offset);
+  vkCmdDraw(cmd, 4, bodyCount, 0, 0);
+}
+
+} // namespace graphsim::render

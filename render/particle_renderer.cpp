@@ -1,0 +1,173 @@
+// ParticleRenderer: construction, the frames-in-flight throttle, export, drain and shutdown.
+// Recording and submission live in frame_submission.cpp.
+#include "render/particle_renderer.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+
+#include "render/renderer_impl.h"
+#include "render/vk_check.h"
+
+namespace graphsim::render {
+
+namespace {
+
+const RendererConfig& validated(const RendererConfig& config, const VulkanContext& context) {
+  if (config.framesInFlight < 1 || config.framesInFlight > 4) {
+    throw std::invalid_argument("framesInFlight must be 1..4, got " + std::to_string(config.framesInFlight));
+  }
+  VkPhysicalDeviceProperties properties{};
+  vkGetPhysicalDeviceProperties(context.physicalDevice(), &properties);
+  const std::uint32_t maxSize = properties.limits.maxImageDimension2D;
+  if (config.width < 1 || config.height < 1 || config.width > maxSize || config.height > maxSize) {
+    throw std::invalid_argument("render target " + std::to_string(config.width) + "x" +
+                                std::to_string(config.height) + " is outside 1.." + std::to_string(maxSize) +
+                                " per side on this device");
+  }
+  if (config.waitTimeout.count() <= 0) {
+    throw std::invalid_argument("waitTimeout must be positive: every host wait is bounded");
+  }
+  return config;
+}
+
+} // namespace
+
+ParticleRenderer::Impl::Impl(VulkanContext& context_, const RendererConfig& config_)
+    : context(context_), config(validated(config_, context_)), extent{config.width, config.height},
+      target(context, extent), pipeline(context.device(), target.renderPass()),
+      bodies(context, config.mode, config.framesInFlight, config.maxBodies),
+      simDone(context, config.mode == BodyBufferMode::Exported),
+      renderDone(context, config.mode == BodyBufferMode::Exported) {
+  const VkDevice device = context.device();
+
+  std::uint32_t familyCount = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(context.physicalDevice(), &familyCount, nullptr);
+  std::vector<VkQueueFamilyProperties> families(familyCount);
+  vkGetPhysicalDeviceQueueFamilyProperties(context.physicalDevice(), &familyCount, families.data());
+  const std::uint32_t validBits = families.at(context.queueFamily()).timestampValidBits;
+  if (validBits > 0) {
+    const VkQueryPoolCreateInfo queryInfo{.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+                                          .queryType = VK_QUERY_TYPE_TIMESTAMP,
+                                          .queryCount = 2 * config.framesInFlight};
+    VkQueryPool pool = VK_NULL_HANDLE;
+    VK_CHECK(vkCreateQueryPool(device, &queryInfo, nullptr, &pool));
+    timestamps = OwnedQueryPool(device, pool);
+    timestampMask = validBits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << validBits) - 1;
+    VkPhysicalDeviceProperties properties{};
+    vkGetPhysicalDeviceProperties(context.physicalDevice(), &properties);
+    timestampPeriodNs = properties.limits.timestampPeriod;
+  }
+
+  slots.resize(config.framesInFlight);
+  for (FrameSlot& slot : slots) {
+    // TRANSIENT: the one command buffer is re-recorded every time the slot comes round.
+    const VkCommandPoolCreateInfo poolInfo{.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                           .flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT,
+                                           .queueFamilyIndex = context.queueFamily()};
+    VkCommandPool pool = VK_NULL_HANDLE;
+    VK_CHECK(vkCreateCommandPool(device, &poolInfo, nullptr, &pool));
+    slot.commandPool = OwnedCommandPool(device, pool);
+    const VkCommandBufferAllocateInfo allocateInfo{.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                                   .commandPool = pool,
+                                                   .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                                   .commandBufferCount = 1};
+    VK_CHECK(vkAllocateCommandBuffers(device, &allocateInfo, &slot.commandBuffer));
+  }
+}
+
+std::string ParticleRenderer::Impl::stallReport(std::uint64_t value, std::uint64_t frame) const {
+  std::string report = "render side stalled: renderDone did not reach " + std::to_string(value) + " for frame " +
+                       std::to_string(frame) + " within " + std::to_string(config.waitTimeout.count()) +
+                       " ms (renderDone is at " + std::to_string(renderDone.value());
+  // Reading the counter is not a wait, so it is fine on the CUDA-signalled semaphore: it tells who is late.
+  const std::uint64_t simDoneNow = simDone.value();
+  if (highestSimDoneWait > simDoneNow) {
+    report += "; submitted frames wait for simDone >= " + std::to_string(highestSimDoneWait) + ", which is at " +
+              std::to_string(simDoneNow) + ": the sim side has not signalled it";
+  }
+  return report + ")";
+}
+
+void ParticleRenderer::Impl::waitRenderDone(std::uint64_t value, std::uint64_t frame) const {
+  if (!renderDone.hostWait(value, std::chrono::duration_cast<std::chrono::nanoseconds>(config.waitTimeout))) {
+    throw TimeoutError(stallReport(value, frame));
+  }
+}
+
+void ParticleRenderer::Impl::drain() const {
+  if (lastSignalled > 0) {
+    waitRenderDone(lastSignalled, lastSignalled - 1);
+  }
+  // Our own work is done; this also covers anything else recorded on the shared queue (overlay uploads).
+  VK_CHECK(vkQueueWaitIdle(context.queue()));
+}
+
+void ParticleRenderer::Impl::releaseStuckQueue() const {
+  if (highestSimDoneWait > simDone.value()) {
+    std::fprintf(stderr, "[graphsim] renderer shutdown: signalling simDone = %llu from the host to release the queue\n",
+                 static_cast<unsigned long long>(highestSimDoneWait));
+    simDone.hostSignal(highestSimDoneWait);
+  }
+}
+
+ParticleRenderer::ParticleRenderer(VulkanContext& context, const RendererConfig& config)
+    : impl_(std::make_unique<Impl>(context, config)) {}
+
+ParticleRenderer::~ParticleRenderer() {
+  if (!impl_) {
+    return;
+  }
+  try {
+    impl_->drain();
+    return; // impl_ now destroys everything in reverse creation order
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "[graphsim] renderer shutdown: %s\n", error.what());
+  }
+  // Only reached when the producer never signalled simDone: the destructor must neither hang nor throw.
+  try {
+    impl_->releaseStuckQueue();
+    impl_->drain();
+    return;
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "[graphsim] renderer shutdown: %s\n", error.what());
+  }
+  std::fprintf(stderr, "[graphsim] renderer shutdown: the queue is still busy; leaking its Vulkan objects rather "
+                       "than destroying them while the GPU may use them\n");
+  static_cast<void>(impl_.release());
+}
+
+const RendererConfig& ParticleRenderer::config() const { return impl_->config; }
+VkRenderPass ParticleRenderer::renderPass() const { return impl_->target.renderPass(); }
+
+void ParticleRenderer::waitForSlot(std::uint64_t frame) {
+  // The slot's last frame is k - F when frames come one by one, so this waits for renderDone >= k - F + 1. Asking
+  // the slot rather than computing k - F + 1 also stays right when the caller skips frame numbers.
+  const FrameSlot& slot = impl_->slots[slotOf(frame)];
+  if (slot.submittedFrame) {
+    impl_->waitRenderDone(*slot.submittedFrame + 1, frame);
+  }
+}
+
+float* ParticleRenderer::mappedBodies(std::uint32_t slot) { return impl_->bodies.mapped(slot); }
+ExportedMemory ParticleRenderer::exportBodies(std::uint32_t slot) { return impl_->bodies.exportSlot(slot); }
+int ParticleRenderer::exportSimDoneFd() { return impl_->simDone.exportFd(); }
+int ParticleRenderer::exportRenderDoneFd() { return impl_->renderDone.exportFd(); }
+
+void ParticleRenderer::waitRenderDone(std::uint64_t value) {
+  if (value > impl_->lastSignalled) {
+    // Only our own submits signal renderDone: waiting for more could only end in a timeout.
+    throw std::logic_error("waitRenderDone(" + std::to_string(value) + "): renderDone is only signalled up to " +
+                           std::to_string(impl_->lastSignalled) + " by the frames submitted so far");
+  }
+  if (value > 0) {
+    impl_->waitRenderDone(value, value - 1);
+  }
+}
+
+std::uint64_t ParticleRenderer::renderDoneValue() const { return impl_->renderDone.value(); }
+
+void ParticleRenderer::drain() { impl_->drain(); }
+
+} // namespace graphsim::render

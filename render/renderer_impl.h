@@ -1,0 +1,60 @@
+// ParticleRenderer's state, shared by particle_renderer.cpp (lifetime, waits, export) and frame_submission.cpp
+// (recording, submit, capture, timestamps). Internal to render/.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "render/body_buffers.h"
+#include "render/frame_readback.h"
+#include "render/offscreen_target.h"
+#include "render/particle_pipeline.h"
+#include "render/particle_renderer.h"
+#include "render/timeline_semaphore.h"
+#include "render/vk_handle.h"
+
+namespace graphsim::render {
+
+// What one frame-in-flight slot owns. Reused for frame k only after frame k - F reached renderDone.
+struct FrameSlot {
+  OwnedCommandPool commandPool;                  // reset as a whole each time the slot is recorded
+  VkCommandBuffer commandBuffer = VK_NULL_HANDLE; // freed with the pool
+  std::optional<std::uint64_t> submittedFrame;   // the frame last recorded into this slot
+  std::optional<FrameReadback> readback;         // created on the slot's first capture
+  std::optional<std::uint64_t> capturedFrame;    // frame whose pixels the readback buffer holds (or will)
+};
+
+struct ParticleRenderer::Impl {
+  Impl(VulkanContext& context, const RendererConfig& config);
+
+  // Host wait (bounded by config.waitTimeout) for renderDone >= value, on behalf of `frame`.
+  void waitRenderDone(std::uint64_t value, std::uint64_t frame) const;
+  std::string stallReport(std::uint64_t value, std::uint64_t frame) const;
+  void recordFrame(FrameSlot& slot, std::uint32_t slotIndex, const FrameSubmit& frame);
+  void drain() const;
+  // Shutdown only: releases a queue stuck waiting for simDone values a vanished producer never signalled.
+  void releaseStuckQueue() const;
+
+  VulkanContext& context;
+  RendererConfig config;
+  VkExtent2D extent;
+
+  // Declaration order is creation order; destruction runs in reverse, after drain().
+  OffscreenTarget target;
+  ParticlePipeline pipeline;
+  BodyBuffers bodies;
+  TimelineSemaphore simDone;    // signalled by the producer (CUDA), waited at vertex input
+  TimelineSemaphore renderDone; // signalled by our submits: frame k -> k + 1
+  OwnedQueryPool timestamps;    // 2 per slot (before/after the render pass); empty without timestamp support
+  std::uint64_t timestampMask = 0;
+  double timestampPeriodNs = 0.0;
+  std::vector<FrameSlot> slots;
+
+  std::uint64_t lastSignalled = 0;                // renderDone value of the last submit (0: none yet)
+  std::uint64_t highestSimDoneWait = 0;           // largest simDone value a submitted frame waits for
+  mutable double lastGpuMs = -1.0;                // last timestamp result read back
+};
+
+} // namespace graphsim::render

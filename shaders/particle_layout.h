@@ -1,0 +1,38 @@
+// Host/shader shared layouts of the particle pipeline. Included by GLSL (GL_GOOGLE_include_directive) and by C++,
+// where render/particle_pipeline.cpp static_asserts that the two sides agree byte for byte.
+#ifndef GRAPHSIM_SHADERS_PARTICLE_LAYOUT_H
+#define GRAPHSIM_SHADERS_PARTICLE_LAYOUT_H
+
+#ifdef __cplusplus
+#include <glm/glm.hpp>
+
+namespace graphsim::shaderio {
+using glm::mat4;
+using glm::vec4;
+#endif
+
+// One body as the producers (CPU backend, CUDA write_render kernel) write it: 16 bytes,
+// xyz = world position, w = colour attribute in [0, 1] (e.g. normalised speed).
+// Bound as a per-instance vertex buffer, so the consumer stage is VERTEX_INPUT (what simDone is waited at).
+#define GRAPHSIM_BODY_STRIDE 16
+#define GRAPHSIM_BODY_LOCATION 0
+
+// Push constants (std430 in GLSL; 112 of the 128 bytes Vulkan guarantees). Shared by both stages.
+struct ParticlePushConstants {
+  mat4 viewProj;     // Vulkan clip space: y down, depth 0..1
+  vec4 cameraRight;  // xyz: world-space camera right, spans the quad; w unused
+  vec4 cameraUp;     // xyz: world-space camera up; w unused
+  float pointRadius; // world-space sphere radius
+  float colourScale; // multiplies the body attribute before the colour map
+  float pad0;
+  float pad1;
+};
+
+#ifdef __cplusplus
+struct Body {
+  vec4 positionAttribute;
+};
+} // namespace graphsim::shaderio
+#endif
+
+#endif // GRAPHSIM_SHADERS_PARTICLE_LAYOUT_H
