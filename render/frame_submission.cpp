@@ -54,9 +54,7 @@ void ParticleRenderer::submit(const FrameSubmit& frame) {
   FrameSlot& slot = r.slots[slotIndex];
   // Normally the caller already throttled with waitForSlot(k) and this returns at once; without it we would reset
   // a command buffer the GPU may still be executing.
-  if (slot.submittedFrame) {
-    r.waitRenderDone(*slot.submittedFrame + 1, frame.frame);
-  }
+  r.waitSlotIdle(slot, frame.frame);
   if (frame.capture && !slot.readback) {
     slot.readback.emplace(r.context, r.extent);
   }
@@ -85,7 +83,10 @@ void ParticleRenderer::submit(const FrameSubmit& frame) {
                                 .pCommandBuffers = &slot.commandBuffer,
                                 .signalSemaphoreCount = 1,
                                 .pSignalSemaphores = &signalSemaphore};
-  VK_CHECK(vkQueueSubmit(r.context.queue(), 1, &submitInfo, VK_NULL_HANDLE));
+  const VkFence fence = slot.fence.get();
+  VK_CHECK(vkResetFences(r.context.device(), 1, &fence));
+  VK_CHECK(vkQueueSubmit(r.context.queue(), 1, &submitInfo, fence));
+  slot.fenceWaited = false;
 
   slot.submittedFrame = frame.frame;
   if (frame.capture) {

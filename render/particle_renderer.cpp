@@ -74,7 +74,22 @@ ParticleRenderer::Impl::Impl(VulkanContext& context_, const RendererConfig& conf
                                                    .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
                                                    .commandBufferCount = 1};
     VK_CHECK(vkAllocateCommandBuffers(device, &allocateInfo, &slot.commandBuffer));
+    const VkFenceCreateInfo fenceInfo{.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    VkFence fence = VK_NULL_HANDLE;
+    VK_CHECK(vkCreateFence(device, &fenceInfo, nullptr, &fence));
+    slot.fence = OwnedFence(device, fence);
   }
+}
+
+void ParticleRenderer::Impl::waitSlotIdle(FrameSlot& slot, std::uint64_t frame) const {
+  if (!slot.submittedFrame || slot.fenceWaited) return;
+  waitRenderDone(*slot.submittedFrame + 1, frame);
+  const VkFence fence = slot.fence.get();
+  const auto timeoutNs = static_cast<std::uint64_t>(std::chrono::nanoseconds(config.waitTimeout).count());
+  const VkResult result = vkWaitForFences(context.device(), 1, &fence, VK_TRUE, timeoutNs);
+  if (result == VK_TIMEOUT) throw TimeoutError(stallReport(*slot.submittedFrame + 1, frame));
+  VK_CHECK(result);
+  slot.fenceWaited = true;
 }
 
 std::string ParticleRenderer::Impl::stallReport(std::uint64_t value, std::uint64_t frame) const {
@@ -144,10 +159,7 @@ VkRenderPass ParticleRenderer::renderPass() const { return impl_->target.renderP
 void ParticleRenderer::waitForSlot(std::uint64_t frame) {
   // The slot's last frame is k - F when frames come one by one, so this waits for renderDone >= k - F + 1. Asking
   // the slot rather than computing k - F + 1 also stays right when the caller skips frame numbers.
-  const FrameSlot& slot = impl_->slots[slotOf(frame)];
-  if (slot.submittedFrame) {
-    impl_->waitRenderDone(*slot.submittedFrame + 1, frame);
-  }
+  impl_->waitSlotIdle(impl_->slots[slotOf(frame)], frame);
 }
 
 float* ParticleRenderer::mappedBodies(std::uint32_t slot) { return impl_->bodies.mapped(slot); }

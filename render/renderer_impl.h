@@ -21,6 +21,11 @@ namespace graphsim::render {
 struct FrameSlot {
   OwnedCommandPool commandPool;                  // reset as a whole each time the slot is recorded
   VkCommandBuffer commandBuffer = VK_NULL_HANDLE; // freed with the pool
+  // Signalled by the slot's last submit. The renderDone timeline already orders reuse; the fence is what lets
+  // validation layers that do not retire work through waits on exported timeline semaphores (1.3.239) see that
+  // the command buffer finished. After the timeline wait it is already signalled, so waiting on it costs nothing.
+  OwnedFence fence;
+  bool fenceWaited = true; // the fence of the last submit was waited on (and may be reset)
   std::optional<std::uint64_t> submittedFrame;   // the frame last recorded into this slot
   std::optional<FrameReadback> readback;         // created on the slot's first capture
   std::optional<std::uint64_t> capturedFrame;    // frame whose pixels the readback buffer holds (or will)
@@ -31,6 +36,8 @@ struct ParticleRenderer::Impl {
 
   // Host wait (bounded by config.waitTimeout) for renderDone >= value, on behalf of `frame`.
   void waitRenderDone(std::uint64_t value, std::uint64_t frame) const;
+  // Waits for the slot's last submit (timeline, then its fence) before the slot is reused.
+  void waitSlotIdle(FrameSlot& slot, std::uint64_t frame) const;
   std::string stallReport(std::uint64_t value, std::uint64_t frame) const;
   void recordFrame(FrameSlot& slot, std::uint32_t slotIndex, const FrameSubmit& frame);
   void drain() const;

@@ -57,5 +57,6 @@ using OwnedPipeline = DeviceOwned<VkPipeline, vkDestroyPipeline>;
 using OwnedCommandPool = DeviceOwned<VkCommandPool, vkDestroyCommandPool>; // frees its command buffers too
 using OwnedSemaphore = DeviceOwned<VkSemaphore, vkDestroySemaphore>;
 using OwnedQueryPool = DeviceOwned<VkQueryPool, vkDestroyQueryPool>;
+using OwnedFence = DeviceOwned<VkFence, vkDestroyFence>;
 
 } // namespace graphsim::render

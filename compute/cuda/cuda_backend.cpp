@@ -1,0 +1,308 @@
+// CudaBackend: device choice, interop import, state and frame graph, and the bounded waits around them.
+//
+// Ownership and freeing order (DESIGN.md): Impl declares the stream and timing events first, then the imported
+// semaphores, then the imported render buffers, the state arrays and last the graph, so that destruction runs in
+// reverse: graph exec and graphs, state, mapped pointers + external memory (cudaFree, then
+// cudaDestroyExternalMemory, per buffer), semaphores, events, stream. ~CudaBackend first waits (bounded) for the
+// stream, so nothing is destroyed while the GPU may use it.
+#include "compute/cuda_backend.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include "compute/cpu_stages.h"
+#include "compute/cuda/cuda_check.h"
+#include "compute/cuda/cuda_handles.h"
+#include "compute/cuda/device_bodies.h"
+#include "compute/cuda/external_interop.h"
+#include "compute/cuda/frame_graph.h"
+#include "compute/cuda_device.h"
+#include "compute/initial_conditions.h"
+
+namespace graphsim {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr std::size_t kMaxFramesInFlight = 4;
+// Timing events per frame, in a ring larger than the frames that can be in flight, so that the frames whose events
+// lastSimGpuMs() and the stall message look at have not been re-recorded yet.
+constexpr std::size_t kTimingSlots = 8;
+
+// The host state a reset starts from, built exactly as CpuBackend::reset builds it (same functions, same order),
+// so that both backends start bit-identical: bodies, leapfrog half-step velocities, a(0) rounded from double, and
+// the colour of the initial velocities.
+struct HostStart {
+  BodyState state;
+  std::vector<Float4> accel;
+  std::vector<float> colour;
+};
+HostStart makeHostStart(const SceneConfig& config) {
+  HostStart h;
+  h.state = makeInitialConditions(config);
+  startLeapfrog(h.state, config.params, h.accel);
+  cpu::computeColour(h.state.vel, config.params.colourScale, h.colour);
+  return h;
+}
+
+// synchronize() ran out of time: the GPU may still be using everything (a semaphore wait that never completes).
+struct FrameStall : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+std::string describeDevices(const CudaDeviceList& list) {
+  if (list.devices.empty()) return "none (" + list.whyNone + ")";
+  std::string s;
+  for (const CudaDeviceInfo& d : list.devices) s += (s.empty() ? "" : ", ") + std::to_string(d.index) + ": " + d.name;
+  return s;
+}
+
+} // namespace
+
+struct CudaBackend::Impl {
+  SceneConfig config;
+  std::chrono::milliseconds waitTimeout{5000};
+
+  cuda::Stream stream;
+  struct FrameTiming {
+    cuda::Event start, end;
+    std::optional<std::uint64_t> frame; // the frame whose launch these events bracket
+  };
+  std::array<FrameTiming, kTimingSlots> timing;
+
+  cuda::ExternalTimelineSemaphore renderDone, simDone;
+  std::vector<cuda::ExternalBuffer> renderBuffers; // F buffers; frame k writes renderBuffers[k % F]
+  std::uint64_t renderCapacity = 0;                // bodies that fit in the smallest render buffer
+
+  cuda::DeviceArray<float4> computeOutput; // write_render's target without interop
+  cuda::DeviceBodies bodies;
+  std::optional<cuda::FrameGraph> graph;
+
+  std::optional<std::uint64_t> lastLaunched;
+  std::uint64_t nextComputeFrame = 0;
+  mutable double lastSimMs = -1;
+
+  bool interop() const { return !renderBuffers.empty(); }
+
+  float4* outputFor(std::uint64_t frame) const {
+    if (!interop()) return computeOutput.get();
+    return renderBuffers[frame % renderBuffers.size()].as<float4>();
+  }
+
+  void launch(std::uint64_t frame) {
+    FrameTiming& t = timing[frame % kTimingSlots];
+    // Events on the stream around the graph launch: the GPU time includes the wait node, which with frames in
+    // flight usually finds renderDone already signalled.
+    CUDA_CHECK(cudaEventRecord(t.start.get(), stream.get()));
+    graph->launch(frame, outputFor(frame), stream.get());
+    CUDA_CHECK(cudaEventRecord(t.end.get(), stream.get()));
+    t.frame = frame;
+    lastLaunched = frame;
+  }
+
+  // The oldest launched frame whose end event has not completed, if any (for the stall message).
+  std::optional<std::uint64_t> oldestIncompleteFrame() const {
+    std::optional<std::uint64_t> oldest;
+    for (const FrameTiming& t : timing) {
+      if (!t.frame || cudaEventQuery(t.end.get()) != cudaErrorNotReady) continue;
+      if (!oldest || *t.frame < *oldest) oldest = t.frame;
+    }
+    return oldest;
+  }
+
+  void synchronize() const {
+    const auto deadline = Clock::now() + waitTimeout;
+    for (;;) {
+      const cudaError_t e = cudaStreamQuery(stream.get());
+      if (e == cudaSuccess) return;
+      if (e != cudaErrorNotReady) {
+        const std::string frame = lastLaunched ? "frame " + std::to_string(*lastLaunched) : "before the first frame";
+        cuda::throwCudaError(e, "cudaStreamQuery", __FILE__, __LINE__,
+                             "the frame graph failed (" + frame + "; a kernel or semaphore operation)");
+      }
+      if (Clock::now() >= deadline) throw FrameStall(stallMessage());
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+  }
+
+  std::string stallMessage() const {
+    const std::uint64_t k = oldestIncompleteFrame().value_or(lastLaunched.value_or(0));
+    std::string m = "CUDA side stalled: frame " + std::to_string(k) + " did not complete within " +
+                    std::to_string(waitTimeout.count()) + " ms";
+    if (graph && graph->hasSemaphores()) {
+      m += " (waiting on renderDone ≥ " + std::to_string(graph->waitValueFor(k)) + "?)";
+    }
+    return m;
+  }
+
+  double lastSimGpuMs() const {
+    if (!lastLaunched) return lastSimMs;
+    // Newest first; stop at the first completed frame. Never blocks.
+    for (std::uint64_t back = 0; back < kTimingSlots && back <= *lastLaunched; ++back) {
+      const std::uint64_t frame = *lastLaunched - back;
+      const FrameTiming& t = timing[frame % kTimingSlots];
+      if (t.frame != frame) break;
+      const cudaError_t q = cudaEventQuery(t.end.get());
+      if (q == cudaErrorNotReady) continue;
+      if (q != cudaSuccess) break; // a failed frame: synchronize() reports it; keep the last good figure
+      float ms = 0;
+      if (cudaEventElapsedTime(&ms, t.start.get(), t.end.get()) == cudaSuccess) lastSimMs = ms;
+      break;
+    }
+    return lastSimMs;
+  }
+};
+
+CudaBackend::CudaBackend(const SceneConfig& config, int device, const InteropDesc* interop,
+                         std::chrono::milliseconds waitTimeout)
+    : impl_(std::make_unique<Impl>()) {
+  // The fds belong to us from here on: each is either imported (then the CUDA driver owns it) or closed by its
+  // UniqueFd when this constructor throws.
+  std::vector<cuda::UniqueFd> bufferFds;
+  cuda::UniqueFd simDoneFd, renderDoneFd;
+  if (interop != nullptr) {
+    for (const ExternalBufferDesc& b : interop->renderBuffers) bufferFds.emplace_back(b.fd);
+    simDoneFd = cuda::UniqueFd(interop->simDoneFd);
+    renderDoneFd = cuda::UniqueFd(interop->renderDoneFd);
+  }
+
+  validateSceneConfig(config);
+  const CudaDeviceList devices = listCudaDevices();
+  if (devices.devices.empty()) throw NoCudaDevice("no CUDA device: " + devices.whyNone);
+  if (device < 0 || device >= static_cast<int>(devices.devices.size())) {
+    throw NoCudaDevice("CUDA device " + std::to_string(device) + " does not exist; CUDA devices: " +
+                       describeDevices(devices));
+  }
+  if (interop != nullptr) {
+    const std::size_t f = interop->renderBuffers.size();
+    if (f < 1 || f > kMaxFramesInFlight) {
+      throw std::invalid_argument("interop: " + std::to_string(f) + " render buffers (frames in flight must be 1 to " +
+                                  std::to_string(kMaxFramesInFlight) + ")");
+    }
+    std::uint64_t capacity = UINT64_MAX;
+    for (std::size_t i = 0; i < f; ++i) {
+      const std::uint64_t size = interop->renderBuffers[i].bufferSize;
+      if (size < static_cast<std::uint64_t>(config.bodies) * sizeof(Float4)) {
+        throw std::invalid_argument("interop: render buffer " + std::to_string(i) + " holds " + std::to_string(size) +
+                                    " bytes, " + std::to_string(config.bodies) + " bodies need " +
+                                    std::to_string(config.bodies * 16) + " (16 bytes each)");
+      }
+      capacity = std::min(capacity, size / sizeof(Float4));
+    }
+    impl_->renderCapacity = capacity;
+  }
+
+  Impl& m = *impl_;
+  m.waitTimeout = waitTimeout;
+  CUDA_CHECK(cudaSetDevice(device));
+  m.stream = cuda::makeStream();
+  for (Impl::FrameTiming& t : m.timing) {
+    t.start = cuda::makeTimingEvent();
+    t.end = cuda::makeTimingEvent();
+  }
+  std::optional<cuda::FrameSemaphores> semaphores;
+  if (interop != nullptr) {
+    m.renderDone = cuda::ExternalTimelineSemaphore(std::move(renderDoneFd), "the renderDone timeline semaphore");
+    m.simDone = cuda::ExternalTimelineSemaphore(std::move(simDoneFd), "the simDone timeline semaphore");
+    for (std::size_t i = 0; i < bufferFds.size(); ++i) {
+      const std::string what = "render buffer " + std::to_string(i);
+      m.renderBuffers.emplace_back(std::move(bufferFds[i]), interop->renderBuffers[i], what.c_str());
+    }
+    semaphores = cuda::FrameSemaphores{m.renderDone.get(), m.simDone.get(),
+                                       static_cast<std::uint32_t>(m.renderBuffers.size())};
+  } else {
+    m.computeOutput = cuda::DeviceArray<float4>(static_cast<std::size_t>(config.bodies));
+  }
+
+  const HostStart start = makeHostStart(config);
+  m.bodies = cuda::DeviceBodies(start.state, start.accel, start.colour);
+  m.graph.emplace(m.bodies.view(), config.substeps, config.params, config.enabled,
+                  semaphores ? &*semaphores : nullptr, m.outputFor(0));
+  m.config = config;
+}
+
+CudaBackend::~CudaBackend() {
+  try {
+    impl_->synchronize();
+  } catch (const FrameStall& e) {
+    // Still running (a semaphore wait that nobody signals): destroying the semaphores or memory now would be
+    // undefined behaviour, so the resources are retired for good instead of freed. Only reached after a failure.
+    std::fprintf(stderr, "graphsim: %s; leaving its CUDA resources allocated\n", e.what());
+    (void)impl_.release();
+  } catch (const std::exception& e) {
+    // A failed frame (sticky CUDA error): the work is over, freeing is safe and reports its own errors.
+    std::fprintf(stderr, "graphsim: CUDA backend shutdown: %s\n", e.what());
+  }
+}
+
+void CudaBackend::reset(const SceneConfig& config) {
+  validateSceneConfig(config);
+  Impl& m = *impl_;
+  if (m.interop() && static_cast<std::uint64_t>(config.bodies) > m.renderCapacity) {
+    throw std::invalid_argument("bodies: " + std::to_string(config.bodies) + " do not fit the render buffers (" +
+                                std::to_string(m.renderCapacity) + " bodies)");
+  }
+  const HostStart start = makeHostStart(config); // may throw (initial conditions): nothing touched yet
+  m.synchronize(); // no launch may still use the arrays about to be replaced
+  cuda::DeviceBodies bodies(start.state, start.accel, start.colour);
+  cuda::DeviceArray<float4> computeOutput;
+  if (!m.interop()) computeOutput = cuda::DeviceArray<float4>(static_cast<std::size_t>(config.bodies));
+  float4* output = m.interop() ? m.outputFor(m.lastLaunched.value_or(0)) : computeOutput.get();
+  m.graph->rebuild(bodies.view(), config.substeps, config.params, config.enabled, output);
+  // The graph now refers to the new arrays only: the old ones are freed here.
+  m.bodies = std::move(bodies);
+  if (!m.interop()) m.computeOutput = std::move(computeOutput);
+  m.config = config;
+}
+
+void CudaBackend::setParams(const NBodyParams& params) {
+  impl_->graph->setParams(params);
+  impl_->config.params = params;
+}
+
+void CudaBackend::setStageEnabled(Stage stage, bool enabled) {
+  impl_->graph->setStageEnabled(stage, enabled);
+  impl_->config.enabled[static_cast<int>(stage)] = impl_->graph->stageEnabled(stage);
+}
+
+bool CudaBackend::stageEnabled(Stage stage) const { return impl_->graph->stageEnabled(stage); }
+
+void CudaBackend::step() {
+  Impl& m = *impl_;
+  if (m.interop()) {
+    // With interop every frame waits on renderDone and signals simDone: only the frame loop, which submits the
+    // matching Vulkan work, may launch frames (launchFrame).
+    throw std::logic_error("CudaBackend::step() is compute-only; with interop the frame loop calls launchFrame(k)");
+  }
+  m.launch(m.nextComputeFrame++);
+  m.synchronize();
+}
+
+void CudaBackend::launchFrame(std::uint64_t k) { impl_->launch(k); }
+
+void CudaBackend::synchronize() { impl_->synchronize(); }
+
+void CudaBackend::download(BodyState& state, std::vector<float>& colour) {
+  impl_->synchronize();
+  impl_->bodies.download(state, colour);
+}
+
+std::vector<NodeInfo> CudaBackend::nodes() const { return impl_->graph->nodes(); }
+
+UpdateCounters CudaBackend::counters() const { return impl_->graph->counters(); }
+
+const SceneConfig& CudaBackend::config() const { return impl_->config; }
+
+double CudaBackend::lastSimGpuMs() const { return impl_->lastSimGpuMs(); }
+
+double CudaBackend::lastUpdateHostUs() const { return impl_->graph->lastUpdateHostUs(); }
+
+void CudaBackend::dumpGraphDot(const std::filesystem::path& path) const { impl_->graph->dumpDot(path); }
+
+} // namespace graphsim

@@ -1,0 +1,109 @@
+// Move-only owners for CUDA runtime handles: one owner per handle, whoever holds it destroys it, everybody else
+// gets the raw handle through get(). The destroy function is a template argument, so an owner is one pointer and
+// needs no per-object std::function. Owners never synchronise: the holder makes sure the GPU is done first.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <utility>
+
+#include "compute/cuda/cuda_check.h"
+
+namespace graphsim::cuda {
+
+template <typename Handle, cudaError_t (*Destroy)(Handle)>
+class UniqueHandle {
+public:
+  UniqueHandle() = default;
+  explicit UniqueHandle(Handle handle) noexcept : handle_(handle) {}
+  ~UniqueHandle() { reset(); }
+
+  UniqueHandle(const UniqueHandle&) = delete;
+  UniqueHandle& operator=(const UniqueHandle&) = delete;
+  UniqueHandle(UniqueHandle&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+  UniqueHandle& operator=(UniqueHandle&& other) noexcept {
+    if (this != &other) {
+      reset();
+      handle_ = std::exchange(other.handle_, nullptr);
+    }
+    return *this;
+  }
+
+  Handle get() const noexcept { return handle_; }
+  explicit operator bool() const noexcept { return handle_ != nullptr; }
+
+  void reset() noexcept {
+    if (handle_ != nullptr) CUDA_LOG(Destroy(std::exchange(handle_, nullptr)));
+  }
+
+private:
+  Handle handle_ = nullptr;
+};
+
+using Stream = UniqueHandle<cudaStream_t, cudaStreamDestroy>;
+using Event = UniqueHandle<cudaEvent_t, cudaEventDestroy>;
+using Graph = UniqueHandle<cudaGraph_t, cudaGraphDestroy>;
+using GraphExec = UniqueHandle<cudaGraphExec_t, cudaGraphExecDestroy>;
+
+// A stream that does not synchronise with the legacy default stream (other libraries' work there cannot stall us).
+inline Stream makeStream() {
+  cudaStream_t s = nullptr;
+  CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  return Stream(s);
+}
+
+// With timing (cudaEventElapsedTime needs it).
+inline Event makeTimingEvent() {
+  cudaEvent_t e = nullptr;
+  CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDefault));
+  return Event(e);
+}
+
+inline Graph makeGraph() {
+  cudaGraph_t g = nullptr;
+  CUDA_CHECK(cudaGraphCreate(&g, 0));
+  return Graph(g);
+}
+
+// cudaMalloc'd array of T. Sized once per structural change (reset), never inside a frame.
+template <typename T>
+class DeviceArray {
+public:
+  DeviceArray() = default;
+  explicit DeviceArray(std::size_t count) : count_(count) {
+    // At least one element: a zero-body scene still gets valid (never dereferenced) kernel arguments.
+    void* p = nullptr;
+    CUDA_CHECK(cudaMalloc(&p, (count > 0 ? count : 1) * sizeof(T)));
+    data_ = static_cast<T*>(p);
+  }
+  ~DeviceArray() { reset(); }
+
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+  DeviceArray(DeviceArray&& other) noexcept
+      : data_(std::exchange(other.data_, nullptr)), count_(std::exchange(other.count_, 0)) {}
+  DeviceArray& operator=(DeviceArray&& other) noexcept {
+    if (this != &other) {
+      reset();
+      data_ = std::exchange(other.data_, nullptr);
+      count_ = std::exchange(other.count_, 0);
+    }
+    return *this;
+  }
+
+  T* get() const noexcept { return data_; }
+  std::size_t size() const noexcept { return count_; }
+  std::size_t bytes() const noexcept { return count_ * sizeof(T); }
+
+  void reset() noexcept {
+    if (data_ != nullptr) CUDA_LOG(cudaFree(std::exchange(data_, nullptr)));
+    count_ = 0;
+  }
+
+private:
+  T* data_ = nullptr;
+  std::size_t count_ = 0;
+};
+
+} // namespace graphsim::cuda

@@ -1,0 +1,310 @@
+// Building, updating and launching the frame graph (frame_graph.h).
+#include "compute/cuda/frame_graph.h"
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+#include <utility>
+
+namespace graphsim::cuda {
+namespace {
+
+// The stages of one substep, in order; colour and write_render follow the last substep once.
+constexpr Stage kSubstepStages[] = {Stage::Forces, Stage::Attractor, Stage::Integrate, Stage::Damping,
+                                    Stage::Boundary};
+
+GraphExec instantiate(cudaGraph_t graph) {
+  cudaGraphExec_t exec = nullptr;
+  CUDA_CHECK_CTX(cudaGraphInstantiate(&exec, graph, 0), "instantiating the frame graph");
+  return GraphExec(exec);
+}
+
+const char* updateResultName(cudaGraphExecUpdateResult r) {
+  switch (r) {
+  case cudaGraphExecUpdateSuccess: return "cudaGraphExecUpdateSuccess";
+  case cudaGraphExecUpdateError: return "cudaGraphExecUpdateError";
+  case cudaGraphExecUpdateErrorTopologyChanged: return "cudaGraphExecUpdateErrorTopologyChanged";
+  case cudaGraphExecUpdateErrorNodeTypeChanged: return "cudaGraphExecUpdateErrorNodeTypeChanged";
+  case cudaGraphExecUpdateErrorFunctionChanged: return "cudaGraphExecUpdateErrorFunctionChanged";
+  case cudaGraphExecUpdateErrorParametersChanged: return "cudaGraphExecUpdateErrorParametersChanged";
+  case cudaGraphExecUpdateErrorNotSupported: return "cudaGraphExecUpdateErrorNotSupported";
+  case cudaGraphExecUpdateErrorUnsupportedFunctionChange: return "cudaGraphExecUpdateErrorUnsupportedFunctionChange";
+  case cudaGraphExecUpdateErrorAttributesChanged: return "cudaGraphExecUpdateErrorAttributesChanged";
+  }
+  return "cudaGraphExecUpdateResult(unknown)";
+}
+
+} // namespace
+
+FrameGraph::FrameGraph(const BodiesView& bodies, int substeps, const NBodyParams& params,
+                       const std::array<bool, kStageCount>& enabled, const FrameSemaphores* semaphores,
+                       float4* output)
+    : bodies_(bodies), substeps_(substeps), params_(params), enabled_(enabled), output_(output) {
+  if (semaphores != nullptr) {
+    if (semaphores->renderDone == nullptr || semaphores->simDone == nullptr || semaphores->framesInFlight < 1) {
+      throw std::invalid_argument("FrameGraph: interop needs both semaphores and at least one frame in flight");
+    }
+    semaphores_ = *semaphores;
+  }
+  Built built = build();
+  exec_ = instantiate(built.graph.get());
+  instantiatedFrom_ = std::move(built.graph);
+  nodes_ = std::move(built.nodes);
+  syncEnableStates();
+}
+
+std::array<KernelNodeSpec, kStageCount> FrameGraph::stageSpecs() const {
+  const BodiesView& b = bodies_;
+  const NBodyParams& p = params_;
+  std::array<KernelNodeSpec, kStageCount> s;
+  // Same float expressions as the CPU reference (cpu_stages.cpp): eps^2 and the damping factor on the host.
+  s[static_cast<int>(Stage::Forces)] = forcesSpec({b.posMass, b.accel, b.n, p.G, p.softening * p.softening, 0});
+  s[static_cast<int>(Stage::Attractor)] =
+      attractorSpec({b.posMass, b.vel, b.n, p.attractorPos[0], p.attractorPos[1], p.attractorPos[2],
+                     p.attractorStrength, p.dt, kAttractorSoftening, 0});
+  s[static_cast<int>(Stage::Integrate)] = integrateSpec({b.posMass, b.vel, b.accel, b.n, p.dt});
+  s[static_cast<int>(Stage::Damping)] = dampingSpec({b.vel, b.n, dampingFactor(p)});
+  s[static_cast<int>(Stage::Boundary)] = boundarySpec({b.posMass, b.vel, b.n, p.boundaryRadius});
+  s[static_cast<int>(Stage::Colour)] = colourSpec({b.vel, b.colour, b.n, p.colourScale});
+  s[static_cast<int>(Stage::WriteRender)] = writeRenderSpec({b.posMass, b.colour, output_, b.n, 0});
+  return s;
+}
+
+FrameGraph::Built FrameGraph::build() const {
+  Built built{makeGraph(), {}};
+  built.nodes.reserve(static_cast<std::size_t>(substeps_) * std::size(kSubstepStages) + 4);
+  cudaGraph_t g = built.graph.get();
+  cudaGraphNode_t prev = nullptr;
+  const auto deps = [&] { return prev != nullptr ? &prev : nullptr; };
+  const auto depCount = [&] { return prev != nullptr ? std::size_t{1} : std::size_t{0}; };
+
+  if (hasSemaphores()) {
+    // Values are placeholders: launch() sets both on the exec before every cudaGraphLaunch.
+    cudaExternalSemaphore_t renderDone = semaphores_.renderDone;
+    cudaExternalSemaphoreWaitParams waitValue{};
+    const cudaExternalSemaphoreWaitNodeParams wait{&renderDone, &waitValue, 1};
+    cudaGraphNode_t node = nullptr;
+    CUDA_CHECK_CTX(cudaGraphAddExternalSemaphoresWaitNode(&node, g, nullptr, 0, &wait), kWaitNodeName);
+    built.nodes.push_back({kWaitNodeName, Kind::SemaphoreWait, Stage::Forces, node, {}});
+    prev = node;
+  }
+
+  const std::array<KernelNodeSpec, kStageCount> specs = stageSpecs();
+  const auto addKernel = [&](Stage stage, int substep) {
+    std::string name = stageInstanceName(stage, substep);
+    const KernelNodeSpec& spec = specs[static_cast<int>(stage)];
+    void* argSlot[1];
+    const cudaKernelNodeParams params = spec.nodeParams(argSlot);
+    cudaGraphNode_t node = nullptr;
+    CUDA_CHECK_CTX(cudaGraphAddKernelNode(&node, g, deps(), depCount(), &params), "adding node " + name);
+    built.nodes.push_back({std::move(name), Kind::Kernel, stage, node, spec});
+    prev = node;
+  };
+  for (int s = 0; s < substeps_; ++s) {
+    for (Stage stage : kSubstepStages) addKernel(stage, s);
+  }
+  addKernel(Stage::Colour, 0);
+  addKernel(Stage::WriteRender, 0);
+
+  if (hasSemaphores()) {
+    cudaExternalSemaphore_t simDone = semaphores_.simDone;
+    cudaExternalSemaphoreSignalParams signalValue{};
+    const cudaExternalSemaphoreSignalNodeParams signal{&simDone, &signalValue, 1};
+    cudaGraphNode_t node = nullptr;
+    CUDA_CHECK_CTX(cudaGraphAddExternalSemaphoresSignalNode(&node, g, deps(), depCount(), &signal), kSignalNodeName);
+    built.nodes.push_back({kSignalNodeName, Kind::SemaphoreSignal, Stage::Forces, node, {}});
+  }
+  return built;
+}
+
+void FrameGraph::setParams(const NBodyParams& params) {
+  if (params == params_) return;
+  params_ = params;
+  paramsDirty_ = true;
+}
+
+void FrameGraph::setStageEnabled(Stage stage, bool enabled) {
+  const std::string_view why = whyNotTogglable(stage);
+  if (!why.empty()) {
+    if (enabled) return; // a fixed stage is always enabled: asking for that is not a toggle
+    throw std::invalid_argument("stage " + std::string(stageName(stage)) + " cannot be disabled: " + std::string(why));
+  }
+  bool& current = enabled_[static_cast<int>(stage)];
+  if (current == enabled) return;
+  current = enabled;
+  for (const Node& n : nodes_) {
+    if (n.kind != Kind::Kernel || n.stage != stage) continue;
+    CUDA_CHECK_CTX(cudaGraphNodeSetEnabled(exec_.get(), n.node, enabled ? 1u : 0u), n.name);
+    ++counters_.enableToggles;
+  }
+}
+
+void FrameGraph::syncEnableStates() {
+  for (const Node& n : nodes_) {
+    if (n.kind != Kind::Kernel) continue;
+    const bool want = enabled_[static_cast<int>(n.stage)] || !whyNotTogglable(n.stage).empty();
+    unsigned int isEnabled = 0;
+    CUDA_CHECK_CTX(cudaGraphNodeGetEnabled(exec_.get(), n.node, &isEnabled), n.name);
+    if ((isEnabled != 0) == want) continue;
+    CUDA_CHECK_CTX(cudaGraphNodeSetEnabled(exec_.get(), n.node, want ? 1u : 0u), n.name);
+    ++counters_.enableToggles;
+  }
+}
+
+void FrameGraph::applyChangedKernels(bool allStages) {
+  const std::array<KernelNodeSpec, kStageCount> specs = stageSpecs();
+  for (Node& n : nodes_) {
+    if (n.kind != Kind::Kernel || (!allStages && n.stage != Stage::WriteRender)) continue;
+    const KernelNodeSpec& want = specs[static_cast<int>(n.stage)];
+    if (want == n.applied) continue;
+    void* argSlot[1];
+    const cudaKernelNodeParams params = want.nodeParams(argSlot);
+    CUDA_CHECK_CTX(cudaGraphExecKernelNodeSetParams(exec_.get(), n.node, &params), "updating node " + n.name);
+    n.applied = want;
+    ++counters_.nodeUpdates;
+  }
+}
+
+std::uint64_t FrameGraph::waitValueFor(std::uint64_t frame) const {
+  const std::uint64_t f = semaphores_.framesInFlight;
+  return frame + 1 >= f ? frame + 1 - f : 0;
+}
+
+void FrameGraph::launch(std::uint64_t frame, float4* output, cudaStream_t stream) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (hasSemaphores()) {
+    cudaExternalSemaphore_t renderDone = semaphores_.renderDone;
+    cudaExternalSemaphore_t simDone = semaphores_.simDone;
+    waitParams_.params.fence.value = waitValueFor(frame);
+    signalParams_.params.fence.value = frame + 1;
+    const cudaExternalSemaphoreWaitNodeParams wait{&renderDone, &waitParams_, 1};
+    const cudaExternalSemaphoreSignalNodeParams signal{&simDone, &signalParams_, 1};
+    CUDA_CHECK_CTX(cudaGraphExecExternalSemaphoresWaitNodeSetParams(exec_.get(), nodes_.front().node, &wait),
+                   kWaitNodeName);
+    CUDA_CHECK_CTX(cudaGraphExecExternalSemaphoresSignalNodeSetParams(exec_.get(), nodes_.back().node, &signal),
+                   kSignalNodeName);
+  }
+  if (output != output_) {
+    output_ = output;
+    outputDirty_ = true;
+  }
+  if (paramsDirty_ || outputDirty_) applyChangedKernels(paramsDirty_);
+  paramsDirty_ = outputDirty_ = false;
+  lastUpdateHostUs_ = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+  CUDA_CHECK_CTX(cudaGraphLaunch(exec_.get(), stream), "launching frame " + std::to_string(frame));
+}
+
+std::string FrameGraph::describeNode(const std::vector<Node>& nodes, cudaGraphNode_t node) const {
+  if (node == nullptr) return {};
+  for (const Node& n : nodes) {
+    if (n.node == node) return n.name;
+  }
+  return "an unnamed node";
+}
+
+void FrameGraph::rebuild(const BodiesView& bodies, int substeps, const NBodyParams& params,
+                         const std::array<bool, kStageCount>& enabled, float4* output) {
+  // Strong guarantee: on a throw the graph keeps its old inputs and exec (the caller keeps the old state alive).
+  // The enable states only reach the exec in syncEnableStates() below, after the last point that can throw.
+  const BodiesView oldBodies = bodies_;
+  const int oldSubsteps = substeps_;
+  const NBodyParams oldParams = params_;
+  const std::array<bool, kStageCount> oldEnabled = enabled_;
+  float4* const oldOutput = output_;
+  bodies_ = bodies;
+  substeps_ = substeps;
+  params_ = params;
+  enabled_ = enabled;
+  output_ = output;
+  try {
+    Built fresh = build();
+    std::string reason;
+    if (fresh.nodes.size() != nodes_.size()) {
+      // The builder is deterministic, so another node count is another topology, which cudaGraphExecUpdate refuses
+      // with cudaGraphExecUpdateErrorTopologyChanged. Not calling it keeps compute-sanitizer runs free of an
+      // expected API error; the reason says the same thing the call would have.
+      reason = "cudaGraphExecUpdateErrorTopologyChanged: " + std::to_string(nodes_.size()) + " -> " +
+               std::to_string(fresh.nodes.size()) + " nodes (substeps " + std::to_string(oldSubsteps) + " -> " +
+               std::to_string(substeps_) + "), so cudaGraphExecUpdate was not attempted";
+    } else {
+      cudaGraphExecUpdateResultInfo info{};
+      const cudaError_t e = cudaGraphExecUpdate(exec_.get(), fresh.graph.get(), &info);
+      if (e == cudaSuccess) {
+        // exec_ keeps identifying its nodes by the handles of the graph it was instantiated from; pair them with
+        // the new parameters (same build order, same topology).
+        for (std::size_t i = 0; i < nodes_.size(); ++i) fresh.nodes[i].node = nodes_[i].node;
+        nodes_ = std::move(fresh.nodes);
+        latest_ = std::move(fresh.graph);
+        ++counters_.wholeGraphUpdates;
+      } else {
+        (void)cudaGetLastError(); // the failed update is recorded as the thread's last error; it is handled here
+        reason = "cudaGraphExecUpdate: " + std::string(cudaGetErrorName(e)) + ", " +
+                 std::string(updateResultName(info.result));
+        if (const std::string at = describeNode(fresh.nodes, info.errorNode); !at.empty()) reason += " at " + at;
+        if (const std::string from = describeNode(fresh.nodes, info.errorFromNode); !from.empty()) {
+          reason += " (edge from " + from + ")";
+        }
+      }
+    }
+    if (!reason.empty()) {
+      GraphExec exec = instantiate(fresh.graph.get());
+      exec_ = std::move(exec);
+      instantiatedFrom_ = std::move(fresh.graph);
+      latest_.reset();
+      nodes_ = std::move(fresh.nodes);
+      ++counters_.reinstantiations;
+      counters_.lastFallbackReason = reason + "; re-instantiated";
+    }
+  } catch (...) {
+    bodies_ = oldBodies;
+    substeps_ = oldSubsteps;
+    params_ = oldParams;
+    enabled_ = oldEnabled;
+    output_ = oldOutput;
+    throw;
+  }
+  // Every node now holds the parameters it was built with (params_, output_).
+  paramsDirty_ = outputDirty_ = false;
+  // The programming guide says enable states survive cudaGraphExecUpdate, and a fresh exec starts all enabled;
+  // reading each back and fixing only differences covers both without relying on either.
+  syncEnableStates();
+}
+
+std::vector<NodeInfo> FrameGraph::nodes() const {
+  std::vector<NodeInfo> list;
+  list.reserve(nodes_.size());
+  for (const Node& n : nodes_) {
+    NodeInfo info;
+    info.name = n.name;
+    if (n.kind == Kind::Kernel) {
+      info.type = "kernel";
+      info.whyNotTogglable = std::string(whyNotTogglable(n.stage));
+      info.togglable = info.whyNotTogglable.empty();
+      unsigned int isEnabled = 0;
+      CUDA_CHECK_CTX(cudaGraphNodeGetEnabled(exec_.get(), n.node, &isEnabled), n.name);
+      info.enabled = isEnabled != 0;
+    } else {
+      info.type = n.kind == Kind::SemaphoreWait ? "semaphore wait" : "semaphore signal";
+      info.togglable = false;
+      info.enabled = true;
+      info.whyNotTogglable = kSemaphoreNodeReason;
+    }
+    list.push_back(std::move(info));
+  }
+  return list;
+}
+
+void FrameGraph::dumpDot(const std::filesystem::path& path) const {
+  // cudaGraphDebugDotPrint reports an unwritable path only as cudaErrorOperatingSystem; opening it first gives the
+  // user the path and the OS's reason (and keeps sanitizer runs free of that API error).
+  if (std::ofstream probe(path, std::ios::trunc); !probe) {
+    throw std::runtime_error("cannot write the frame graph to " + path.string() + ": " + std::strerror(errno));
+  }
+  const cudaGraph_t graph = latest_ ? latest_.get() : instantiatedFrom_.get();
+  CUDA_CHECK_CTX(cudaGraphDebugDotPrint(graph, path.c_str(), cudaGraphDebugDotFlagsVerbose),
+                 "writing the frame graph to " + path.string());
+}
+
+} // namespace graphsim::cuda

@@ -1,0 +1,129 @@
+// The frame as one instantiated CUDA graph, built with the explicit graph API and held node by node by name:
+//
+//   [wait_render_done: renderDone >= max(0, k-F+1)]                       (external-semaphore wait node, interop)
+//   -> for each substep s: forces, attractor, integrate, damping, boundary (kernel nodes "forces", "forces#1", ...)
+//   -> colour -> write_render (into the buffer of frame k)                (kernel nodes)
+//   -> [signal_sim_done: simDone = k+1]                                   (external-semaphore signal node, interop)
+//
+// a linear chain, instantiated once. Per frame (launch): the semaphore values are set on the exec, write_render is
+// pointed at the frame's buffer, and only the kernel nodes whose parameters changed since they were last applied
+// are updated (setParams only records). Toggles are cudaGraphNodeSetEnabled on every substep instance of a stage.
+// Structural changes (rebuild) use cudaGraphExecUpdate and fall back to a fresh instantiation, recording why.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "compute/cuda/cuda_handles.h"
+#include "compute/cuda/nbody_kernels.h"
+#include "compute/nbody.h"
+#include "compute/sim_backend.h"
+
+namespace graphsim::cuda {
+
+// The imported timeline semaphores (raw handles; CudaBackend owns them) and F, the frames in flight.
+struct FrameSemaphores {
+  cudaExternalSemaphore_t renderDone = nullptr; // Vulkan signals, the graph waits
+  cudaExternalSemaphore_t simDone = nullptr;    // the graph signals, Vulkan waits
+  std::uint32_t framesInFlight = 1;
+};
+
+inline constexpr const char* kWaitNodeName = "wait_render_done";
+inline constexpr const char* kSignalNodeName = "signal_sim_done";
+inline constexpr const char* kSemaphoreNodeReason =
+    "semaphore nodes order CUDA against Vulkan; disabling one would break the frame protocol";
+
+class FrameGraph {
+public:
+  // semaphores == nullptr: compute-only graph without semaphore nodes. output: write_render's first target.
+  FrameGraph(const BodiesView& bodies, int substeps, const NBodyParams& params,
+             const std::array<bool, kStageCount>& enabled, const FrameSemaphores* semaphores, float4* output);
+
+  FrameGraph(const FrameGraph&) = delete;
+  FrameGraph& operator=(const FrameGraph&) = delete;
+
+  // Records the parameters; the next launch updates only the nodes whose kernel arguments changed.
+  void setParams(const NBodyParams& params);
+  const NBodyParams& params() const { return params_; }
+  // cudaGraphNodeSetEnabled on every instance of the stage (affects later launches only). Disabling a stage that is
+  // not togglable throws std::invalid_argument with the reason; asking for what it already is does nothing.
+  void setStageEnabled(Stage stage, bool enabled);
+  bool stageEnabled(Stage stage) const { return enabled_[static_cast<int>(stage)]; }
+
+  // Structural change (new state arrays, body count, substep count) together with the scene's parameters and
+  // enable states. The caller guarantees no launch of this graph is still running. With the same node count it
+  // tries cudaGraphExecUpdate; on failure, or with another node count (another substep count: a topology change
+  // the update would refuse), it instantiates afresh and records why (counters, lastFallbackReason). The exec's
+  // enable states match `enabled` after either path. Strong guarantee: on a throw the graph is unchanged.
+  void rebuild(const BodiesView& bodies, int substeps, const NBodyParams& params,
+               const std::array<bool, kStageCount>& enabled, float4* output);
+
+  // Frame k: semaphore values, write_render -> output, changed parameters, cudaGraphLaunch on stream. Allocates
+  // nothing and does not synchronise.
+  void launch(std::uint64_t frame, float4* output, cudaStream_t stream);
+
+  // renderDone value frame k waits for: max(0, k - F + 1).
+  std::uint64_t waitValueFor(std::uint64_t frame) const;
+  bool hasSemaphores() const { return semaphores_.renderDone != nullptr; }
+
+  // Execution order; `enabled` read back from the exec with cudaGraphNodeGetEnabled.
+  // counters().nodeUpdates counts kernel-node parameter updates (cudaGraphExecKernelNodeSetParams). The two
+  // semaphore values set before every launch are the frame protocol, not parameter changes, and are not counted.
+  std::vector<NodeInfo> nodes() const;
+  const UpdateCounters& counters() const { return counters_; }
+  double lastUpdateHostUs() const { return lastUpdateHostUs_; }
+  int substeps() const { return substeps_; }
+  void dumpDot(const std::filesystem::path& path) const;
+
+private:
+  enum class Kind { Kernel, SemaphoreWait, SemaphoreSignal };
+  struct Node {
+    std::string name;
+    Kind kind = Kind::Kernel;
+    Stage stage = Stage::Forces;
+    // The node in the graph exec_ was instantiated from: cudaGraphExec*SetParams and cudaGraphNodeSetEnabled
+    // identify exec nodes by these handles, also after a whole-graph update.
+    cudaGraphNode_t node = nullptr;
+    KernelNodeSpec applied; // kernel nodes: the parameters exec_ holds now
+  };
+  struct Built {
+    Graph graph;
+    std::vector<Node> nodes;
+  };
+
+  Built build() const;
+  std::array<KernelNodeSpec, kStageCount> stageSpecs() const;
+  void applyChangedKernels(bool allStages);
+  void syncEnableStates(); // makes the exec's enable states match enabled_
+  std::string describeNode(const std::vector<Node>& nodes, cudaGraphNode_t node) const;
+
+  BodiesView bodies_;
+  int substeps_ = 1;
+  NBodyParams params_;
+  std::array<bool, kStageCount> enabled_{};
+  FrameSemaphores semaphores_;
+  float4* output_ = nullptr;
+
+  // exec_ was instantiated from instantiatedFrom_ (whose node handles nodes_ holds); latest_ is the graph of the
+  // last successful whole-graph update, kept for dumpDot so the DOT shows the parameters in use.
+  Graph instantiatedFrom_;
+  Graph latest_;
+  GraphExec exec_;
+  std::vector<Node> nodes_;
+
+  bool paramsDirty_ = false;
+  bool outputDirty_ = false;
+  // Stable storage for the semaphore node parameters set every frame.
+  cudaExternalSemaphoreWaitParams waitParams_{};
+  cudaExternalSemaphoreSignalParams signalParams_{};
+
+  UpdateCounters counters_;
+  double lastUpdateHostUs_ = 0;
+};
+
+} // namespace graphsim::cuda

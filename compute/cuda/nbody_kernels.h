@@ -1,0 +1,137 @@
+// The nbody stages as CUDA kernels, seen from the host: one argument struct per kernel and a builder that returns
+// the complete kernel-node parameters (function, launch shape, argument bytes) for it. Plain C++ (CUDA runtime
+// headers only), so the graph builder compiles as host code; the kernels live in nbody_kernels.cu and
+// forces_kernel.cu.
+//
+// Every kernel takes exactly one struct by value. A node's parameters are then one blob of bytes, compared with
+// memcmp to decide whether a node needs cudaGraphExecKernelNodeSetParams. The structs have no implicit padding
+// (explicit, zeroed `pad` fields and static_asserts below), so equal parameters always mean equal bytes.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+namespace graphsim::cuda {
+
+// Device arrays of the simulation state (owned by DeviceBodies) and the body count.
+struct BodiesView {
+  float4* posMass = nullptr;
+  float4* vel = nullptr;
+  float4* accel = nullptr;
+  float* colour = nullptr;
+  int n = 0;
+};
+
+struct ForcesArgs {
+  const float4* posMass;
+  float4* accel;
+  int n;
+  float G;
+  float eps2; // softening^2
+  int pad;
+};
+struct AttractorArgs {
+  const float4* posMass;
+  float4* vel;
+  int n;
+  float px, py, pz;
+  float strength;
+  float dt;
+  float softening; // kAttractorSoftening
+  int pad;
+};
+struct IntegrateArgs {
+  float4* posMass;
+  float4* vel;
+  const float4* accel;
+  int n;
+  float dt;
+};
+struct DampingArgs {
+  float4* vel;
+  int n;
+  float factor; // dampingFactor(params), computed on the host (nbody.h)
+};
+struct BoundaryArgs {
+  float4* posMass;
+  float4* vel;
+  int n;
+  float radius;
+};
+struct ColourArgs {
+  const float4* vel;
+  float* colour;
+  int n;
+  float scale;
+};
+struct WriteRenderArgs {
+  const float4* posMass;
+  const float* colour;
+  float4* out; // render buffer k % F (or the compute-only buffer): the one pointer that changes every frame
+  int n;
+  int pad;
+};
+static_assert(sizeof(ForcesArgs) == 32 && sizeof(AttractorArgs) == 48 && sizeof(IntegrateArgs) == 32 &&
+                  sizeof(DampingArgs) == 16 && sizeof(BoundaryArgs) == 24 && sizeof(ColourArgs) == 24 &&
+                  sizeof(WriteRenderArgs) == 32,
+              "kernel argument structs must have no implicit padding (their bytes are compared)");
+
+// Complete parameters of one kernel node.
+struct KernelNodeSpec {
+  static constexpr std::size_t kMaxArgBytes = 64;
+
+  const void* func = nullptr;
+  dim3 grid{1, 1, 1};
+  dim3 block{1, 1, 1};
+  unsigned sharedMemBytes = 0;
+  std::uint32_t argBytes = 0;
+  alignas(16) std::array<std::byte, kMaxArgBytes> args{};
+
+  template <typename Args>
+  static KernelNodeSpec make(const void* func, dim3 grid, dim3 block, const Args& a) {
+    static_assert(sizeof(Args) <= kMaxArgBytes && alignof(Args) <= 16);
+    KernelNodeSpec spec;
+    spec.func = func;
+    spec.grid = grid;
+    spec.block = block;
+    spec.argBytes = static_cast<std::uint32_t>(sizeof(Args));
+    std::memcpy(spec.args.data(), &a, sizeof(Args));
+    return spec;
+  }
+
+  // For cudaGraphAddKernelNode / cudaGraphExecKernelNodeSetParams. argSlot receives the one argument pointer and
+  // must live until that call returns (CUDA copies the argument bytes during the call).
+  cudaKernelNodeParams nodeParams(void** argSlot) const {
+    argSlot[0] = const_cast<std::byte*>(args.data());
+    cudaKernelNodeParams p{};
+    p.func = const_cast<void*>(func);
+    p.gridDim = grid;
+    p.blockDim = block;
+    p.sharedMemBytes = sharedMemBytes;
+    p.kernelParams = argSlot;
+    p.extra = nullptr;
+    return p;
+  }
+
+  friend bool operator==(const KernelNodeSpec& a, const KernelNodeSpec& b) {
+    return a.func == b.func && a.grid.x == b.grid.x && a.grid.y == b.grid.y && a.grid.z == b.grid.z &&
+           a.block.x == b.block.x && a.block.y == b.block.y && a.block.z == b.block.z &&
+           a.sharedMemBytes == b.sharedMemBytes && a.argBytes == b.argBytes &&
+           std::memcmp(a.args.data(), b.args.data(), a.argBytes) == 0;
+  }
+};
+
+// Builders (defined next to their kernels). n == 0 still yields a valid one-block launch that does nothing.
+KernelNodeSpec forcesSpec(const ForcesArgs& a);
+KernelNodeSpec attractorSpec(const AttractorArgs& a);
+KernelNodeSpec integrateSpec(const IntegrateArgs& a);
+KernelNodeSpec dampingSpec(const DampingArgs& a);
+KernelNodeSpec boundarySpec(const BoundaryArgs& a);
+KernelNodeSpec colourSpec(const ColourArgs& a);
+KernelNodeSpec writeRenderSpec(const WriteRenderArgs& a);
+
+} // namespace graphsim::cuda
