@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <string>
 
 #include "app/progress.h"
@@ -137,9 +138,15 @@ RunSummary runHeadless(const RunOptions& options, BackendKind backend) {
     request.uuid = cuda.devices[static_cast<std::size_t>(device)].uuid;
     request.requireInterop = true;
     request.validation = options.validation;
-    render::VulkanContext context(request);
-    runCuda(context, options, device, summary);
-    summary.validationMessages = context.validationMessages();
+    // A device that cannot do interop is reported with both lists, so the user sees which GPU is which.
+    std::optional<render::VulkanContext> context;
+    try {
+      context.emplace(request);
+    } catch (const render::MissingCapability& e) {
+      throw render::MissingCapability(std::string(e.what()) + "CUDA devices:" + describeCudaDevices(cuda));
+    }
+    runCuda(*context, options, device, summary);
+    summary.validationMessages = context->validationMessages();
   } else {
     render::DeviceRequest request;
     request.index = options.gpu;

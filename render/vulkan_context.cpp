@@ -74,6 +74,7 @@ struct VulkanContext::Impl {
 
   void createInstance(bool validation);
   void pickPhysicalDevice(const DeviceRequest& request);
+  void rejectMultiGpuGroup(const std::string& reason, const std::vector<PhysicalDeviceInfo>& devices) const;
   void createDevice();
 };
 
@@ -137,6 +138,27 @@ void VulkanContext::Impl::createInstance(bool validation) {
   }
 }
 
+// CUDA imports memory of one GPU: a device that Vulkan drives as part of a linked group of several GPUs would put
+// the shared buffers somewhere CUDA's device cannot be sure to see.
+void VulkanContext::Impl::rejectMultiGpuGroup(const std::string& reason,
+                                              const std::vector<PhysicalDeviceInfo>& devices) const {
+  std::uint32_t groupCount = 0;
+  VK_CHECK(vkEnumeratePhysicalDeviceGroups(instance, &groupCount, nullptr));
+  std::vector<VkPhysicalDeviceGroupProperties> groups(groupCount, {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_GROUP_PROPERTIES});
+  VK_CHECK(vkEnumeratePhysicalDeviceGroups(instance, &groupCount, groups.data()));
+  for (std::uint32_t g = 0; g < groupCount; ++g) {
+    const auto& group = groups[g];
+    const bool ours = std::find(group.physicalDevices, group.physicalDevices + group.physicalDeviceCount,
+                                physicalDevice) != group.physicalDevices + group.physicalDeviceCount;
+    if (ours && group.physicalDeviceCount > 1) {
+      throw MissingCapability("Vulkan device [" + std::to_string(info.index) + "] " + info.name + " (chosen because " +
+                              reason + ") is part of a device group of " + std::to_string(group.physicalDeviceCount) +
+                              " GPUs; CUDA interop needs a single-GPU device. Vulkan devices seen:\n" +
+                              detail::formatDeviceList(devices));
+    }
+  }
+}
+
 void VulkanContext::Impl::pickPhysicalDevice(const DeviceRequest& request) {
   const auto handles = detail::enumeratePhysicalDevices(instance);
   std::vector<PhysicalDeviceInfo> devices;
@@ -153,6 +175,7 @@ void VulkanContext::Impl::pickPhysicalDevice(const DeviceRequest& request) {
                             choice.reason + ") lacks " + missing + ". Vulkan devices seen:\n" +
                             detail::formatDeviceList(devices));
   }
+  if (request.requireInterop) rejectMultiGpuGroup(choice.reason, devices);
   interop = request.requireInterop;
 
   std::uint32_t familyCount = 0;

@@ -26,9 +26,13 @@ fs::path scratch() {
   return dir;
 }
 
+// Every test process builds the whole table, and ctest runs them in parallel: write to a private name and rename,
+// so that no test ever reads a file another process is halfway through rewriting.
 std::string writeFile(const std::string& name, const std::string& text) {
   const fs::path p = scratch() / name;
-  std::ofstream(p, std::ios::binary) << text;
+  const fs::path tmp = scratch() / (name + ".tmp" + std::to_string(::getpid()));
+  std::ofstream(tmp, std::ios::binary) << text;
+  fs::rename(tmp, p);
   return p.string();
 }
 
