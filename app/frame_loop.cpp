@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "app/interop_bridge.h"
 #include "app/progress.h"
 #include "compute/cpu_backend.h"
 #include "compute/cuda_backend.h"
@@ -78,13 +79,7 @@ void runCpu(render::VulkanContext& context, const RunOptions& options, RunSummar
 // simDone >= k+1 on the GPU. See docs/FRAME.md.
 void runCuda(render::VulkanContext& context, const RunOptions& options, int device, RunSummary& summary) {
   render::ParticleRenderer renderer(context, rendererConfig(options, render::BodyBufferMode::Exported));
-  InteropDesc interop;
-  for (std::uint32_t slot = 0; slot < options.framesInFlight; ++slot) {
-    const render::ExportedMemory e = renderer.exportBodies(slot);
-    interop.renderBuffers.push_back({e.fd, e.allocationSize, e.offset, e.bufferSize, e.dedicated});
-  }
-  interop.simDoneFd = renderer.exportSimDoneFd();
-  interop.renderDoneFd = renderer.exportRenderDoneFd();
+  const InteropDesc interop = exportForCuda(renderer);
   // Declared after the renderer so that it is destroyed first: CUDA releases its imports before Vulkan frees
   // the memory and semaphores behind them.
   CudaBackend sim(options.scene.sim, device, &interop, options.waitTimeout);

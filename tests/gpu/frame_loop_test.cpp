@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <vector>
 
+#include "app/interop_bridge.h"
 #include "compute/cuda_backend.h"
 #include "compute/cuda_device.h"
 #include "render/particle_renderer.h"
@@ -37,13 +38,7 @@ TEST(FrameLoop, ThreeFramesInFlightThousandFrames) {
   std::vector<std::uint8_t> first, last;
   {
     render::ParticleRenderer renderer(context, config);
-    InteropDesc interop;
-    for (std::uint32_t s = 0; s < kF; ++s) {
-      const auto e = renderer.exportBodies(s);
-      interop.renderBuffers.push_back({e.fd, e.allocationSize, e.offset, e.bufferSize, e.dedicated});
-    }
-    interop.simDoneFd = renderer.exportSimDoneFd();
-    interop.renderDoneFd = renderer.exportRenderDoneFd();
+    const InteropDesc interop = app::exportForCuda(renderer);
     CudaBackend sim(scene, 0, &interop, config.waitTimeout);
 
     std::uint64_t maxAhead = 0;

@@ -25,6 +25,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "app/interop_bridge.h"
 #include "compute/cuda_backend.h"
 #include "compute/cuda_device.h"
 #include "render/particle_renderer.h"
@@ -102,13 +103,7 @@ TEST(FrameGraph, InteropGraphStartsWithTheWaitAndEndsWithTheSignal) {
     rc.framesInFlight = 2;
     rc.mode = render::BodyBufferMode::Exported;
     render::ParticleRenderer renderer(vk, rc);
-    InteropDesc interop;
-    for (std::uint32_t s = 0; s < rc.framesInFlight; ++s) {
-      const render::ExportedMemory e = renderer.exportBodies(s);
-      interop.renderBuffers.push_back({e.fd, e.allocationSize, e.offset, e.bufferSize, e.dedicated});
-    }
-    interop.simDoneFd = renderer.exportSimDoneFd();
-    interop.renderDoneFd = renderer.exportRenderDoneFd();
+    const InteropDesc interop = app::exportForCuda(renderer);
     CudaBackend sim(config, 0, &interop);
 
     const std::vector<NodeInfo> nodes = sim.nodes();

@@ -14,6 +14,7 @@
 #include "compute/cuda/cuda_check.h"
 #include "compute/cuda/cuda_handles.h"
 #include "compute/cuda/external_interop.h"
+#include "app/interop_bridge.h"
 #include "compute/cuda_backend.h"
 #include "render/body_buffers.h"
 #include "render/particle_renderer.h"
@@ -206,13 +207,7 @@ TEST(Interop, RendererExportsDriveCudaFrames) {
     rc.mode = render::BodyBufferMode::Exported;
     rc.waitTimeout = std::chrono::milliseconds(5000);
     render::ParticleRenderer renderer(vk, rc);
-    InteropDesc interop;
-    for (std::uint32_t s = 0; s < kF; ++s) {
-      const render::ExportedMemory e = renderer.exportBodies(s);
-      interop.renderBuffers.push_back({e.fd, e.allocationSize, e.offset, e.bufferSize, e.dedicated});
-    }
-    interop.simDoneFd = renderer.exportSimDoneFd();
-    interop.renderDoneFd = renderer.exportRenderDoneFd();
+    const InteropDesc interop = app::exportForCuda(renderer);
     CudaBackend sim(config, 0, &interop, std::chrono::milliseconds(5000)); // destroyed before the renderer
 
     for (std::uint64_t k = 0; k < kFrames; ++k) {
