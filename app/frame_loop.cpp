@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 #include <string>
 
@@ -47,7 +48,7 @@ void writeCapture(render::ParticleRenderer& renderer, const RunOptions& options,
   render::writePng(path, pixels, options.scene.render.width, options.scene.render.height);
   ++summary.captures;
   std::fprintf(stderr, "graphsim: captured frame %llu to %s\n", static_cast<unsigned long long>(frame + 1),
-               path.c_str());
+               std::filesystem::absolute(path).c_str());
 }
 
 // CPU backend: the simulation writes straight into the mapped body buffer of the frame's slot once the
