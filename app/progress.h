@@ -15,10 +15,8 @@ public:
     const auto now = Clock::now();
     if (quiet_ || now - lastPrint_ < std::chrono::milliseconds(400)) return;
     const double seconds = std::chrono::duration<double>(now - lastPrint_).count();
-    const double fps = lastFrames_ == 0 && framesDone == 0 ? 0.0 : static_cast<double>(framesDone - lastFrames_) / seconds;
-    if (lastFrames_ != 0 || framesDone != 0) std::fprintf(stderr, "graphsim: frame %llu/%llu, %.1f fps\n",
-                                                          static_cast<unsigned long long>(framesDone),
-                                                          static_cast<unsigned long long>(total_), fps);
+    std::fprintf(stderr, "graphsim: frame %llu/%llu, %.1f fps\n", static_cast<unsigned long long>(framesDone),
+                 static_cast<unsigned long long>(total_), static_cast<double>(framesDone - lastFrames_) / seconds);
     lastPrint_ = now;
     lastFrames_ = framesDone;
   }

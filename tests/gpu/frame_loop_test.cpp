@@ -9,6 +9,7 @@
 #include "app/interop_bridge.h"
 #include "compute/cuda_backend.h"
 #include "compute/cuda_device.h"
+#include "gpu_test_support.h"
 #include "render/particle_renderer.h"
 
 namespace graphsim {
@@ -23,18 +24,8 @@ TEST(FrameLoop, ThreeFramesInFlightThousandFrames) {
   SceneConfig scene;
   scene.bodies = 8192;
 
-  render::DeviceRequest request;
-  request.uuid = cuda.devices.front().uuid;
-  request.requireInterop = true;
-  request.validation = true;
-  render::VulkanContext context(request);
-  render::RendererConfig config;
-  config.width = 320;
-  config.height = 240;
-  config.maxBodies = static_cast<std::uint32_t>(scene.bodies);
-  config.framesInFlight = kF;
-  config.mode = render::BodyBufferMode::Exported;
-  config.waitTimeout = std::chrono::milliseconds(5000);
+  render::VulkanContext context(gputest::interopRequest());
+  const render::RendererConfig config = gputest::exportedRendererConfig(320, 240, scene.bodies, kF);
   std::vector<std::uint8_t> first, last;
   {
     render::ParticleRenderer renderer(context, config);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
@@ -13,6 +14,8 @@
 #include "compute/cuda_device.h"
 #include "compute/nbody.h"
 #include "compute/sim_backend.h"
+#include "render/particle_renderer.h"
+#include "render/vulkan_context.h"
 
 // Every GPU test starts with this: on machines without a CUDA device (CI) the test is reported as skipped, with
 // the reason listCudaDevices() gives ("no CUDA driver ...", "no CUDA device ...").
@@ -23,6 +26,28 @@
   } while (false)
 
 namespace graphsim::gputest {
+
+// The Vulkan device that is CUDA device 0, with interop extensions and validation on.
+inline render::DeviceRequest interopRequest() {
+  render::DeviceRequest r;
+  r.uuid = listCudaDevices().devices.at(0).uuid;
+  r.requireInterop = true;
+  r.validation = true;
+  return r;
+}
+
+// A small offscreen renderer whose body buffers are exported to CUDA.
+inline render::RendererConfig exportedRendererConfig(std::uint32_t width, std::uint32_t height, std::int64_t maxBodies,
+                                                     std::uint32_t framesInFlight) {
+  render::RendererConfig rc;
+  rc.width = width;
+  rc.height = height;
+  rc.maxBodies = static_cast<std::uint32_t>(maxBodies);
+  rc.framesInFlight = framesInFlight;
+  rc.mode = render::BodyBufferMode::Exported;
+  rc.waitTimeout = std::chrono::milliseconds(5000);
+  return rc;
+}
 
 inline SceneConfig scene(const char* initial, std::int64_t bodies, std::uint64_t seed = 7) {
   SceneConfig c;

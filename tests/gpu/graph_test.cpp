@@ -90,19 +90,9 @@ TEST(FrameGraph, InteropGraphStartsWithTheWaitAndEndsWithTheSignal) {
   GRAPHSIM_REQUIRE_CUDA_DEVICE();
   SceneConfig config = gputest::scene("plummer", 512);
   config.substeps = 3;
-  render::DeviceRequest request;
-  request.uuid = listCudaDevices().devices.at(0).uuid;
-  request.requireInterop = true;
-  request.validation = true;
-  render::VulkanContext vk(request);
+  render::VulkanContext vk(gputest::interopRequest());
   {
-    render::RendererConfig rc;
-    rc.width = 64;
-    rc.height = 64;
-    rc.maxBodies = 512;
-    rc.framesInFlight = 2;
-    rc.mode = render::BodyBufferMode::Exported;
-    render::ParticleRenderer renderer(vk, rc);
+    render::ParticleRenderer renderer(vk, gputest::exportedRendererConfig(64, 64, 512, 2));
     const InteropDesc interop = app::exportForCuda(renderer);
     CudaBackend sim(config, 0, &interop);
 

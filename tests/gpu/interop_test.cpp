@@ -30,14 +30,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-render::DeviceRequest interopRequest() {
-  render::DeviceRequest r;
-  r.uuid = listCudaDevices().devices.at(0).uuid; // the Vulkan device that is CUDA device 0
-  r.requireInterop = true;
-  r.validation = true;
-  return r;
-}
-
 // Submits one command buffer on the context's queue, optionally waiting for a timeline value at `waitStage`, and
 // signalling `signal` = signalValue when done.
 void submit(const render::VulkanContext& vk, VkCommandBuffer cmd, VkSemaphore wait, std::uint64_t waitValue,
@@ -96,7 +88,7 @@ TEST(Interop, RoundTripThroughImportedMemoryAndTimelineSemaphores) {
   constexpr VkDeviceSize kBytes = kWords * sizeof(std::uint32_t);
 
   // Vulkan objects first: they are destroyed after the CUDA imports declared below (DESIGN.md freeing order).
-  render::VulkanContext vk(interopRequest());
+  render::VulkanContext vk(gputest::interopRequest());
   const VkDevice device = vk.device();
   render::BodyBuffers shared(vk, render::BodyBufferMode::Exported, 1, kBodies);
   render::TimelineSemaphore renderDone(vk, true); // Vulkan signals, CUDA waits
@@ -195,17 +187,11 @@ TEST(Interop, RendererExportsDriveCudaFrames) {
   constexpr std::uint64_t kFrames = 8;
   const SceneConfig config = gputest::scene("plummer", 512);
 
-  render::VulkanContext vk(interopRequest());
+  render::VulkanContext vk(gputest::interopRequest());
   std::vector<std::uint8_t> pixels;
   double simMs = -1;
   {
-    render::RendererConfig rc;
-    rc.width = 128;
-    rc.height = 96;
-    rc.maxBodies = static_cast<std::uint32_t>(config.bodies);
-    rc.framesInFlight = kF;
-    rc.mode = render::BodyBufferMode::Exported;
-    rc.waitTimeout = std::chrono::milliseconds(5000);
+    const render::RendererConfig rc = gputest::exportedRendererConfig(128, 96, config.bodies, kF);
     render::ParticleRenderer renderer(vk, rc);
     const InteropDesc interop = app::exportForCuda(renderer);
     CudaBackend sim(config, 0, &interop, std::chrono::milliseconds(5000)); // destroyed before the renderer
