@@ -114,7 +114,7 @@ void drawParameters(const FrameStats& stats, SimController& controller, ViewStat
   }
 
   const UpdateCounters& c = stats.counters;
-  ImGui::Text("this frame's node updates: %.1f us (host)", stats.updateHostUs);
+  ImGui::Text("node updates this frame: %.1f us host", stats.updateHostUs);
   ImGui::Text("node updates %llu | toggles %llu", static_cast<unsigned long long>(c.nodeUpdates),
               static_cast<unsigned long long>(c.enableToggles));
   ImGui::Text("whole-graph updates %llu | re-instantiations %llu", static_cast<unsigned long long>(c.wholeGraphUpdates),
@@ -157,7 +157,6 @@ void drawActions(const PanelInfo& info, SimController& controller, PanelActions&
   ImGui::SameLine();
   if (ImGui::Button("Reset")) controller.requestReset();
   record(layout, "action:reset");
-  ImGui::SameLine();
   if (ImGui::Button("Capture PNG")) actions.captureScene = true;
   record(layout, "action:capture");
   ImGui::SameLine();
@@ -167,7 +166,9 @@ void drawActions(const PanelInfo& info, SimController& controller, PanelActions&
   record(layout, "action:dot");
   if (!info.canDumpGraph && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
     ImGui::SetTooltip("only the cuda backend runs a CUDA graph");
+  ImGui::PushTextWrapPos(0.0f);
   ImGui::TextDisabled("%s", keys::kHelp);
+  ImGui::PopTextWrapPos();
 }
 
 } // namespace
@@ -214,13 +215,15 @@ void drawPanel(const PanelInfo& info, const FrameStats& stats, const std::vector
   layout.clear();
   const ImGuiIO& io = ImGui::GetIO();
   ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
-  ImGui::SetNextWindowSize(ImVec2(460, std::max(200.0f, io.DisplaySize.y - 20)), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(380, std::max(200.0f, io.DisplaySize.y - 20)), ImGuiCond_FirstUseEver);
   ImGui::SetNextWindowBgAlpha(0.85f);
   if (ImGui::Begin("graphsim")) {
+    ImGui::PushItemWidth(-110); // sliders leave room for their labels
     if (ImGui::CollapsingHeader("Graph", ImGuiTreeNodeFlags_DefaultOpen)) drawGraph(nodes, controller, layout);
     if (ImGui::CollapsingHeader("Parameters", ImGuiTreeNodeFlags_DefaultOpen)) drawParameters(stats, controller, view, layout);
     if (ImGui::CollapsingHeader("Stats", ImGuiTreeNodeFlags_DefaultOpen)) drawStats(info, stats, controller);
     if (ImGui::CollapsingHeader("Actions", ImGuiTreeNodeFlags_DefaultOpen)) drawActions(info, controller, actions, layout);
+    ImGui::PopItemWidth();
   }
   ImGui::End();
 }
