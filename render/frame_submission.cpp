@@ -166,7 +166,7 @@ double ParticleRenderer::lastRenderGpuMs() const {
     return -1.0; // timestampValidBits == 0 on this queue family
   }
   const std::uint64_t completed = r.renderDone.value();
-  if (completed == 0) {
+  if (completed == 0 || (r.queryReadWaitsForDevice && completed < r.lastSignalled)) {
     return r.lastGpuMs;
   }
   // renderDone = k + 1 means frame k finished; its slot still holds its queries unless re-recorded since.

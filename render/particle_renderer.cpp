@@ -58,6 +58,11 @@ ParticleRenderer::Impl::Impl(VulkanContext& context_, const RendererConfig& conf
     VkPhysicalDeviceProperties properties{};
     vkGetPhysicalDeviceProperties(context.physicalDevice(), &properties);
     timestampPeriodNs = properties.limits.timestampPeriod;
+    VkPhysicalDeviceVulkan12Properties properties12{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_PROPERTIES};
+    VkPhysicalDeviceProperties2 properties2{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2,
+                                            .pNext = &properties12};
+    vkGetPhysicalDeviceProperties2(context.physicalDevice(), &properties2);
+    queryReadWaitsForDevice = properties12.driverID == VK_DRIVER_ID_MESA_LLVMPIPE;
   }
 
   slots.resize(config.framesInFlight);

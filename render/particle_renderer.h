@@ -121,7 +121,8 @@ private:
   std::unique_ptr<Impl> impl_;
 };
 
-// Writes RGBA8 pixels as PNG. Throws std::runtime_error naming the path on failure.
+// Writes RGBA8 pixels as PNG, atomically (a temporary file beside it, then rename): the path holds the old file or
+// the complete new one, never a partial one. Throws std::runtime_error naming the path and the OS error on failure.
 void writePng(const std::filesystem::path& path, const std::vector<std::uint8_t>& rgba, std::uint32_t width,
               std::uint32_t height);
 

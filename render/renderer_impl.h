@@ -57,6 +57,10 @@ struct ParticleRenderer::Impl {
   OwnedQueryPool timestamps;    // 2 per slot (before/after the render pass); empty without timestamp support
   std::uint64_t timestampMask = 0;
   double timestampPeriodNs = 0.0;
+  // Mesa's lavapipe waits for the whole device inside vkGetQueryPoolResults, even without the WAIT flag: there a
+  // read while a later frame is still queued would block, and forever if that frame waits for a semaphore nobody
+  // signals. Such drivers are only asked once the queue has finished everything submitted.
+  bool queryReadWaitsForDevice = false;
   std::vector<FrameSlot> slots;
 
   std::uint64_t lastSignalled = 0;                // renderDone value of the last submit (0: none yet)
