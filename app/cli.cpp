@@ -8,6 +8,7 @@
 
 #include "app/errors.h"
 #include "app/keys.h"
+#include "app/resize_storm.h"
 #include "app/version.h"
 
 namespace graphsim::app {
@@ -48,6 +49,18 @@ void checkCapturePath(const fs::path& path) {
   if (fs::is_directory(path, ec)) throw UsageError("--capture " + path.string() + ": is a directory");
 }
 
+std::string expandStorm(const std::string& text) {
+  const std::string spec = text.substr(6);
+  const std::size_t colon = spec.find(':');
+  const std::string count = spec.substr(0, colon), seed = colon == std::string::npos ? "1" : spec.substr(colon + 1);
+  const auto isNumber = [](const std::string& s) {
+    return !s.empty() && s.size() <= 6 && s.find_first_not_of("0123456789") == std::string::npos;
+  };
+  if (!isNumber(count) || !isNumber(seed) || std::stoi(count) < 1 || std::stoi(count) > 100000)
+    throw UsageError("--window-script " + text + ": want storm=N[:SEED] with N in 1..100000");
+  return resizeStormScript(std::stoi(count), std::stoull(seed));
+}
+
 render::PresentMode parsePresentMode(const std::string& name) {
   if (name == "fifo") return render::PresentMode::Fifo;
   if (name == "mailbox") return render::PresentMode::Mailbox;
@@ -56,7 +69,9 @@ render::PresentMode parsePresentMode(const std::string& name) {
 }
 
 // --window-script "TICK:resize=WxH,TICK:minimise,TICK:restore" (ticks ascending): scripted window changes for tests.
-std::vector<WindowEvent> parseWindowScript(const std::string& text) {
+// "storm=N[:SEED]" stands for N rapid resizes (app/resize_storm.h).
+std::vector<WindowEvent> parseWindowScript(const std::string& script) {
+  const std::string text = script.rfind("storm=", 0) == 0 ? expandStorm(script) : script;
   std::vector<WindowEvent> events;
   std::size_t pos = 0;
   while (pos < text.size()) {
@@ -140,9 +155,29 @@ Command parseCommandLine(int argc, char** argv) {
   run->add_flag("--panel,!--no-panel", panel, "Draw the ImGui panel (default: on in a window, off headless)");
   // Test hook (docs/TESTING-UI.md): scripted window resizes and minimise/restore at loop iterations.
   run->add_option("--window-script", windowScript, "")->group("");
+  std::string inject; // test hook (docs/RELIABILITY.md): a fault to inject, FAULT[:STAGE][@FRAME]
+  run->add_option("--inject", inject, "")->group("");
   run->footer(kRunFooter);
 
   CLI::App* listGpus = app.add_subcommand("list-gpus", "List Vulkan devices (with UUIDs) and CUDA devices.");
+
+  // graphsim soak (app/soak.h, docs/RELIABILITY.md): headless, live graph edits, checked against a CPU replay.
+  SoakOptions soak;
+  std::string soakBackend = "auto";
+  std::int64_t soakTimeoutMs = soak.waitTimeout.count();
+  int soakGpu = -1;
+  CLI::App* soakCmd = app.add_subcommand(
+      "soak", "Headless soak: seeded random toggles, parameter moves and structural changes, checked against a CPU replay.");
+  soakCmd->add_option("--backend", soakBackend, "auto | cpu | cuda")->capture_default_str();
+  soakCmd->add_option("--frames", soak.frames, "Frames to run")->capture_default_str();
+  soakCmd->add_option("--bodies", soak.bodies, "Bodies (the CPU replay runs the same N: keep it small)")->capture_default_str();
+  soakCmd->add_option("--seed", soak.seed, "Seed of the initial conditions and of the change sequence")->capture_default_str();
+  soakCmd->add_option("--checkpoint-every", soak.checkpointEvery, "Frames between comparisons with the replay")
+      ->capture_default_str();
+  soakCmd->add_flag("--validation", soak.validation, "Enable the Khronos validation layer; any message fails the soak");
+  soakCmd->add_option("--gpu", soakGpu, "As for run");
+  soakCmd->add_option("--wait-timeout-ms", soakTimeoutMs, "Timeout of every host wait, in ms")->capture_default_str();
+  soakCmd->add_flag("--quiet", soak.quiet, "No progress lines");
 
   if (argc <= 1) {
     std::cout << app.help();
@@ -151,7 +186,7 @@ Command parseCommandLine(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
-    std::cout << (run->parsed() ? run->help() : listGpus->parsed() ? listGpus->help() : app.help());
+    std::cout << (run->parsed() ? run->help() : listGpus->parsed() ? listGpus->help() : soakCmd->parsed() ? soakCmd->help() : app.help());
     return ExitNow{kExitOk};
   } catch (const CLI::CallForAllHelp&) {
     std::cout << app.help("", CLI::AppFormatMode::All);
@@ -164,6 +199,22 @@ Command parseCommandLine(int argc, char** argv) {
     return ExitNow{kExitUsage};
   }
   if (listGpus->parsed()) return ListGpusCommand{};
+  if (soakCmd->parsed()) {
+    soak.backend = parseBackend(soakBackend);
+    if (soak.frames < 1) throw UsageError("--frames: must be >= 1, got " + std::to_string(soak.frames));
+    checkBodyCount(soak.bodies, soak.framesInFlight);
+    if (soak.bodies < 2) throw UsageError("--bodies: the soak needs at least 2 bodies, got " + std::to_string(soak.bodies));
+    if (soak.checkpointEvery < 2)
+      throw UsageError("--checkpoint-every: must be >= 2, got " + std::to_string(soak.checkpointEvery));
+    if (soakCmd->count("--gpu") > 0) {
+      if (soakGpu < 0) throw UsageError("--gpu: must be >= 0, got " + std::to_string(soakGpu));
+      soak.gpu = soakGpu;
+    }
+    if (soakTimeoutMs < 1 || soakTimeoutMs > 600000)
+      throw UsageError("--wait-timeout-ms: must be 1..600000, got " + std::to_string(soakTimeoutMs));
+    soak.waitTimeout = std::chrono::milliseconds(soakTimeoutMs);
+    return soak;
+  }
   if (!run->parsed()) {
     std::cout << app.help();
     return ExitNow{kExitUsage};
@@ -178,6 +229,7 @@ Command parseCommandLine(int argc, char** argv) {
   options.presentMode = parsePresentMode(present);
   options.panel = run->count("--panel") + run->count("--no-panel") > 0 ? panel : !options.headless;
   options.windowScript = parseWindowScript(windowScript);
+  options.inject = parseFault(inject);
   if (!options.windowScript.empty() && options.headless)
     throw UsageError("--window-script: needs a window (drop --headless)");
   if (framesInFlight < 1 || framesInFlight > 4)

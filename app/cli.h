@@ -4,13 +4,14 @@
 #include <variant>
 
 #include "app/run_options.h"
+#include "app/soak.h"
 
 namespace graphsim::app {
 
 struct ListGpusCommand {};
 struct ExitNow { int code; }; // --help, --version or a parse error: already printed
 
-using Command = std::variant<RunOptions, ListGpusCommand, ExitNow>;
+using Command = std::variant<RunOptions, ListGpusCommand, SoakOptions, ExitNow>;
 
 // Parses and validates everything that can be checked without touching a GPU: flags, the scene preset, the
 // --config file, capture paths, body counts. Bad input throws UsageError (exit 2) with a one-line reason.

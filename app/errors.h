@@ -17,4 +17,10 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A file the run writes (a capture) could not be written, e.g. its directory became unwritable: exit 1, and
+// nothing half-written is left under the file's name.
+struct OutputError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 } // namespace graphsim::app

@@ -10,9 +10,11 @@
 #include <imgui.h>
 
 #include "app/errors.h"
+#include "app/fault_injection.h"
 #include "app/frame_producer.h"
 #include "app/imgui_layer.h"
 #include "app/progress.h"
+#include "app/signals.h"
 #include "compute/cuda_backend.h"
 #include "compute/cuda_device.h"
 #include "render/particle_renderer.h"
@@ -111,6 +113,7 @@ Session::Impl::Impl(const RunOptions& options_, BackendKind backend, Window& win
     producer->dumpGraph(*options.dumpGraph);
     std::fprintf(stderr, "graphsim: wrote the frame graph to %s\n", options.dumpGraph->c_str());
   }
+  injectIntoBackend(options.inject, producer->backend()); // test hook: kernel-fail, cuda-semaphore-stall
   controller.emplace(options.scene.sim, config.maxBodies);
   if (options.panel) imgui.emplace(*context, renderer->renderPass(), options.framesInFlight, window, options.waitTimeout);
 
@@ -132,7 +135,15 @@ void Session::Impl::createContext() {
   }
   if (backendKind != BackendKind::Cuda) {
     request.index = options.gpu;
-    context.emplace(request);
+    injectIntoDeviceRequest(options.inject, request); // test hook: uuid-mismatch, missing-extension
+    try {
+      context.emplace(request);
+    } catch (const render::MissingCapability& e) {
+      if (options.inject.fault == Fault::None) throw;
+      const CudaDeviceList cuda = listCudaDevices();
+      throw render::MissingCapability(std::string(e.what()) + "CUDA devices:" + (cuda.devices.empty() ? " " : "") +
+                                      describeCudaDevices(cuda));
+    }
     return;
   }
   const CudaDeviceList cuda = listCudaDevices();
@@ -142,6 +153,7 @@ void Session::Impl::createContext() {
     throw NoCudaDevice("--gpu " + std::to_string(cudaDevice) + ": no such CUDA device; have:" + describeCudaDevices(cuda));
   request.uuid = cuda.devices[static_cast<std::size_t>(cudaDevice)].uuid;
   request.requireInterop = true;
+  injectIntoDeviceRequest(options.inject, request);
   // A device that cannot do interop is reported with both lists, so the user sees which GPU is which.
   try {
     context.emplace(request);
@@ -213,7 +225,12 @@ void Session::Impl::runUi(PanelActions& actions) {
 void Session::Impl::writeCapture(std::uint64_t k, const fs::path& path) {
   const auto pixels = renderer->finishCapture(k);
   const render::RendererConfig& config = renderer->config();
-  render::writePng(path, pixels, config.width, config.height);
+  injectBeforeCapture(options.inject, k, path); // test hook: capture-unwritable
+  try {
+    render::writePng(path, pixels, config.width, config.height); // atomic: no partial file on failure
+  } catch (const std::runtime_error& e) {
+    throw OutputError("capture of frame " + std::to_string(k + 1) + ": " + e.what());
+  }
   ++captures;
   std::fprintf(stderr, "graphsim: captured frame %llu to %s\n", static_cast<unsigned long long>(k + 1),
                fs::absolute(path).c_str());
@@ -252,7 +269,12 @@ bool Session::tick() {
     return !s.quitting;
   }
   const std::uint64_t k = s.frame;
-  s.renderer->waitForSlot(k);
+  try {
+    s.renderer->waitForSlot(k);
+  } catch (const render::TimeoutError&) {
+    s.producer->finish(); // a failed CUDA frame explains the stall better than the timeout: its error wins
+    throw;
+  }
   std::optional<render::PresentTarget> target;
   if (s.swapchain) {
     target = s.swapchain->acquire(k);
@@ -271,7 +293,8 @@ bool Session::tick() {
   submit.bodyCount = static_cast<std::uint32_t>(s.producer->backend().config().bodies);
   submit.camera = s.view.camera;
   submit.style.pointRadius = s.view.pointRadius;
-  submit.waitSimDone = s.producer->produce(k, advance);
+  submit.waitSimDone = shouldProduce(s.options.inject, k) ? s.producer->produce(k, advance) : k + 1;
+  injectIntoSubmit(s.options.inject, k, submit); // test hook: vulkan-semaphore-stall
   const bool sceneCapture = s.sceneCaptureNext;
   const bool optionCapture = finalCapture || (limited && shouldCapture(s.options, k)) ||
                              (s.options.untilClosed && s.options.captureEvery > 0 && shouldCapture(s.options, k));
@@ -331,7 +354,8 @@ RunSummary runSession(const RunOptions& options, BackendKind backend, Window& wi
   const auto start = Clock::now();
   Session session(options, backend, window);
   Progress progress(options.untilClosed ? 0 : static_cast<std::uint64_t>(options.frames), options.quiet);
-  while (session.tick()) progress.frameDone(session.framesRendered());
+  // Ctrl-C (app/signals.h) is read between frames: the frame in flight finishes, finish() drains both APIs.
+  while (!interruptRequested() && session.tick()) progress.frameDone(session.framesRendered());
   RunSummary summary = session.finish();
   summary.wallSeconds = std::chrono::duration<double>(Clock::now() - start).count();
   return summary;

@@ -1,4 +1,5 @@
 // graphsim entry point: parse, pick the backend, run, map every failure to an exit code with a one-line reason.
+#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <memory>
@@ -9,6 +10,7 @@
 #include "app/frame_loop.h"
 #include "app/glfw_window.h"
 #include "app/list_gpus.h"
+#include "app/signals.h"
 #include "compute/cuda_backend.h"
 #include "compute/cuda_device.h"
 #include "render/particle_renderer.h"
@@ -36,6 +38,7 @@ int run(const RunOptions& options) {
   } else {
     window = std::make_unique<GlfwWindow>(options.scene.render.width, options.scene.render.height, "graphsim");
   }
+  const InterruptGuard interrupts; // Ctrl-C ends the run between frames, see app/signals.h
   const RunSummary s = runSession(options, backend, *window);
   const double fps = s.wallSeconds > 0 ? static_cast<double>(s.frames) / s.wallSeconds : 0;
   std::fprintf(stderr, "graphsim: %llu frames of %lld bodies in %.2f s (%.1f fps); sim %.3f ms/frame (%s), render GPU %.3f ms\n",
@@ -46,6 +49,11 @@ int run(const RunOptions& options) {
     std::fprintf(stderr, "graphsim: validation messages: %llu\n", static_cast<unsigned long long>(s.validationMessages));
     if (s.validationMessages > 0) return kExitInternal;
   }
+  if (interruptRequested()) {
+    std::fprintf(stderr, "graphsim: interrupted by %s after %llu frames; both APIs drained and released\n",
+                 interruptSignal() == SIGINT ? "SIGINT" : "SIGTERM", static_cast<unsigned long long>(s.frames));
+    return interruptExitCode();
+  }
   return kExitOk;
 }
 
@@ -54,6 +62,11 @@ int mainImpl(int argc, char** argv) {
     const Command command = parseCommandLine(argc, argv);
     if (const auto* exit = std::get_if<ExitNow>(&command)) return exit->code;
     if (std::holds_alternative<ListGpusCommand>(command)) return listGpus();
+    if (const auto* soak = std::get_if<SoakOptions>(&command)) {
+      SoakOptions resolved = *soak;
+      resolved.backend = resolveBackend(soak->backend);
+      return runSoak(resolved);
+    }
     return run(std::get<RunOptions>(command));
   } catch (const UsageError& e) {
     std::fprintf(stderr, "graphsim: error: %s\n", e.what());
@@ -64,6 +77,9 @@ int mainImpl(int argc, char** argv) {
   } catch (const NoCudaDevice& e) {
     std::fprintf(stderr, "graphsim: this machine lacks what was asked for: %s\n", e.what());
     return kExitEnvironment;
+  } catch (const OutputError& e) {
+    std::fprintf(stderr, "graphsim: cannot write output: %s\n", e.what());
+    return kExitInternal;
   } catch (const render::TimeoutError& e) {
     std::fprintf(stderr, "graphsim: timeout: %s\n", e.what());
     return kExitInternal;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "app/fault_injection.h"
 #include "app/scene_config.h"
 #include "render/swapchain.h"
 
@@ -39,6 +40,7 @@ struct RunOptions {
   render::PresentMode presentMode = render::PresentMode::Fifo;
   bool panel = true;                             // draw the ImGui panel (windowed default; headless: --panel)
   std::vector<WindowEvent> windowScript;
+  FaultPlan inject;                              // hidden --inject FAULT[@FRAME] (docs/RELIABILITY.md)
 };
 
 // The file a capture of frame k (0-based) goes to: the --capture path itself, or with --capture-every K the

@@ -74,6 +74,11 @@ public:
   // Writes the graph as DOT through cudaGraphDebugDotPrint.
   void dumpGraphDot(const std::filesystem::path& path) const;
 
+  // Test hook (graphsim run --inject kernel-fail, docs/RELIABILITY.md): just before frame `frame` is launched, the
+  // first node of `stage` gets an invalid launch configuration (more threads per block than any GPU has), so that
+  // frame fails the way a broken kernel launch does. The error names the node.
+  void injectKernelFailure(Stage stage, std::uint64_t frame);
+
 private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -54,6 +54,7 @@ struct VulkanContext::Impl {
   std::uint32_t queueFamily = 0;
   PhysicalDeviceInfo info;
   bool interop = false;
+  std::vector<std::string> requiredExtensions; // enabled on the device with the interop and swapchain ones
   std::atomic<std::uint64_t> validationMessages{0};
 
   Impl() = default;
@@ -184,7 +185,12 @@ void VulkanContext::Impl::pickPhysicalDevice(const DeviceRequest& request) {
   physicalDevice = handles[static_cast<std::size_t>(choice.index)];
   info = devices[static_cast<std::size_t>(choice.index)];
 
-  const std::string missing = detail::missingCapabilities(physicalDevice, request.requireInterop);
+  std::string missing = detail::missingCapabilities(physicalDevice, request.requireInterop);
+  for (const std::string& name : request.requiredExtensions) {
+    if (!detail::hasDeviceExtension(physicalDevice, name.c_str())) {
+      missing += (missing.empty() ? "extension " : ", extension ") + name;
+    }
+  }
   if (!missing.empty()) {
     throw MissingCapability("Vulkan device [" + std::to_string(info.index) + "] " + info.name + " (chosen because " +
                             choice.reason + ") lacks " + missing + ". Vulkan devices seen:\n" +
@@ -192,6 +198,7 @@ void VulkanContext::Impl::pickPhysicalDevice(const DeviceRequest& request) {
   }
   if (request.requireInterop) rejectMultiGpuGroup(choice.reason, devices);
   interop = request.requireInterop;
+  requiredExtensions = request.requiredExtensions;
 
   std::uint32_t familyCount = 0;
   vkGetPhysicalDeviceQueueFamilyProperties(physicalDevice, &familyCount, nullptr);
@@ -237,6 +244,7 @@ void VulkanContext::Impl::createDevice() {
   std::vector<const char*> extensions;
   if (interop) extensions.assign(std::begin(detail::kInteropDeviceExtensions), std::end(detail::kInteropDeviceExtensions));
   if (surface != VK_NULL_HANDLE) extensions.push_back(VK_KHR_SWAPCHAIN_EXTENSION_NAME);
+  for (const std::string& name : requiredExtensions) extensions.push_back(name.c_str());
   const VkDeviceCreateInfo createInfo{
       .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
       .pNext = &features,

@@ -27,6 +27,9 @@ struct DeviceRequest {
   std::optional<int> index;          // else --gpu INDEX among the Vulkan devices
   bool requireInterop = false;       // VK_KHR_external_memory_fd, VK_KHR_external_semaphore_fd, timeline semaphores
   bool validation = false;           // Khronos validation layer (+ synchronisation validation) and a counting messenger
+  // Further device extensions the caller needs; a device without one of them is refused with MissingCapability
+  // (graphsim run --inject missing-extension asks for one that no driver has).
+  std::vector<std::string> requiredExtensions;
   // Windowed: the instance extensions the window system needs (glfwGetRequiredInstanceExtensions) and a callback that
   // creates the window's surface on the new instance. The context then owns the surface, picks a queue family that
   // presents to it and enables VK_KHR_swapchain; a device that cannot present is refused with MissingCapability.

@@ -84,6 +84,13 @@ struct CudaBackend::Impl {
   cuda::DeviceBodies bodies;
   std::optional<cuda::FrameGraph> graph;
 
+  struct InjectedFailure {
+    Stage stage;
+    std::uint64_t frame;
+  };
+  std::optional<InjectedFailure> injectedFailure; // --inject kernel-fail (test hook)
+  std::string injectedNode;                       // the node it broke, named in the errors that follow
+
   std::optional<std::uint64_t> lastLaunched;
   std::uint64_t nextComputeFrame = 0;
   mutable double lastSimMs = -1;
@@ -100,7 +107,14 @@ struct CudaBackend::Impl {
     // Events on the stream around the graph launch: the GPU time includes the wait node, which with frames in
     // flight usually finds renderDone already signalled.
     CUDA_CHECK(cudaEventRecord(t.start.get(), stream.get()));
-    graph->launch(frame, outputFor(frame), stream.get());
+    if (injectedFailure && injectedFailure->frame == frame) injectedNode = graph->injectBadLaunchConfig(injectedFailure->stage);
+    try {
+      graph->launch(frame, outputFor(frame), stream.get());
+    } catch (const CudaError& e) {
+      if (injectedNode.empty()) throw;
+      throw CudaError(e.code, std::string(e.what()) + " [node " + injectedNode + " has the launch configuration that "
+                                                          "--inject kernel-fail gave it]");
+    }
     CUDA_CHECK(cudaEventRecord(t.end.get(), stream.get()));
     t.frame = frame;
     lastLaunched = frame;
@@ -124,7 +138,9 @@ struct CudaBackend::Impl {
       if (e != cudaErrorNotReady) {
         const std::string frame = lastLaunched ? "frame " + std::to_string(*lastLaunched) : "before the first frame";
         cuda::throwCudaError(e, "cudaStreamQuery", __FILE__, __LINE__,
-                             "the frame graph failed (" + frame + "; a kernel or semaphore operation)");
+                             "the frame graph failed (" + frame + "; a kernel or semaphore operation" +
+                                 (injectedNode.empty() ? "" : "; --inject kernel-fail broke node " + injectedNode) +
+                                 ")");
       }
       if (Clock::now() >= deadline) throw FrameStall(stallMessage());
       std::this_thread::sleep_for(std::chrono::microseconds(50));
@@ -304,5 +320,9 @@ double CudaBackend::lastSimGpuMs() const { return impl_->lastSimGpuMs(); }
 double CudaBackend::lastUpdateHostUs() const { return impl_->graph->lastUpdateHostUs(); }
 
 void CudaBackend::dumpGraphDot(const std::filesystem::path& path) const { impl_->graph->dumpDot(path); }
+
+void CudaBackend::injectKernelFailure(Stage stage, std::uint64_t frame) {
+  impl_->injectedFailure = Impl::InjectedFailure{stage, frame};
+}
 
 } // namespace graphsim

@@ -79,6 +79,9 @@ public:
   double lastUpdateHostUs() const { return lastUpdateHostUs_; }
   int substeps() const { return substeps_; }
   void dumpDot(const std::filesystem::path& path) const;
+  // Test hook (compute/cuda/fault_hooks.cpp): gives the exec's first node of `stage` an invalid launch
+  // configuration; returns the node's name. The node keeps it until its parameters next change.
+  std::string injectBadLaunchConfig(Stage stage);
 
 private:
   enum class Kind { Kernel, SemaphoreWait, SemaphoreSignal };

@@ -1,0 +1,67 @@
+// Injected faults for the reliability tests (hidden `graphsim run --inject FAULT[@FRAME]`, docs/RELIABILITY.md).
+// Each fault breaks one thing the way the real failure would, so that the tests can check that the run ends in
+// bounded time, with a message naming the cause, a non-zero exit code and no half-written file. The Session calls
+// the hooks below at the few places where the faults enter; with no fault they do nothing.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "compute/nbody.h"
+
+namespace graphsim {
+class SimBackend;
+}
+namespace graphsim::render {
+struct DeviceRequest;
+struct FrameSubmit;
+} // namespace graphsim::render
+
+namespace graphsim::app {
+
+enum class Fault {
+  None,
+  VulkanSemaphoreStall, // frame K's render submit waits for a simDone value nobody signals: renderDone stops at K
+  CudaSemaphoreStall,   // cuda: from frame K the frame graph is not launched, so simDone stops at K
+  KernelFail,           // cuda: frame K launches a kernel node with an invalid launch configuration
+  CaptureUnwritable,    // the capture directory becomes unwritable before frame K's capture
+  UuidMismatch,         // the Vulkan device is looked up with a UUID no device has (as if CUDA were another GPU)
+  MissingExtension,     // the Vulkan device must offer an extension no driver has
+};
+
+struct FaultPlan {
+  Fault fault = Fault::None;
+  std::uint64_t frame = 10;          // K: the frame (0-based) at which the fault strikes
+  Stage stage = Stage::Integrate;    // kernel-fail: the stage whose node gets the bad configuration
+};
+
+// "vulkan-semaphore-stall", "kernel-fail:forces@20", ... Throws UsageError naming --inject and the allowed faults.
+FaultPlan parseFault(const std::string& text);
+std::string_view faultName(Fault fault);
+// One line per fault for docs and errors.
+std::string faultList();
+
+// The extension that --inject missing-extension asks for.
+inline constexpr const char* kInjectedMissingExtension = "VK_GRAPHSIM_injected_missing_extension";
+
+// Device choice (uuid-mismatch, missing-extension): changes the request before the VulkanContext is created.
+void injectIntoDeviceRequest(const FaultPlan& plan, render::DeviceRequest& request);
+
+// Once the backend exists: arms kernel-fail on the CUDA backend; refuses (UsageError) a CUDA-only fault on another
+// backend.
+void injectIntoBackend(const FaultPlan& plan, SimBackend& backend);
+
+// vulkan-semaphore-stall: frame k's submit. Returns true when it changed the submit.
+bool injectIntoSubmit(const FaultPlan& plan, std::uint64_t k, render::FrameSubmit& submit);
+
+// cuda-semaphore-stall: false when frame k's graph must not be launched.
+bool shouldProduce(const FaultPlan& plan, std::uint64_t k);
+
+// capture-unwritable: before the capture of frame k to `path`. Makes the directory unwritable once (as root, where
+// permissions do not bind, it moves the directory aside to <dir>.inject-moved and leaves a plain file in its place).
+void injectBeforeCapture(const FaultPlan& plan, std::uint64_t k, const std::filesystem::path& path);
+
+} // namespace graphsim::app
