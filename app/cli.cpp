@@ -32,6 +32,13 @@ Keys and mouse:
 Exit codes: 0 success, 1 internal error or timeout, 2 bad usage or input, 3 the machine lacks what was asked
 (no Vulkan device, no CUDA device, no matching device UUID, missing extension, no display).)";
 
+// CLI11 2.1 converts "-1" for an unsigned option by wrapping it to 2^64-1: refuse the sign before conversion.
+const CLI::Validator kNotNegative(
+    [](std::string& value) {
+      return value.find('-') == std::string::npos ? std::string() : "must be a non-negative integer, got " + value;
+    },
+    "");
+
 BackendKind parseBackend(const std::string& name) {
   if (name == "auto") return BackendKind::Auto;
   if (name == "cpu") return BackendKind::Cpu;
@@ -141,7 +148,8 @@ Command parseCommandLine(int argc, char** argv) {
   run->add_option("--frames", frames, "Frames to simulate and render (default: 300 headless; windowed: until closed)");
   run->add_option("--capture", capture, "Write the last frame as PNG to PATH (with --capture-every: a pattern)");
   run->add_option("--capture-every", captureEvery, "Capture every K-th frame to <stem>_<frame>.png (needs --capture)");
-  CLI::Option* seedOpt = run->add_option("--seed", seed, "Seed of the initial conditions (default: the preset's)");
+  CLI::Option* seedOpt = run->add_option("--seed", seed, "Seed of the initial conditions (default: the preset's)")
+                             ->check(kNotNegative);
   run->add_option("--config", config, "Scene file (JSON) overriding the preset");
   run->add_flag("--validation", options.validation, "Enable the Khronos validation layer; any message fails the run");
   run->add_option("--gpu", gpu, "cpu backend: Vulkan device index; cuda backend: CUDA device index (see list-gpus)");
@@ -171,13 +179,17 @@ Command parseCommandLine(int argc, char** argv) {
   soakCmd->add_option("--backend", soakBackend, "auto | cpu | cuda")->capture_default_str();
   soakCmd->add_option("--frames", soak.frames, "Frames to run")->capture_default_str();
   soakCmd->add_option("--bodies", soak.bodies, "Bodies (the CPU replay runs the same N: keep it small)")->capture_default_str();
-  soakCmd->add_option("--seed", soak.seed, "Seed of the initial conditions and of the change sequence")->capture_default_str();
+  soakCmd->add_option("--seed", soak.seed, "Seed of the initial conditions and of the change sequence")
+      ->capture_default_str()
+      ->check(kNotNegative);
   soakCmd->add_option("--checkpoint-every", soak.checkpointEvery, "Frames between comparisons with the replay")
       ->capture_default_str();
   soakCmd->add_flag("--validation", soak.validation, "Enable the Khronos validation layer; any message fails the soak");
   soakCmd->add_option("--gpu", soakGpu, "As for run");
   soakCmd->add_option("--wait-timeout-ms", soakTimeoutMs, "Timeout of every host wait, in ms")->capture_default_str();
   soakCmd->add_flag("--quiet", soak.quiet, "No progress lines");
+  soakCmd->footer("Prints a report (frames, changes by kind, graph updates, checkpoint errors, validation messages).\n"
+                  "Exit codes as for run, and 1 when a checkpoint or the validation fails. See docs/RELIABILITY.md.");
 
   if (argc <= 1) {
     std::cout << app.help();
@@ -201,7 +213,8 @@ Command parseCommandLine(int argc, char** argv) {
   if (listGpus->parsed()) return ListGpusCommand{};
   if (soakCmd->parsed()) {
     soak.backend = parseBackend(soakBackend);
-    if (soak.frames < 1) throw UsageError("--frames: must be >= 1, got " + std::to_string(soak.frames));
+    if (soak.frames < 1 || soak.frames > 1'000'000'000'000)
+      throw UsageError("--frames: must be 1..1000000000000, got " + std::to_string(soak.frames));
     checkBodyCount(soak.bodies, soak.framesInFlight);
     if (soak.bodies < 2) throw UsageError("--bodies: the soak needs at least 2 bodies, got " + std::to_string(soak.bodies));
     if (soak.checkpointEvery < 2)
@@ -223,12 +236,16 @@ Command parseCommandLine(int argc, char** argv) {
   options.backend = parseBackend(backend);
   options.scene = loadPreset(scene);
   if (!config.empty()) applyConfigFile(options.scene, config);
-  if (frames < 0) throw UsageError("--frames: must be >= 0, got " + std::to_string(frames));
+  // CLI11 2.1 saturates an out-of-range integer to INT64_MAX: a bound turns that into an error too.
+  constexpr std::int64_t kMaxFrames = 1'000'000'000'000;
+  if (frames < 0 || frames > kMaxFrames)
+    throw UsageError("--frames: must be 0.." + std::to_string(kMaxFrames) + ", got " + std::to_string(frames));
   options.frames = frames;
   options.untilClosed = !options.headless && run->count("--frames") == 0;
   options.presentMode = parsePresentMode(present);
   options.panel = run->count("--panel") + run->count("--no-panel") > 0 ? panel : !options.headless;
   options.windowScript = parseWindowScript(windowScript);
+  if (run->count("--inject") > 0 && inject.empty()) throw UsageError("--inject: empty (want FAULT[:STAGE][@FRAME])");
   options.inject = parseFault(inject);
   if (!options.windowScript.empty() && options.headless)
     throw UsageError("--window-script: needs a window (drop --headless)");
@@ -247,6 +264,7 @@ Command parseCommandLine(int argc, char** argv) {
   if (captureEvery < 0) throw UsageError("--capture-every: must be >= 0, got " + std::to_string(captureEvery));
   if (captureEvery > 0 && capture.empty()) throw UsageError("--capture-every: needs --capture PATH.png as the name pattern");
   options.captureEvery = captureEvery;
+  if (run->count("--capture") > 0 && capture.empty()) throw UsageError("--capture: empty path");
   if (!capture.empty()) {
     checkCapturePath(capture);
     options.capture = fs::path(capture);
@@ -256,6 +274,7 @@ Command parseCommandLine(int argc, char** argv) {
     const fs::path dir = fs::path(dumpGraph).has_parent_path() ? fs::path(dumpGraph).parent_path() : fs::path(".");
     std::error_code ec;
     if (!fs::is_directory(dir, ec)) throw UsageError("--dump-graph " + dumpGraph + ": directory " + dir.string() + " does not exist");
+    if (fs::is_directory(dumpGraph, ec)) throw UsageError("--dump-graph " + dumpGraph + ": is a directory");
     options.dumpGraph = fs::path(dumpGraph);
   }
   if (waitTimeoutMs < 1 || waitTimeoutMs > 600000)

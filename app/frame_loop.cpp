@@ -109,7 +109,10 @@ Session::Impl::Impl(const RunOptions& options_, BackendKind backend, Window& win
   producer = backendKind == BackendKind::Cuda
                  ? makeCudaProducer(options.scene.sim, *renderer, cudaDevice, options.waitTimeout)
                  : makeCpuProducer(options.scene.sim, *renderer);
-  if (options.dumpGraph) {
+  if (options.dumpGraph && !producer->hasGraph()) { // --backend auto that resolved to cpu
+    std::fprintf(stderr, "graphsim: --dump-graph: the %s backend has no CUDA graph; nothing written\n",
+                 std::string(producer->backend().name()).c_str());
+  } else if (options.dumpGraph) {
     producer->dumpGraph(*options.dumpGraph);
     std::fprintf(stderr, "graphsim: wrote the frame graph to %s\n", options.dumpGraph->c_str());
   }

@@ -1,6 +1,6 @@
 // The resize storm of the reliability tests: `--window-script storm=N[:SEED]` expands to N scripted window resizes,
-// one per loop iteration, with seeded random sizes that include the degenerate ones (1x1, 1xH, Wx1) and, every few
-// resizes, a minimise (a zero-size framebuffer, during which one more resize arrives) and a restore.
+// one per loop iteration, with seeded random sizes that include the degenerate ones (1x1, 1xH, Wx1); every tenth
+// resize arrives while the window is minimised (a zero-size framebuffer): minimise, resize, restore.
 #pragma once
 
 #include <cstdint>

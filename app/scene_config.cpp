@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -205,7 +206,20 @@ void applyConfigFile(SceneSettings& settings, const std::filesystem::path& path)
   text << in.rdbuf();
   json doc;
   try {
-    doc = json::parse(text.str());
+    // A key given twice is a mistake JSON parsers settle silently (the last one wins): refuse it like a typo.
+    std::vector<std::vector<std::string>> keysSeen; // per open object
+    doc = json::parse(text.str(), [&](int, json::parse_event_t event, json& parsed) {
+      if (event == json::parse_event_t::object_start) keysSeen.emplace_back();
+      if (event == json::parse_event_t::object_end) keysSeen.pop_back();
+      if (event == json::parse_event_t::key && !keysSeen.empty()) {
+        std::vector<std::string>& keys = keysSeen.back();
+        const std::string key = parsed.get<std::string>();
+        if (std::find(keys.begin(), keys.end(), key) != keys.end())
+          throw UsageError(name + ": key '" + key + "' appears twice in one object");
+        keys.push_back(key);
+      }
+      return true;
+    });
   } catch (const json::exception& e) { // parse_error, and out_of_range for numbers like 1e400
     throw UsageError(name + ": not valid JSON: " + e.what());
   }
