@@ -18,6 +18,15 @@ namespace {
 
 using nlohmann::json;
 
+// A value for an error message. Never dump() an array or object: dump() recurses once per nesting level, and a
+// hostile file of nested brackets within the 1 MiB limit overflowed the stack (a crash instead of exit 2).
+std::string shown(const json& v) {
+  if (v.is_array()) return "an array of " + std::to_string(v.size());
+  if (v.is_object()) return "an object";
+  std::string text = v.dump();
+  return text.size() > 80 ? text.substr(0, 77) + "..." : text;
+}
+
 // Walks one JSON object with a key path for messages; every read checks type and range.
 class Reader {
 public:
@@ -50,36 +59,36 @@ public:
   float checkedNumber(const json& v, std::string_view key, double lo, double hi) const {
     if (!v.is_number()) fail(key, "must be a number, got " + std::string(v.type_name()));
     const double d = v.get<double>();
-    if (!std::isfinite(d) || d < lo || d > hi) fail(key, "must be in [" + fmt(lo) + ", " + fmt(hi) + "], got " + v.dump());
+    if (!std::isfinite(d) || d < lo || d > hi) fail(key, "must be in [" + fmt(lo) + ", " + fmt(hi) + "], got " + shown(v));
     return static_cast<float>(d);
   }
   template <class Int> void integer(std::string_view key, Int& out, std::int64_t lo, std::int64_t hi) const {
     if (!has(key)) return;
     const json& v = at(key);
-    if (!v.is_number_integer()) fail(key, "must be an integer, got " + v.dump());
+    if (!v.is_number_integer()) fail(key, "must be an integer, got " + shown(v));
     // A large unsigned value does not fit int64: compare it as unsigned first (hi is never negative here).
     const bool ok = v.is_number_unsigned()
                         ? v.get<std::uint64_t>() <= static_cast<std::uint64_t>(hi) && v.get<std::int64_t>() >= lo
                         : v.get<std::int64_t>() >= lo && v.get<std::int64_t>() <= hi;
     if (!ok)
-      fail(key, "must be an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + v.dump());
+      fail(key, "must be an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " + shown(v));
     out = static_cast<Int>(v.get<std::int64_t>());
   }
   void unsignedInteger(std::string_view key, std::uint64_t& out) const {
     if (!has(key)) return;
     const json& v = at(key);
     if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<std::int64_t>() >= 0))
-      fail(key, "must be a non-negative integer, got " + v.dump());
+      fail(key, "must be a non-negative integer, got " + shown(v));
     out = v.get<std::uint64_t>();
   }
   void string(std::string_view key, std::string& out) const {
     if (!has(key)) return;
-    if (!at(key).is_string()) fail(key, "must be a string, got " + at(key).dump());
+    if (!at(key).is_string()) fail(key, "must be a string, got " + shown(at(key)));
     out = at(key).get<std::string>();
   }
   void boolean(std::string_view key, bool& out) const {
     if (!has(key)) return;
-    if (!at(key).is_boolean()) fail(key, "must be true or false, got " + at(key).dump());
+    if (!at(key).is_boolean()) fail(key, "must be true or false, got " + shown(at(key)));
     out = at(key).get<bool>();
   }
   Reader child(std::string_view key) const { return Reader(at(key), source_, keyPath(key)); }
@@ -112,7 +121,7 @@ void applyParams(NBodyParams& p, const Reader& r) {
   r.number("colour_scale", p.colourScale, 0.0, 1e3);
   if (r.has("attractor_pos")) {
     const json& v = r.at("attractor_pos");
-    if (!v.is_array() || v.size() != 3) r.fail("attractor_pos", "must be an array of 3 numbers, got " + v.dump());
+    if (!v.is_array() || v.size() != 3) r.fail("attractor_pos", "must be an array of 3 numbers, got " + shown(v));
     for (int i = 0; i < 3; ++i) p.attractorPos[i] = r.checkedNumber(v[static_cast<std::size_t>(i)], "attractor_pos", -1e6, 1e6);
   }
 }
@@ -146,7 +155,7 @@ void applyRender(RenderSettings& s, const Reader& r) {
     c.number("fov", s.camera.fovYDeg, 5.0, 150.0);
     if (c.has("target")) {
       const json& v = c.at("target");
-      if (!v.is_array() || v.size() != 3) c.fail("target", "must be an array of 3 numbers, got " + v.dump());
+      if (!v.is_array() || v.size() != 3) c.fail("target", "must be an array of 3 numbers, got " + shown(v));
       for (int i = 0; i < 3; ++i) s.camera.target[i] = c.checkedNumber(v[static_cast<std::size_t>(i)], "target", -1e6, 1e6);
     }
   }
@@ -177,10 +186,10 @@ void applyJson(SceneSettings& settings, const json& doc, std::string_view source
   r.allowOnly({"scene", "initial", "bodies", "seed", "substeps", "params", "stages", "render"});
   std::string scene = settings.sim.scene;
   r.string("scene", scene);
-  if (scene != settings.sim.scene) r.fail("scene", "is '" + scene + "' but this run's scene is '" + settings.sim.scene + "'");
+  if (scene != settings.sim.scene) r.fail("scene", "is " + shown(json(scene)) + " but this run's scene is '" + settings.sim.scene + "'");
   r.string("initial", settings.sim.initial);
   if (settings.sim.initial != "galaxy-pair" && settings.sim.initial != "plummer" && settings.sim.initial != "two-body")
-    r.fail("initial", "must be one of galaxy-pair, plummer, two-body; got '" + settings.sim.initial + "'");
+    r.fail("initial", "must be one of galaxy-pair, plummer, two-body; got " + shown(json(settings.sim.initial)));
   r.integer("bodies", settings.sim.bodies, 1, kMaxBodies);
   r.unsignedInteger("seed", settings.sim.seed);
   r.integer("substeps", settings.sim.substeps, 1, kMaxSubsteps);
@@ -215,7 +224,7 @@ void applyConfigFile(SceneSettings& settings, const std::filesystem::path& path)
         std::vector<std::string>& keys = keysSeen.back();
         const std::string key = parsed.get<std::string>();
         if (std::find(keys.begin(), keys.end(), key) != keys.end())
-          throw UsageError(name + ": key '" + key + "' appears twice in one object");
+          throw UsageError(name + ": key " + shown(json(key)) + " appears twice in one object");
         keys.push_back(key);
       }
       return true;

@@ -2,13 +2,33 @@
 # The whole test suite: installs what is missing, builds, runs every test (ctest). GPU tests report "skipped" with
 # the reason on machines without a CUDA device; Vulkan tests use whatever device exists (Mesa lavapipe in CI), and
 # the windowed tests a virtual display when there is no real one.
+#
+# Then the CPU test labels (unit, render, cli, ui) again, built with AddressSanitizer + UndefinedBehaviorSanitizer
+# (CMakePresets.json "asan": build-asan/, only the targets those labels need). Any sanitizer report fails the run;
+# leaks inside the Vulkan validation layer are suppressed by name (tests/sanitizers/lsan.supp).
+# GRAPHSIM_SKIP_ASAN=1 skips that second pass (for quick local runs; CI runs both).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh
+
 # Windowed tests need a display: without one, the suite runs inside a virtual X server (Xvfb; Vulkan via lavapipe).
-if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
-  xvfb-run -a -s "-screen 0 1920x1080x24" ctest --preset default -j2 --timeout 600
-else
-  ctest --preset default -j2 --timeout 600
+with_display() {
+  if [ -z "${DISPLAY:-}" ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
+    xvfb-run -a -s "-screen 0 1920x1080x24" "$@"
+  else
+    "$@"
+  fi
+}
+
+start=$(date +%s)
+with_display ctest --preset default -j2 --timeout 600
+echo "test.sh: default build, all labels: $(( $(date +%s) - start )) s"
+
+if [ "${GRAPHSIM_SKIP_ASAN:-0}" != "1" ]; then
+  start=$(date +%s)
+  cmake --preset asan >/dev/null
+  cmake --build --preset asan
+  with_display ctest --preset asan
+  echo "test.sh: ASan + UBSan build and CPU labels: $(( $(date +%s) - start )) s"
 fi

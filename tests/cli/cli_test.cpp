@@ -60,6 +60,7 @@ TEST_P(CliBadInput, ExitsTwoWithOneLineReason) {
   EXPECT_EQ(r.exitCode, 2) << r.err;
   EXPECT_NE(r.err.find(c.mustMention), std::string::npos) << "message does not mention '" << c.mustMention << "': " << r.err;
   EXPECT_EQ(lineCount(r.err), 1) << "want a one-line reason, got:\n" << r.err;
+  EXPECT_LT(r.err.size(), 1000u) << "the reason should be short: values in it are clipped";
 }
 
 std::vector<BadInput> badInputs() {
@@ -126,11 +127,15 @@ std::vector<BadInput> badInputs() {
       {"config_scene_mismatch", {"run", "--config", writeFile("scene.json", R"({"scene": "fluid"})")}, "scene"},
       {"config_two_body_three", {"run", "--config", writeFile("tb.json", R"({"initial": "two-body", "bodies": 3})")}, "two-body"},
       {"config_duplicate_key", {"run", "--config", writeFile("dup.json", R"({"bodies": 12, "bodies": 13})")}, "appears twice"},
-      {"config_duplicate_nested_key", {"run", "--config", writeFile("dup2.json", R"({"render": {"camera": {"yaw": 1, "yaw": 2}}})")}, "'yaw' appears twice"},
+      {"config_duplicate_nested_key", {"run", "--config", writeFile("dup2.json", R"({"render": {"camera": {"yaw": 1, "yaw": 2}}})")}, "\"yaw\" appears twice"},
       {"config_trailing_garbage", {"run", "--config", writeFile("trail.json", R"({} trailing)")}, "not valid JSON"},
       {"config_comment", {"run", "--config", writeFile("comment.json", "// settings\n{}")}, "not valid JSON"},
       {"config_binary", {"run", "--config", writeFile("binary.json", std::string("\0\x01\x02\x03", 4))}, "not valid JSON"},
       {"config_deep_object_nesting", {"run", "--config", writeFile("deepobj.json", R"({"render": {"camera": {"target": )" + std::string(50000, '[') + std::string(50000, ']') + "}}}")}, "render.camera.target"},
+      // 450,000 levels inside a key's value: printing the value for the message used to recurse per level and
+      // crashed (SIGSEGV) in the release build.
+      {"config_deep_value_for_a_number", {"run", "--config", writeFile("deepval.json", R"({"bodies": )" + std::string(450000, '[') + std::string(450000, ']') + "}")}, "bodies"},
+      {"config_long_string", {"run", "--config", writeFile("longstr.json", R"({"initial": ")" + std::string(100000, 'x') + "\"}")}, "initial"},
       {"config_larger_than_1mib", {"run", "--config", writeFile("big.json", "{" + std::string(1100000, ' ') + "}")}, "larger than 1 MiB"},
       {"config_device_file", {"run", "--config", "/dev/null"}, "not a regular file"},
       {"config_missing_value", {"run", "--config"}, "--config"},

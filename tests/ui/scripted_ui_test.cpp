@@ -68,7 +68,8 @@ TEST_P(ScriptedUi, UntickingIntegrateAndDraggingDtReachTheBackend) {
   click(window, box.cx(), box.cy());
   tick(session, 3);
   EXPECT_FALSE(session.backend().stageEnabled(Stage::Integrate));
-  const NodeInfo* integrate = findNode(session.backend().nodes(), "integrate");
+  const std::vector<NodeInfo> nodes = session.backend().nodes(); // findNode points into it: keep it alive
+  const NodeInfo* integrate = findNode(nodes, "integrate");
   ASSERT_NE(integrate, nullptr);
   // CUDA: nodes() reads the exec's state back with cudaGraphNodeGetEnabled.
   EXPECT_FALSE(integrate->enabled) << "the backend still reports the integrate node enabled";
