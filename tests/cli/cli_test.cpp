@@ -55,6 +55,7 @@ class CliBadInput : public ::testing::TestWithParam<BadInput> {};
 TEST_P(CliBadInput, ExitsTwoWithOneLineReason) {
   const BadInput& c = GetParam();
   const ProcessResult r = runGraphsim(c.args, 60);
+  std::printf("[ message  ] exit %d: %s", r.exitCode, r.err.c_str()); // docs/RELIABILITY.md quotes these
   ASSERT_FALSE(r.timedOut) << "hung";
   ASSERT_EQ(r.signal, 0) << "crashed with signal " << r.signal << "\n" << r.err;
   EXPECT_EQ(r.exitCode, 2) << r.err;

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The GPU half of issue 6 (docs/RELIABILITY.md), on a machine with an NVIDIA GPU: the reliability tests with their
+# CUDA cases, the 10,000-frame CUDA soak with validation, each injected fault on the CUDA backend with its exit code,
+# time and message, Ctrl-C during a CUDA run, and compute-sanitizer over a short CUDA soak. Logs go to $OUT
+# (default ./reliability-out), one line per step in summary.txt.
+# usage: scripts/reliability-gpu.sh [BIN_DIR] [all|soak|faults]   (soak + faults: two device calls of < 10 min)
+set -uo pipefail
+bin=${1:-build/bin}
+part=${2:-all}
+out=${OUT:-reliability-out}
+mkdir -p "$out"
+summary="$out/summary.txt"
+step() { # name, command...: runs it, keeps its log, records exit code, seconds and the lines that matter
+  local name=$1; shift
+  local start=$(date +%s.%N)
+  "$@" >"$out/$name.txt" 2>&1
+  local rc=$?
+  local seconds=$(echo "$(date +%s.%N) - $start" | bc)
+  printf '%-22s rc=%-3s %6.1fs  %s\n' "$name" "$rc" "$seconds" \
+    "$(grep -E 'PASSED|FAILED|result:|checkpoint errors|graph:|ERROR SUMMARY|validation messages|timeout:|CUDA error|lacks|cannot write|interrupted' "$out/$name.txt" | tr '\n' ' ' | cut -c1-400)" | tee -a "$summary"
+}
+nvidia-smi -L | tee "$summary"
+run=("$bin/graphsim" run --backend cuda --headless --bodies 4096 --frames 300 --quiet --wait-timeout-ms 1000)
+
+if [ "$part" != faults ]; then
+step reliability_tests "$bin/reliability_tests"
+step soak10k "$bin/graphsim" soak --backend cuda --frames 10000 --bodies 1024 --seed 1 --validation --quiet
+step soak10k_seed2 "$bin/graphsim" soak --backend cuda --frames 10000 --bodies 1024 --seed 2 --validation --quiet
+step soak_cpu2k "$bin/graphsim" soak --backend cpu --frames 2000 --bodies 1024 --validation --quiet
+fi
+[ "$part" = soak ] && exit 0
+
+step vulkan_stall "${run[@]}" --validation --inject vulkan-semaphore-stall@10
+step cuda_stall "${run[@]}" --validation --inject cuda-semaphore-stall@10
+step kernel_fail "${run[@]}" --validation --inject kernel-fail:forces@10
+step kernel_fail_integ "${run[@]}" --inject kernel-fail:integrate@100
+step uuid_mismatch "${run[@]}" --inject uuid-mismatch
+step missing_ext "${run[@]}" --inject missing-extension
+mkdir -p "$out/capdir"
+step capture_unwritable "${run[@]}" --capture "$out/capdir/c.png" --capture-every 2 --inject capture-unwritable@10
+ls -la "$out/capdir" "$out/capdir.inject-moved" >>"$out/capture_unwritable.txt" 2>&1
+rm -rf "$out/capdir" "$out/capdir.inject-moved"
+
+# Ctrl-C during a CUDA run with validation: exit 130 within a second, nothing half-written, no leak reports.
+mkdir -p "$out/sigint"
+"$bin/graphsim" run --backend cuda --headless --bodies 16384 --frames 100000000 --validation --quiet \
+  --capture "$out/sigint/c.png" --capture-every 50 >"$out/sigint.txt" 2>&1 &
+pid=$!
+sleep 4
+t0=$(date +%s.%N)
+kill -INT $pid
+wait $pid
+rc=$?
+echo "exit $rc $(echo "$(date +%s.%N) - $t0" | bc) s after SIGINT; files: $(ls -a "$out/sigint" | tr '\n' ' ')" | tee -a "$out/sigint.txt"
+printf '%-22s rc=%-3s %s\n' sigint "$rc" "$(tail -2 "$out/sigint.txt" | tr '\n' ' ' | cut -c1-300)" | tee -a "$summary"
+rm -rf "$out/sigint"
+
+step memcheck_soak timeout 500 compute-sanitizer --tool memcheck --error-exitcode 9 \
+  "$bin/graphsim" soak --backend cuda --frames 300 --bodies 256 --checkpoint-every 50 --quiet --wait-timeout-ms 60000
+step synccheck_soak timeout 500 compute-sanitizer --tool synccheck --error-exitcode 9 \
+  "$bin/graphsim" soak --backend cuda --frames 300 --bodies 256 --checkpoint-every 50 --quiet --wait-timeout-ms 60000
