@@ -69,11 +69,12 @@ public:
       return;
     }
     NBodyParams p = run.params();
-    // Ranges a user reaches with the panel's sliders, kept where float noise stays noise over a checkpoint interval.
+    // Ranges a user reaches with the panel's sliders, kept where float noise stays noise over a checkpoint interval:
+    // dt, G and softening at most the preset's chaos (softening >= the preset's 0.025, dt <= its 0.0015).
     switch (random_.between(0, 7)) {
-    case 0: p.dt = random_.uniform(0.0005f, 0.002f); break;
-    case 1: p.G = random_.uniform(0.5f, 1.5f); break;
-    case 2: p.softening = random_.uniform(0.02f, 0.05f); break;
+    case 0: p.dt = random_.uniform(0.0005f, 0.0015f); break;
+    case 1: p.G = random_.uniform(0.5f, 1.25f); break;
+    case 2: p.softening = random_.uniform(0.025f, 0.05f); break;
     case 3: p.damping = random_.uniform(0.0f, 2.0f); break;
     case 4: p.attractorStrength = random_.uniform(-4.0f, 4.0f); break;
     case 5:
