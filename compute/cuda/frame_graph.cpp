@@ -8,12 +8,15 @@
 #include <stdexcept>
 #include <utility>
 
-namespace graphsim::cuda {
-namespace {
+#include "compute/cuda/frame_graph_detail.h"
 
-// The stages of one substep, in order; colour and write_render follow the last substep once.
-constexpr Stage kSubstepStages[] = {Stage::Forces, Stage::Attractor, Stage::Integrate, Stage::Damping,
-                                    Stage::Boundary};
+namespace graphsim::cuda {
+
+using detail::instantiate;
+using detail::kSubstepStages;
+using detail::updateResultName;
+
+namespace detail {
 
 GraphExec instantiate(cudaGraph_t graph) {
   cudaGraphExec_t exec = nullptr;
@@ -36,7 +39,7 @@ const char* updateResultName(cudaGraphExecUpdateResult r) {
   return "cudaGraphExecUpdateResult(unknown)";
 }
 
-} // namespace
+} // namespace detail
 
 FrameGraph::FrameGraph(const BodiesView& bodies, int substeps, const NBodyParams& params,
                        const std::array<bool, kStageCount>& enabled, const FrameSemaphores* semaphores,
@@ -72,7 +75,7 @@ std::array<KernelNodeSpec, kStageCount> FrameGraph::stageSpecs() const {
   return s;
 }
 
-FrameGraph::Built FrameGraph::build() const {
+FrameGraph::Built FrameGraph::build(std::uint64_t waitValue, std::uint64_t signalValue) const {
   Built built{makeGraph(), {}};
   built.nodes.reserve(static_cast<std::size_t>(substeps_) * std::size(kSubstepStages) + 4);
   cudaGraph_t g = built.graph.get();
@@ -81,10 +84,12 @@ FrameGraph::Built FrameGraph::build() const {
   const auto depCount = [&] { return prev != nullptr ? std::size_t{1} : std::size_t{0}; };
 
   if (hasSemaphores()) {
-    // Values are placeholders: launch() sets both on the exec before every cudaGraphLaunch.
+    // launch() sets both values on the exec before every cudaGraphLaunch; the comparison paths that rebuild the
+    // graph every frame build it with the frame's values.
     cudaExternalSemaphore_t renderDone = semaphores_.renderDone;
-    cudaExternalSemaphoreWaitParams waitValue{};
-    const cudaExternalSemaphoreWaitNodeParams wait{&renderDone, &waitValue, 1};
+    cudaExternalSemaphoreWaitParams waitParams{};
+    waitParams.params.fence.value = waitValue;
+    const cudaExternalSemaphoreWaitNodeParams wait{&renderDone, &waitParams, 1};
     cudaGraphNode_t node = nullptr;
     CUDA_CHECK_CTX(cudaGraphAddExternalSemaphoresWaitNode(&node, g, nullptr, 0, &wait), kWaitNodeName);
     built.nodes.push_back({kWaitNodeName, Kind::SemaphoreWait, Stage::Forces, node, {}});
@@ -110,8 +115,9 @@ FrameGraph::Built FrameGraph::build() const {
 
   if (hasSemaphores()) {
     cudaExternalSemaphore_t simDone = semaphores_.simDone;
-    cudaExternalSemaphoreSignalParams signalValue{};
-    const cudaExternalSemaphoreSignalNodeParams signal{&simDone, &signalValue, 1};
+    cudaExternalSemaphoreSignalParams signalParams{};
+    signalParams.params.fence.value = signalValue;
+    const cudaExternalSemaphoreSignalNodeParams signal{&simDone, &signalParams, 1};
     cudaGraphNode_t node = nullptr;
     CUDA_CHECK_CTX(cudaGraphAddExternalSemaphoresSignalNode(&node, g, deps(), depCount(), &signal), kSignalNodeName);
     built.nodes.push_back({kSignalNodeName, Kind::SemaphoreSignal, Stage::Forces, node, {}});
@@ -141,10 +147,14 @@ void FrameGraph::setStageEnabled(Stage stage, bool enabled) {
   }
 }
 
+bool FrameGraph::runsStage(Stage stage) const {
+  return enabled_[static_cast<int>(stage)] || !whyNotTogglable(stage).empty();
+}
+
 void FrameGraph::syncEnableStates() {
   for (const Node& n : nodes_) {
     if (n.kind != Kind::Kernel) continue;
-    const bool want = enabled_[static_cast<int>(n.stage)] || !whyNotTogglable(n.stage).empty();
+    const bool want = runsStage(n.stage);
     unsigned int isEnabled = 0;
     CUDA_CHECK_CTX(cudaGraphNodeGetEnabled(exec_.get(), n.node, &isEnabled), n.name);
     if ((isEnabled != 0) == want) continue;
@@ -192,8 +202,10 @@ void FrameGraph::launch(std::uint64_t frame, float4* output, cudaStream_t stream
   }
   if (paramsDirty_ || outputDirty_) applyChangedKernels(paramsDirty_);
   paramsDirty_ = outputDirty_ = false;
-  lastUpdateHostUs_ = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+  const auto t1 = std::chrono::steady_clock::now();
   CUDA_CHECK_CTX(cudaGraphLaunch(exec_.get(), stream), "launching frame " + std::to_string(frame));
+  lastUpdateHostUs_ = std::chrono::duration<double, std::micro>(t1 - t0).count();
+  lastLaunchHostUs_ = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t1).count();
 }
 
 std::string FrameGraph::describeNode(const std::vector<Node>& nodes, cudaGraphNode_t node) const {

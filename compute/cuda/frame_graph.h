@@ -67,6 +67,16 @@ public:
   // nothing and does not synchronise.
   void launch(std::uint64_t frame, float4* output, cudaStream_t stream);
 
+  // The benchmark's comparison paths for frame k (frame_graph_variants.cpp); same kernels, same results.
+  // Stream: cudaWaitExternalSemaphoresAsync, the enabled stages' kernels with cudaLaunchKernel,
+  // cudaSignalExternalSemaphoresAsync; the exec is left as is (later graph launches catch up on what changed).
+  void launchOnStream(std::uint64_t frame, float4* output, cudaStream_t stream);
+  // A fresh graph with this frame's values, applied with cudaGraphExecUpdate (throws CudaError with the update
+  // result if the driver refuses it), then cudaGraphLaunch.
+  void launchWithWholeUpdate(std::uint64_t frame, float4* output, cudaStream_t stream);
+  // A fresh graph with this frame's values, instantiated, enable states set, launched. The replaced exec is retired.
+  void launchReinstantiated(std::uint64_t frame, float4* output, cudaStream_t stream);
+
   // renderDone value frame k waits for: max(0, k - F + 1).
   std::uint64_t waitValueFor(std::uint64_t frame) const;
   bool hasSemaphores() const { return semaphores_.renderDone != nullptr; }
@@ -77,6 +87,7 @@ public:
   std::vector<NodeInfo> nodes() const;
   const UpdateCounters& counters() const { return counters_; }
   double lastUpdateHostUs() const { return lastUpdateHostUs_; }
+  double lastLaunchHostUs() const { return lastLaunchHostUs_; }
   int substeps() const { return substeps_; }
   void dumpDot(const std::filesystem::path& path) const;
 
@@ -96,7 +107,10 @@ private:
     std::vector<Node> nodes;
   };
 
-  Built build() const;
+  // waitValue / signalValue: the semaphore nodes' values (the product path sets them on the exec every frame).
+  Built build(std::uint64_t waitValue = 0, std::uint64_t signalValue = 0) const;
+  bool runsStage(Stage stage) const; // enabled, or a stage that cannot be disabled
+  void retire(GraphExec exec, Graph graph);
   std::array<KernelNodeSpec, kStageCount> stageSpecs() const;
   void applyChangedKernels(bool allStages);
   void syncEnableStates(); // makes the exec's enable states match enabled_
@@ -122,8 +136,19 @@ private:
   cudaExternalSemaphoreWaitParams waitParams_{};
   cudaExternalSemaphoreSignalParams signalParams_{};
 
+  // Execs replaced by launchReinstantiated, kept until 8 more have been replaced: a launch of one may still be
+  // running (at most 4 frames are in flight), and destroying what the GPU may use is what this ring avoids.
+  struct Retired {
+    GraphExec exec;
+    Graph graph;
+  };
+  static constexpr std::size_t kRetiredExecs = 8;
+  std::array<Retired, kRetiredExecs> retired_;
+  std::size_t retiredNext_ = 0;
+
   UpdateCounters counters_;
   double lastUpdateHostUs_ = 0;
+  double lastLaunchHostUs_ = 0;
 };
 
 } // namespace graphsim::cuda
