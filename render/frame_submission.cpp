@@ -6,6 +6,7 @@
 #include "render/particle_renderer.h"
 #include "render/renderer_impl.h"
 #include "render/vk_check.h"
+#include "shaders/particle_layout.h"
 
 namespace graphsim::render {
 
@@ -19,6 +20,12 @@ void ParticleRenderer::Impl::recordFrame(FrameSlot& slot, std::uint32_t slotInde
   if (timestamps) {
     vkCmdResetQueryPool(cmd, timestamps.get(), firstQuery, 2);
     vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, timestamps.get(), firstQuery);
+  }
+
+  // Staged body buffers (no interop): this frame's bodies go from the staging buffer to the vertex buffer first,
+  // inside the timestamps, so the render GPU time includes the upload.
+  if (bodies.mode() == BodyBufferMode::Staged && frame.bodyCount > 0) {
+    bodies.cmdUpload(cmd, slotIndex, VkDeviceSize{GRAPHSIM_BODY_STRIDE} * frame.bodyCount);
   }
 
   target.cmdBeginRenderPass(cmd);
