@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "app/bench_cli.h"
 #include "app/errors.h"
 #include "app/version.h"
 
@@ -79,6 +80,7 @@ Command parseCommandLine(int argc, char** argv) {
   run->footer(kRunFooter);
 
   CLI::App* listGpus = app.add_subcommand("list-gpus", "List Vulkan devices (with UUIDs) and CUDA devices.");
+  const BenchCommandLine bench(app);
 
   if (argc <= 1) {
     std::cout << app.help();
@@ -87,7 +89,10 @@ Command parseCommandLine(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
-    std::cout << (run->parsed() ? run->help() : listGpus->parsed() ? listGpus->help() : app.help());
+    std::cout << (run->parsed()        ? run->help()
+                  : listGpus->parsed() ? listGpus->help()
+                  : bench.parsed()     ? bench.subcommand()->help()
+                                       : app.help());
     return ExitNow{kExitOk};
   } catch (const CLI::CallForAllHelp&) {
     std::cout << app.help("", CLI::AppFormatMode::All);
@@ -100,6 +105,7 @@ Command parseCommandLine(int argc, char** argv) {
     return ExitNow{kExitUsage};
   }
   if (listGpus->parsed()) return ListGpusCommand{};
+  if (bench.parsed()) return bench.options(argc, argv);
   if (!run->parsed()) {
     std::cout << app.help();
     return ExitNow{kExitUsage};

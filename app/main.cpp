@@ -3,6 +3,7 @@
 #include <exception>
 #include <string>
 
+#include "app/bench.h"
 #include "app/cli.h"
 #include "app/errors.h"
 #include "app/frame_loop.h"
@@ -48,6 +49,7 @@ int mainImpl(int argc, char** argv) {
     const Command command = parseCommandLine(argc, argv);
     if (const auto* exit = std::get_if<ExitNow>(&command)) return exit->code;
     if (std::holds_alternative<ListGpusCommand>(command)) return listGpus();
+    if (const auto* bench = std::get_if<BenchOptions>(&command)) return runBenchCommand(*bench);
     return run(std::get<RunOptions>(command));
   } catch (const UsageError& e) {
     std::fprintf(stderr, "graphsim: error: %s\n", e.what());

@@ -1,0 +1,323 @@
+#include "app/bench_loops.h"
+
+#include <algorithm>
+#include <deque>
+#include <utility>
+
+#include "app/bench_capture.h"
+#include "app/interop_bridge.h"
+#include "app/progress.h"
+#include "compute/cpu_backend.h"
+#include "render/particle_renderer.h"
+
+namespace graphsim::app {
+namespace {
+
+double us(BenchClock::time_point from, BenchClock::time_point to) {
+  return std::chrono::duration<double, std::micro>(to - from).count();
+}
+double seconds(BenchClock::time_point from, BenchClock::time_point to) {
+  return std::chrono::duration<double>(to - from).count();
+}
+
+render::RendererConfig rendererConfig(const BenchOptions& options, render::BodyBufferMode mode, std::uint32_t f) {
+  render::RendererConfig config;
+  config.width = options.scene.render.width;
+  config.height = options.scene.render.height;
+  config.maxBodies = static_cast<std::uint32_t>(std::max<std::int64_t>(1, options.scene.sim.bodies));
+  config.framesInFlight = f;
+  config.mode = mode;
+  config.waitTimeout = options.waitTimeout;
+  return config;
+}
+
+render::FrameSubmit frameSubmit(const BenchOptions& options, std::uint64_t frame) {
+  render::FrameSubmit submit;
+  submit.frame = frame;
+  submit.bodyCount = static_cast<std::uint32_t>(options.scene.sim.bodies);
+  submit.camera = options.scene.render.camera;
+  submit.style.pointRadius = options.scene.render.pointRadius;
+  return submit;
+}
+
+// Which frames of the loop are captured, and collecting their pixels once they are complete (bench_capture.h).
+class CaptureSchedule {
+public:
+  CaptureSchedule(const LoopSetup& setup, std::uint32_t framesInFlight)
+      : setup_(setup), every_(setup.capture != nullptr ? setup.options->captureEvery : 0), f_(framesInFlight) {}
+
+  bool wants(std::uint64_t frame) const { return every_ > 0 && (frame + 1) % every_ == 0; }
+
+  void submitted(std::uint64_t frame, const SimBackend& sim) {
+    pending_.push_back({frame, captureSidecar(frame, frame < setup_.options->warmup, setup_.variantName,
+                                              sim.config(), sim.nodes())});
+  }
+
+  // After the throttle for frame `next` (frames <= next - F are complete) or, with next = UINT64_MAX, after drain.
+  void collect(render::ParticleRenderer& renderer, std::uint64_t next) {
+    while (!pending_.empty() && (next == UINT64_MAX || pending_.front().frame + f_ <= next)) {
+      Pending p = std::move(pending_.front());
+      pending_.pop_front();
+      setup_.capture->enqueue({p.frame, renderer.finishCapture(p.frame), std::move(p.sidecar)});
+      ++count_;
+    }
+  }
+  std::uint64_t count() const { return count_; }
+
+private:
+  struct Pending {
+    std::uint64_t frame;
+    nlohmann::ordered_json sidecar;
+  };
+  const LoopSetup& setup_;
+  std::uint64_t every_;
+  std::uint32_t f_;
+  std::deque<Pending> pending_;
+  std::uint64_t count_ = 0;
+};
+
+void startVariant(const LoopSetup& setup, std::uint32_t f, std::uint64_t total) {
+  if (!setup.options->quiet) {
+    std::fprintf(stderr, "graphsim bench: %s (F = %u): %llu frames\n", setup.variantName.c_str(), f,
+                 static_cast<unsigned long long>(total));
+  }
+}
+
+} // namespace
+
+FrameLog::FrameLog(std::uint64_t warmup, std::uint64_t frames)
+    : warmup_(warmup), frames_(frames), completion_(warmup + frames), host_(warmup + frames),
+      sim_(warmup + frames), render_(warmup + frames) {}
+
+void FrameLog::summarise(VariantResult& r, double interactionsPerFrame, bool withSubmit, bool withReadback) const {
+  const auto& c = completion_;
+  const BenchClock::time_point first = warmup_ > 0 ? c.at(warmup_ - 1).value() : start_;
+  std::vector<double> frameMs, node, launch, submit, hostTotal, readback, sim, render;
+  BenchClock::time_point previous = first;
+  for (std::uint64_t k = warmup_; k < total(); ++k) {
+    const BenchClock::time_point t = c.at(k).value();
+    frameMs.push_back(1e3 * seconds(previous, t));
+    previous = t;
+    node.push_back(host_[k].nodeUpdatesUs);
+    launch.push_back(host_[k].graphLaunchUs);
+    submit.push_back(host_[k].vkSubmitUs);
+    hostTotal.push_back(host_[k].totalUs);
+    readback.push_back(host_[k].readbackWaitUs);
+    if (sim_[k]) sim.push_back(*sim_[k]);
+    if (render_[k]) render.push_back(*render_[k]);
+  }
+  r.measuredSeconds = seconds(first, previous);
+  r.frameMs = percentiles(frameMs);
+  r.fps = r.measuredSeconds > 0 ? static_cast<double>(frames_) / r.measuredSeconds : 0;
+  if (!sim.empty()) r.simGpuMs = percentiles(sim).mean;
+  if (!render.empty()) r.renderGpuMs = percentiles(render).mean;
+  r.host.nodeUpdates = median(node);
+  r.host.graphLaunch = median(launch);
+  if (withSubmit) r.host.vkSubmit = median(submit);
+  r.host.total = median(hostTotal);
+  if (withReadback) r.host.readbackWait = median(readback);
+  r.interactionsPerSecond =
+      r.measuredSeconds > 0 ? interactionsPerFrame * static_cast<double>(frames_) / r.measuredSeconds : 0;
+  r.gflops = 20.0 * r.interactionsPerSecond * 1e-9;
+}
+
+LoopResult runInteropLoop(render::VulkanContext& context, const LoopSetup& setup, LaunchMode mode,
+                          std::uint32_t f) {
+  const BenchOptions& options = *setup.options;
+  LoopResult out;
+  render::ParticleRenderer renderer(context, rendererConfig(options, render::BodyBufferMode::Exported, f));
+  const InteropDesc interop = exportForCuda(renderer);
+  const auto built = BenchClock::now();
+  // After the renderer: destroyed first, so CUDA releases its imports before Vulkan frees them.
+  CudaBackend sim(options.scene.sim, setup.cudaDevice, &interop, options.waitTimeout);
+  out.startupSeconds = seconds(built, BenchClock::now());
+  sim.setLaunchMode(mode);
+
+  FrameLog log(options.warmup, options.frames);
+  CaptureSchedule capture(setup, f);
+  startVariant(setup, f, log.total());
+  Progress progress(log.total(), options.quiet);
+  log.start();
+  for (std::uint64_t k = 0; k < log.total(); ++k) {
+    renderer.waitForSlot(k); // the only per-frame host wait: renderDone >= k - F + 1, a value Vulkan signals
+    if (k >= f) {
+      log.completed(k - f);
+      if (const std::optional<double> ms = sim.frameGpuMs(k - f)) log.simMs(k - f, *ms);
+    }
+    if (const double ms = renderer.lastRenderGpuMs(); ms >= 0) log.renderMs(k, ms);
+    capture.collect(renderer, k);
+    render::FrameSubmit submit = frameSubmit(options, k);
+    submit.waitSimDone = k + 1;
+    submit.capture = capture.wants(k);
+    if (submit.capture) capture.submitted(k, sim);
+
+    const auto t0 = BenchClock::now();
+    sim.launchFrame(k);
+    const auto t1 = BenchClock::now();
+    renderer.submit(submit);
+    const auto t2 = BenchClock::now();
+    const LaunchHostTiming launch = sim.lastLaunchHostTiming();
+    log.host(k, {launch.nodeUpdatesUs, launch.launchUs, us(t1, t2), us(t0, t2), 0});
+    progress.frameDone(k + 1);
+  }
+  for (std::uint64_t k = log.total() - std::min<std::uint64_t>(f, log.total()); k < log.total(); ++k) {
+    renderer.waitRenderDone(k + 1);
+    log.completed(k);
+    sim.waitForFrame(k); // normally done already: the render of k waited for it
+    if (const std::optional<double> ms = sim.frameGpuMs(k)) log.simMs(k, *ms);
+  }
+  capture.collect(renderer, UINT64_MAX);
+  renderer.drain();
+  sim.synchronize();
+  log.summarise(out.result, setup.interactionsPerFrame, true, false);
+  out.result.framesInFlight = f;
+  out.result.counters = sim.counters();
+  out.result.captures = capture.count();
+  return out;
+}
+
+LoopResult runHostCopyLoop(render::VulkanContext& context, const LoopSetup& setup) {
+  const BenchOptions& options = *setup.options;
+  const std::uint32_t f = options.framesInFlight;
+  LoopResult out;
+  render::ParticleRenderer renderer(context, rendererConfig(options, render::BodyBufferMode::Staged, f));
+  const auto built = BenchClock::now();
+  CudaBackend sim(options.scene.sim, setup.cudaDevice, nullptr, options.waitTimeout); // compute-only graph
+  out.startupSeconds = seconds(built, BenchClock::now());
+
+  FrameLog log(options.warmup, options.frames);
+  startVariant(setup, f, log.total());
+  Progress progress(log.total(), options.quiet);
+  log.start();
+  for (std::uint64_t k = 0; k < log.total(); ++k) {
+    renderer.waitForSlot(k);
+    if (k >= f) log.completed(k - f);
+    if (const double ms = renderer.lastRenderGpuMs(); ms >= 0) log.renderMs(k, ms);
+    const auto t0 = BenchClock::now();
+    sim.launchFrame(k);
+    const auto t1 = BenchClock::now();
+    // No interop: the host waits for the frame, copies it out of CUDA and into Vulkan's staging buffer; the submit
+    // then copies it to the vertex buffer on the GPU.
+    sim.copyRenderOutput(reinterpret_cast<Float4*>(renderer.mappedBodies(renderer.slotOf(k))));
+    const auto t2 = BenchClock::now();
+    renderer.submit(frameSubmit(options, k));
+    const auto t3 = BenchClock::now();
+    if (const std::optional<double> ms = sim.frameGpuMs(k)) log.simMs(k, *ms);
+    const LaunchHostTiming launch = sim.lastLaunchHostTiming();
+    log.host(k, {launch.nodeUpdatesUs, launch.launchUs, us(t2, t3), us(t0, t3), us(t1, t2)});
+    progress.frameDone(k + 1);
+  }
+  for (std::uint64_t k = log.total() - std::min<std::uint64_t>(f, log.total()); k < log.total(); ++k) {
+    renderer.waitRenderDone(k + 1);
+    log.completed(k);
+  }
+  renderer.drain();
+  log.summarise(out.result, setup.interactionsPerFrame, true, true);
+  out.result.framesInFlight = f;
+  out.result.counters = sim.counters();
+  return out;
+}
+
+LoopResult runCpuLoop(render::VulkanContext& context, const LoopSetup& setup, std::uint32_t f) {
+  const BenchOptions& options = *setup.options;
+  LoopResult out;
+  render::ParticleRenderer renderer(context, rendererConfig(options, render::BodyBufferMode::HostVisible, f));
+  const auto built = BenchClock::now();
+  CpuBackend sim(options.scene.sim);
+  out.startupSeconds = seconds(built, BenchClock::now());
+
+  FrameLog log(options.warmup, options.frames);
+  CaptureSchedule capture(setup, f);
+  startVariant(setup, f, log.total());
+  Progress progress(log.total(), options.quiet);
+  log.start();
+  for (std::uint64_t k = 0; k < log.total(); ++k) {
+    renderer.waitForSlot(k);
+    if (k >= f) log.completed(k - f);
+    if (const double ms = renderer.lastRenderGpuMs(); ms >= 0) log.renderMs(k, ms);
+    capture.collect(renderer, k);
+    render::FrameSubmit submit = frameSubmit(options, k);
+    submit.capture = capture.wants(k);
+
+    const auto t0 = BenchClock::now();
+    sim.step();
+    sim.writeRender(reinterpret_cast<Float4*>(renderer.mappedBodies(renderer.slotOf(k))));
+    const auto t1 = BenchClock::now();
+    if (submit.capture) capture.submitted(k, sim);
+    const auto t2 = BenchClock::now();
+    renderer.submit(submit);
+    const auto t3 = BenchClock::now();
+    log.simMs(k, 1e-3 * us(t0, t1)); // the CPU's simulation is the frame's work, not host overhead
+    log.host(k, {0, 0, us(t2, t3), us(t2, t3), 0});
+    progress.frameDone(k + 1);
+  }
+  for (std::uint64_t k = log.total() - std::min<std::uint64_t>(f, log.total()); k < log.total(); ++k) {
+    renderer.waitRenderDone(k + 1);
+    log.completed(k);
+  }
+  capture.collect(renderer, UINT64_MAX);
+  renderer.drain();
+  log.summarise(out.result, setup.interactionsPerFrame, true, false);
+  out.result.framesInFlight = f;
+  out.result.captures = capture.count();
+  return out;
+}
+
+LoopResult runCudaSimOnlyLoop(const LoopSetup& setup) {
+  const BenchOptions& options = *setup.options;
+  // Frames queued ahead of the one the host waits for, as F frames are in flight with rendering.
+  const std::uint64_t queued = options.framesInFlight;
+  LoopResult out;
+  const auto built = BenchClock::now();
+  CudaBackend sim(options.scene.sim, setup.cudaDevice, nullptr, options.waitTimeout);
+  out.startupSeconds = seconds(built, BenchClock::now());
+
+  FrameLog log(options.warmup, options.frames);
+  startVariant(setup, options.framesInFlight, log.total());
+  Progress progress(log.total(), options.quiet);
+  const auto observe = [&](std::uint64_t k) {
+    sim.waitForFrame(k);
+    log.completed(k);
+    if (const std::optional<double> ms = sim.frameGpuMs(k)) log.simMs(k, *ms);
+  };
+  log.start();
+  for (std::uint64_t k = 0; k < log.total(); ++k) {
+    if (k >= queued) observe(k - queued);
+    const auto t0 = BenchClock::now();
+    sim.launchFrame(k);
+    const auto t1 = BenchClock::now();
+    const LaunchHostTiming launch = sim.lastLaunchHostTiming();
+    log.host(k, {launch.nodeUpdatesUs, launch.launchUs, 0, us(t0, t1), 0});
+    progress.frameDone(k + 1);
+  }
+  for (std::uint64_t k = log.total() - std::min(queued, log.total()); k < log.total(); ++k) observe(k);
+  sim.synchronize();
+  log.summarise(out.result, setup.interactionsPerFrame, false, false);
+  out.result.framesInFlight = options.framesInFlight;
+  out.result.counters = sim.counters();
+  return out;
+}
+
+LoopResult runCpuSimOnlyLoop(const LoopSetup& setup) {
+  const BenchOptions& options = *setup.options;
+  LoopResult out;
+  const auto built = BenchClock::now();
+  CpuBackend sim(options.scene.sim);
+  out.startupSeconds = seconds(built, BenchClock::now());
+  FrameLog log(options.warmup, options.frames);
+  startVariant(setup, 1, log.total());
+  Progress progress(log.total(), options.quiet);
+  log.start();
+  for (std::uint64_t k = 0; k < log.total(); ++k) {
+    const auto t0 = BenchClock::now();
+    sim.step();
+    log.completed(k);
+    log.simMs(k, 1e-3 * us(t0, BenchClock::now()));
+    progress.frameDone(k + 1);
+  }
+  log.summarise(out.result, setup.interactionsPerFrame, false, false);
+  out.result.framesInFlight = 1;
+  return out;
+}
+
+} // namespace graphsim::app
