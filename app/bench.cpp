@@ -39,15 +39,16 @@ std::optional<std::string> nvidiaModuleVersion() {
   std::ifstream file("/proc/driver/nvidia/version");
   std::string line;
   if (!file || !std::getline(file, line)) return std::nullopt;
-  // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.95.05  Release Build  ..."
+  // "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build  ...": the first word
+  // after "Kernel Module" that starts with a digit.
   const std::string marker = "Kernel Module";
   const std::size_t at = line.find(marker);
   if (at == std::string::npos) return std::nullopt;
   std::istringstream rest(line.substr(at + marker.size()));
-  std::string version;
-  rest >> version;
-  if (version.empty()) return std::nullopt;
-  return version;
+  for (std::string word; rest >> word;) {
+    if (!word.empty() && word[0] >= '0' && word[0] <= '9') return word;
+  }
+  return std::nullopt;
 }
 
 std::string describeCudaDevices(const CudaDeviceList& list) {
@@ -70,6 +71,9 @@ std::string describe(BenchVariant v, std::uint32_t f) {
   case BenchVariant::Graph:
     return "product: one CUDA graph per frame (semaphore wait/signal nodes, individual node updates), F = " +
            std::to_string(f);
+  case BenchVariant::EventSubmit:
+    return "product graph; render k submitted once the host sees CUDA frame k complete (no Vulkan wait on an "
+           "unsignalled simDone)";
   case BenchVariant::Stream: return "same kernels launched on a stream, cudaWait/SignalExternalSemaphoresAsync";
   case BenchVariant::WholeUpdate: return "graph rebuilt every frame and applied with cudaGraphExecUpdate";
   case BenchVariant::Reinstantiate: return "graph rebuilt and instantiated every frame";
@@ -90,9 +94,10 @@ LaunchMode launchModeOf(BenchVariant v) {
 }
 
 void fillRatios(BenchReport& report) {
-  const double product = report.variants.front().frameMs.p50;
+  // Mean frame time (1 / fps): completions can come in bursts, so the median interval alone can mislead.
+  const double product = report.variants.front().frameMs.mean;
   for (VariantResult& v : report.variants) {
-    if (!v.skipped && product > 0) v.ratioToProduct = v.frameMs.p50 / product;
+    if (!v.skipped && product > 0) v.ratioToProduct = v.frameMs.mean / product;
   }
 }
 
@@ -112,6 +117,7 @@ void runCuda(const BenchOptions& options, BenchReport& report) {
   LoopSetup setup{&options, device, report.interactionsPerFrame, nullptr, "graph"};
   if (options.simOnly) {
     LoopResult product = runCudaSimOnlyLoop(setup);
+    report.frameLogCsv += product.frameCsv;
     product.result.name = "graph";
     product.result.description = "compute-only graph (no semaphore nodes, no rendering), launched back to back";
     report.startupSeconds = product.startupSeconds;
@@ -144,6 +150,7 @@ void runCuda(const BenchOptions& options, BenchReport& report) {
   setup.capture = capture ? &*capture : nullptr;
   LoopResult product = runInteropLoop(context, setup, LaunchMode::Graph, options.framesInFlight);
   if (capture) capture->finish();
+  report.frameLogCsv += product.frameCsv;
   product.result.name = "graph";
   product.result.description = describe(BenchVariant::Graph, options.framesInFlight);
   product.result.validationMessages = context.validationMessages();
@@ -159,10 +166,17 @@ void runCuda(const BenchOptions& options, BenchReport& report) {
       report.variants.push_back(skipped(name, describe(v, 1), "--frames-in-flight is 1: the product path is serial"));
       continue;
     }
+    if (v == BenchVariant::EventSubmit && options.framesInFlight == 1) {
+      report.variants.push_back(skipped(name, describe(v, 1), "needs --frames-in-flight >= 2 (the render is submitted "
+                                                              "one frame after its simulation is launched)"));
+      continue;
+    }
     const std::uint64_t messagesBefore = context.validationMessages();
     const std::uint32_t f = v == BenchVariant::Serial ? 1 : options.framesInFlight;
     LoopResult r = v == BenchVariant::HostCopy ? runHostCopyLoop(context, setup)
-                                               : runInteropLoop(context, setup, launchModeOf(v), f);
+                                               : runInteropLoop(context, setup, launchModeOf(v), f,
+                                                                v == BenchVariant::EventSubmit);
+    report.frameLogCsv += r.frameCsv;
     r.result.name = name;
     r.result.description = describe(v, options.framesInFlight);
     r.result.validationMessages = context.validationMessages() - messagesBefore;
@@ -181,6 +195,7 @@ void runCpu(const BenchOptions& options, BenchReport& report) {
     report.gpu = "none (cpu backend)";
     report.driver = "none";
     LoopResult product = runCpuSimOnlyLoop(setup);
+    report.frameLogCsv += product.frameCsv;
     product.result.name = "cpu";
     product.result.description = "the CPU backend's step, back to back (no rendering)";
     report.startupSeconds = product.startupSeconds;
@@ -205,6 +220,7 @@ void runCpu(const BenchOptions& options, BenchReport& report) {
   setup.capture = capture ? &*capture : nullptr;
   LoopResult product = runCpuLoop(context, setup, options.framesInFlight);
   if (capture) capture->finish();
+  report.frameLogCsv += product.frameCsv;
   product.result.name = "cpu";
   product.result.description = productDescription;
   product.result.validationMessages = context.validationMessages();
@@ -225,6 +241,7 @@ void runCpu(const BenchOptions& options, BenchReport& report) {
     setup.variantName = name;
     const std::uint64_t messagesBefore = context.validationMessages();
     LoopResult r = runCpuLoop(context, setup, 1);
+    report.frameLogCsv += r.frameCsv;
     r.result.name = name;
     r.result.description = "CPU backend's frame loop with F = 1 (no pipelining)";
     r.result.validationMessages = context.validationMessages() - messagesBefore;
@@ -275,6 +292,10 @@ int runBenchCommand(const BenchOptions& options) {
   if (options.csv) {
     writeFileAtomically(*options.csv, toCsv(report));
     std::fprintf(stderr, "graphsim bench: wrote %s\n", options.csv->c_str());
+  }
+  if (options.frameLog) {
+    writeFileAtomically(*options.frameLog, FrameLog::kCsvHeader + report.frameLogCsv);
+    std::fprintf(stderr, "graphsim bench: wrote %s\n", options.frameLog->c_str());
   }
   std::uint64_t messages = 0;
   for (const VariantResult& v : report.variants) messages += v.validationMessages;

@@ -20,10 +20,11 @@ Runs headless with the scene preset's fixed seed. The product path runs first; e
 on the same scene and seed for the same frames, and the ones this backend cannot run are listed as skipped, with
 the reason. Prints a table; --json / --csv write the same figures (docs/PERFORMANCE.md explains each).
 
-Variants: graph (CUDA graph, node updates, F frames in flight: the product), stream (same kernels on a stream,
-semaphores through cudaWait/SignalExternalSemaphoresAsync), whole-update (cudaGraphExecUpdate of a rebuilt graph
-every frame), reinstantiate (a new instantiation every frame), host-copy (no interop: device->host copy, Vulkan
-staging upload), serial (F = 1). LIST is comma-separated, or all, or none.
+Variants: graph (CUDA graph, node updates, F frames in flight: the product), event-submit (the same graph; each
+render submitted once the host sees its CUDA frame complete), stream (same kernels on a stream, semaphores through
+cudaWait/SignalExternalSemaphoresAsync), whole-update (cudaGraphExecUpdate of a rebuilt graph every frame),
+reinstantiate (a new instantiation every frame), host-copy (no interop: device->host copy, Vulkan staging upload),
+serial (F = 1). LIST is comma-separated, or all, or none.
 
 Exit codes: 0 success, 1 internal error, timeout or validation messages, 2 bad usage, 3 no CUDA/Vulkan device.)";
 
@@ -64,6 +65,7 @@ std::vector<BenchVariant> parseVariants(const std::string& list) {
 std::string_view benchVariantName(BenchVariant variant) {
   switch (variant) {
   case BenchVariant::Graph: return "graph";
+  case BenchVariant::EventSubmit: return "event-submit";
   case BenchVariant::Stream: return "stream";
   case BenchVariant::WholeUpdate: return "whole-update";
   case BenchVariant::Reinstantiate: return "reinstantiate";
@@ -90,6 +92,7 @@ BenchCommandLine::BenchCommandLine(CLI::App& app) {
   bench_->add_option("--backend", backend_, "cpu | cuda")->capture_default_str();
   bench_->add_option("--json", json_, "Write the results as JSON to PATH");
   bench_->add_option("--csv", csv_, "Write one row per variant as CSV to PATH");
+  bench_->add_option("--frame-log", frameLog_, "Write every frame of every variant as CSV to PATH (timings)");
   bench_->add_option("--variants", variants_, "Variants to compare with the product path: LIST, all or none")
       ->capture_default_str();
   bench_->add_flag("--sim-only", simOnly_, "Compute-only graph stepped back to back: no rendering, no semaphores "
@@ -160,6 +163,7 @@ BenchOptions BenchCommandLine::options(int argc, char** argv) const {
   }
   if (!json_.empty()) o.json = checkOutputFile("--json", json_);
   if (!csv_.empty()) o.csv = checkOutputFile("--csv", csv_);
+  if (!frameLog_.empty()) o.frameLog = checkOutputFile("--frame-log", frameLog_);
 
   o.validation = validation_;
   if (o.validation && o.simOnly) throw UsageError("--validation: --sim-only uses no Vulkan");

@@ -25,7 +25,7 @@ public:
 
 private:
   CLI::App* bench_ = nullptr;
-  std::string scene_ = "nbody", backend_ = "cuda", variants_ = "all", json_, csv_, captureDir_;
+  std::string scene_ = "nbody", backend_ = "cuda", variants_ = "all", json_, csv_, frameLog_, captureDir_;
   std::int64_t bodies_ = 0, frames_ = 1000, warmup_ = -1, framesInFlight_ = 3, captureEvery_ = 0;
   std::int64_t waitTimeoutMs_ = 5000;
   int gpu_ = -1;

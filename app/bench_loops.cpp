@@ -89,10 +89,10 @@ FrameLog::FrameLog(std::uint64_t warmup, std::uint64_t frames)
     : warmup_(warmup), frames_(frames), completion_(warmup + frames), host_(warmup + frames),
       sim_(warmup + frames), render_(warmup + frames) {}
 
-void FrameLog::summarise(VariantResult& r, double interactionsPerFrame, bool withSubmit, bool withReadback) const {
+void FrameLog::summarise(VariantResult& r, double interactionsPerFrame, bool withSubmit, bool withWait) const {
   const auto& c = completion_;
   const BenchClock::time_point first = warmup_ > 0 ? c.at(warmup_ - 1).value() : start_;
-  std::vector<double> frameMs, node, launch, submit, hostTotal, readback, sim, render;
+  std::vector<double> frameMs, node, launch, submit, queueSubmit, hostTotal, wait, sim, render;
   BenchClock::time_point previous = first;
   for (std::uint64_t k = warmup_; k < total(); ++k) {
     const BenchClock::time_point t = c.at(k).value();
@@ -101,8 +101,9 @@ void FrameLog::summarise(VariantResult& r, double interactionsPerFrame, bool wit
     node.push_back(host_[k].nodeUpdatesUs);
     launch.push_back(host_[k].graphLaunchUs);
     submit.push_back(host_[k].vkSubmitUs);
+    queueSubmit.push_back(host_[k].vkQueueSubmitUs);
     hostTotal.push_back(host_[k].totalUs);
-    readback.push_back(host_[k].readbackWaitUs);
+    wait.push_back(host_[k].hostWaitUs);
     if (sim_[k]) sim.push_back(*sim_[k]);
     if (render_[k]) render.push_back(*render_[k]);
   }
@@ -113,16 +114,37 @@ void FrameLog::summarise(VariantResult& r, double interactionsPerFrame, bool wit
   if (!render.empty()) r.renderGpuMs = percentiles(render).mean;
   r.host.nodeUpdates = median(node);
   r.host.graphLaunch = median(launch);
-  if (withSubmit) r.host.vkSubmit = median(submit);
+  if (withSubmit) {
+    r.host.vkSubmit = median(submit);
+    r.host.vkQueueSubmit = median(queueSubmit);
+  }
   r.host.total = median(hostTotal);
-  if (withReadback) r.host.readbackWait = median(readback);
+  if (withWait) r.host.hostWait = median(wait);
   r.interactionsPerSecond =
       r.measuredSeconds > 0 ? interactionsPerFrame * static_cast<double>(frames_) / r.measuredSeconds : 0;
   r.gflops = 20.0 * r.interactionsPerSecond * 1e-9;
 }
 
+void FrameLog::appendCsv(std::string& out, const std::string& variant) const {
+  char row[512];
+  std::optional<BenchClock::time_point> previous = start_;
+  const auto optional = [](const std::optional<double>& v) { return v ? std::to_string(*v) : std::string(); };
+  for (std::uint64_t k = 0; k < total(); ++k) {
+    const std::optional<BenchClock::time_point>& t = completion_[k];
+    const double completed = t ? 1e3 * seconds(start_, *t) : -1;
+    const double interval = t && previous ? 1e3 * seconds(*previous, *t) : -1;
+    previous = t;
+    const HostSample& h = host_[k];
+    std::snprintf(row, sizeof row, "%s,%llu,%d,%.6f,%.6f,%s,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n", variant.c_str(),
+                  static_cast<unsigned long long>(k), k >= warmup_ ? 1 : 0, completed, interval,
+                  optional(sim_[k]).c_str(), optional(render_[k]).c_str(), h.nodeUpdatesUs, h.graphLaunchUs,
+                  h.vkSubmitUs, h.vkQueueSubmitUs, h.totalUs, h.hostWaitUs);
+    out += row;
+  }
+}
+
 LoopResult runInteropLoop(render::VulkanContext& context, const LoopSetup& setup, LaunchMode mode,
-                          std::uint32_t f) {
+                          std::uint32_t f, bool submitAfterSim) {
   const BenchOptions& options = *setup.options;
   LoopResult out;
   render::ParticleRenderer renderer(context, rendererConfig(options, render::BodyBufferMode::Exported, f));
@@ -137,6 +159,13 @@ LoopResult runInteropLoop(render::VulkanContext& context, const LoopSetup& setup
   CaptureSchedule capture(setup, f);
   startVariant(setup, f, log.total());
   Progress progress(log.total(), options.quiet);
+  const auto submitFor = [&](std::uint64_t k) {
+    render::FrameSubmit submit = frameSubmit(options, k);
+    submit.waitSimDone = k + 1;
+    submit.capture = capture.wants(k);
+    if (submit.capture) capture.submitted(k, sim);
+    return submit;
+  };
   log.start();
   for (std::uint64_t k = 0; k < log.total(); ++k) {
     renderer.waitForSlot(k); // the only per-frame host wait: renderDone >= k - F + 1, a value Vulkan signals
@@ -146,19 +175,39 @@ LoopResult runInteropLoop(render::VulkanContext& context, const LoopSetup& setup
     }
     if (const double ms = renderer.lastRenderGpuMs(); ms >= 0) log.renderMs(k, ms);
     capture.collect(renderer, k);
-    render::FrameSubmit submit = frameSubmit(options, k);
-    submit.waitSimDone = k + 1;
-    submit.capture = capture.wants(k);
-    if (submit.capture) capture.submitted(k, sim);
-
-    const auto t0 = BenchClock::now();
-    sim.launchFrame(k);
-    const auto t1 = BenchClock::now();
-    renderer.submit(submit);
-    const auto t2 = BenchClock::now();
-    const LaunchHostTiming launch = sim.lastLaunchHostTiming();
-    log.host(k, {launch.nodeUpdatesUs, launch.launchUs, us(t1, t2), us(t0, t2), 0});
+    if (!submitAfterSim) {
+      const render::FrameSubmit submit = submitFor(k);
+      const auto t0 = BenchClock::now();
+      sim.launchFrame(k);
+      const auto t1 = BenchClock::now();
+      renderer.submit(submit);
+      const auto t2 = BenchClock::now();
+      const LaunchHostTiming launch = sim.lastLaunchHostTiming();
+      log.host(k, {launch.nodeUpdatesUs, launch.launchUs, us(t1, t2), renderer.lastQueueSubmitUs(), us(t0, t2), 0});
+    } else {
+      // Launch frame k, then submit frame k - 1's render once its CUDA work is seen complete: the GPU has frame k
+      // queued meanwhile, and the render's simDone wait is already satisfied when Vulkan gets it.
+      const auto t0 = BenchClock::now();
+      sim.launchFrame(k);
+      const auto t1 = BenchClock::now();
+      double waitUs = 0, submitUs = 0;
+      if (k > 0) {
+        const render::FrameSubmit submit = submitFor(k - 1);
+        sim.waitForFrame(k - 1);
+        const auto t2 = BenchClock::now();
+        renderer.submit(submit);
+        waitUs = us(t1, t2);
+        submitUs = us(t2, BenchClock::now());
+      }
+      const LaunchHostTiming launch = sim.lastLaunchHostTiming();
+      log.host(k, {launch.nodeUpdatesUs, launch.launchUs, submitUs, renderer.lastQueueSubmitUs(),
+                   us(t0, t1) + submitUs, waitUs});
+    }
     progress.frameDone(k + 1);
+  }
+  if (submitAfterSim && log.total() > 0) {
+    sim.waitForFrame(log.total() - 1);
+    renderer.submit(submitFor(log.total() - 1));
   }
   for (std::uint64_t k = log.total() - std::min<std::uint64_t>(f, log.total()); k < log.total(); ++k) {
     renderer.waitRenderDone(k + 1);
@@ -169,7 +218,8 @@ LoopResult runInteropLoop(render::VulkanContext& context, const LoopSetup& setup
   capture.collect(renderer, UINT64_MAX);
   renderer.drain();
   sim.synchronize();
-  log.summarise(out.result, setup.interactionsPerFrame, true, false);
+  log.summarise(out.result, setup.interactionsPerFrame, true, submitAfterSim);
+  if (options.frameLog) log.appendCsv(out.frameCsv, setup.variantName);
   out.result.framesInFlight = f;
   out.result.counters = sim.counters();
   out.result.captures = capture.count();
@@ -204,7 +254,8 @@ LoopResult runHostCopyLoop(render::VulkanContext& context, const LoopSetup& setu
     const auto t3 = BenchClock::now();
     if (const std::optional<double> ms = sim.frameGpuMs(k)) log.simMs(k, *ms);
     const LaunchHostTiming launch = sim.lastLaunchHostTiming();
-    log.host(k, {launch.nodeUpdatesUs, launch.launchUs, us(t2, t3), us(t0, t3), us(t1, t2)});
+    log.host(k, {launch.nodeUpdatesUs, launch.launchUs, us(t2, t3), renderer.lastQueueSubmitUs(),
+                 us(t0, t1) + us(t2, t3), us(t1, t2)});
     progress.frameDone(k + 1);
   }
   for (std::uint64_t k = log.total() - std::min<std::uint64_t>(f, log.total()); k < log.total(); ++k) {
@@ -213,6 +264,7 @@ LoopResult runHostCopyLoop(render::VulkanContext& context, const LoopSetup& setu
   }
   renderer.drain();
   log.summarise(out.result, setup.interactionsPerFrame, true, true);
+  if (options.frameLog) log.appendCsv(out.frameCsv, setup.variantName);
   out.result.framesInFlight = f;
   out.result.counters = sim.counters();
   return out;
@@ -248,7 +300,7 @@ LoopResult runCpuLoop(render::VulkanContext& context, const LoopSetup& setup, st
     renderer.submit(submit);
     const auto t3 = BenchClock::now();
     log.simMs(k, 1e-3 * us(t0, t1)); // the CPU's simulation is the frame's work, not host overhead
-    log.host(k, {0, 0, us(t2, t3), us(t2, t3), 0});
+    log.host(k, {0, 0, us(t2, t3), renderer.lastQueueSubmitUs(), us(t2, t3), 0});
     progress.frameDone(k + 1);
   }
   for (std::uint64_t k = log.total() - std::min<std::uint64_t>(f, log.total()); k < log.total(); ++k) {
@@ -258,6 +310,7 @@ LoopResult runCpuLoop(render::VulkanContext& context, const LoopSetup& setup, st
   capture.collect(renderer, UINT64_MAX);
   renderer.drain();
   log.summarise(out.result, setup.interactionsPerFrame, true, false);
+  if (options.frameLog) log.appendCsv(out.frameCsv, setup.variantName);
   out.result.framesInFlight = f;
   out.result.captures = capture.count();
   return out;
@@ -287,12 +340,13 @@ LoopResult runCudaSimOnlyLoop(const LoopSetup& setup) {
     sim.launchFrame(k);
     const auto t1 = BenchClock::now();
     const LaunchHostTiming launch = sim.lastLaunchHostTiming();
-    log.host(k, {launch.nodeUpdatesUs, launch.launchUs, 0, us(t0, t1), 0});
+    log.host(k, {launch.nodeUpdatesUs, launch.launchUs, 0, 0, us(t0, t1), 0});
     progress.frameDone(k + 1);
   }
   for (std::uint64_t k = log.total() - std::min(queued, log.total()); k < log.total(); ++k) observe(k);
   sim.synchronize();
   log.summarise(out.result, setup.interactionsPerFrame, false, false);
+  if (options.frameLog) log.appendCsv(out.frameCsv, setup.variantName);
   out.result.framesInFlight = options.framesInFlight;
   out.result.counters = sim.counters();
   return out;
@@ -316,6 +370,7 @@ LoopResult runCpuSimOnlyLoop(const LoopSetup& setup) {
     progress.frameDone(k + 1);
   }
   log.summarise(out.result, setup.interactionsPerFrame, false, false);
+  if (options.frameLog) log.appendCsv(out.frameCsv, setup.variantName);
   out.result.framesInFlight = 1;
   return out;
 }

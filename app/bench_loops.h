@@ -28,7 +28,7 @@ class CaptureWriter;
 using BenchClock = std::chrono::steady_clock;
 
 struct HostSample {
-  double nodeUpdatesUs = 0, graphLaunchUs = 0, vkSubmitUs = 0, totalUs = 0, readbackWaitUs = 0;
+  double nodeUpdatesUs = 0, graphLaunchUs = 0, vkSubmitUs = 0, vkQueueSubmitUs = 0, totalUs = 0, hostWaitUs = 0;
 };
 
 // Per-frame records of one variant's run, and their summary.
@@ -41,9 +41,14 @@ public:
   void host(std::uint64_t frame, const HostSample& s) { host_.at(frame) = s; }
   void simMs(std::uint64_t frame, double ms) { sim_.at(frame) = ms; }
   void renderMs(std::uint64_t frame, double ms) { render_.at(frame) = ms; }
-  // Fills the figures of `result` from the measured frames (k >= warmup). withSubmit/withReadback: which optional
+  // Fills the figures of `result` from the measured frames (k >= warmup). withSubmit/withWait: which optional
   // host fields this loop has.
-  void summarise(VariantResult& result, double interactionsPerFrame, bool withSubmit, bool withReadback) const;
+  void summarise(VariantResult& result, double interactionsPerFrame, bool withSubmit, bool withWait) const;
+  // One CSV row per frame (header: kCsvHeader), for --frame-log.
+  static constexpr const char* kCsvHeader = "variant,frame,measured,completed_ms,interval_ms,sim_gpu_ms,"
+                                            "render_gpu_ms,node_updates_us,graph_launch_us,vk_submit_us,"
+                                            "vk_queue_submit_us,host_total_us,host_wait_us\n";
+  void appendCsv(std::string& out, const std::string& variant) const;
 
 private:
   std::uint64_t warmup_, frames_;
@@ -65,11 +70,14 @@ struct LoopSetup {
 struct LoopResult {
   VariantResult result;
   double startupSeconds = 0; // backend construction
+  std::string frameCsv;      // per-frame rows when options.frameLog is set
 };
 
-// CUDA with interop: the product path (Graph) and the launch-mode variants; F frames in flight.
+// CUDA with interop: the product path (Graph) and the launch-mode variants; F frames in flight. submitAfterSim
+// (event-submit, F >= 2): frame k's render is submitted only once the host has seen frame k's CUDA end event, one
+// iteration later, so the Vulkan queue never waits on a simDone value CUDA has not signalled yet.
 LoopResult runInteropLoop(render::VulkanContext& context, const LoopSetup& setup, LaunchMode mode,
-                          std::uint32_t framesInFlight);
+                          std::uint32_t framesInFlight, bool submitAfterSim = false);
 // CUDA without interop: compute-only graph, device->host copy, staged Vulkan upload.
 LoopResult runHostCopyLoop(render::VulkanContext& context, const LoopSetup& setup);
 // The CPU backend's frame loop (its product path), F frames in flight.

@@ -19,15 +19,16 @@ namespace graphsim::app {
 // product path is its own frame loop (reported as "cpu"). Every variant runs the same scene, seed and frame count.
 enum class BenchVariant {
   Graph,         // one CUDA graph per frame: semaphore nodes, individual node updates, F frames in flight
+  EventSubmit,   // the same graph; frame k's render submitted once the host sees frame k's CUDA end event
   Stream,        // the same kernels on a stream with cudaWait/SignalExternalSemaphoresAsync
   WholeUpdate,   // a rebuilt graph applied with cudaGraphExecUpdate every frame
   Reinstantiate, // a rebuilt graph instantiated every frame
   HostCopy,      // no interop: the compute-only graph, a device->host copy, a Vulkan staging upload
   Serial,        // the product path with F = 1
 };
-inline constexpr std::array<BenchVariant, 6> kBenchVariants = {BenchVariant::Graph,         BenchVariant::Stream,
-                                                               BenchVariant::WholeUpdate,   BenchVariant::Reinstantiate,
-                                                               BenchVariant::HostCopy,      BenchVariant::Serial};
+inline constexpr std::array<BenchVariant, 7> kBenchVariants = {
+    BenchVariant::Graph,         BenchVariant::EventSubmit, BenchVariant::Stream, BenchVariant::WholeUpdate,
+    BenchVariant::Reinstantiate, BenchVariant::HostCopy,    BenchVariant::Serial};
 std::string_view benchVariantName(BenchVariant variant);
 std::optional<BenchVariant> benchVariantFromName(std::string_view name);
 
@@ -40,6 +41,7 @@ struct BenchOptions {
   std::vector<BenchVariant> variants;          // in kBenchVariants order; the product path always runs first
   bool simOnly = false;                        // compute-only graph, no rendering, no semaphores
   std::optional<std::filesystem::path> json, csv;
+  std::optional<std::filesystem::path> frameLog; // per-frame CSV of every variant (completion times, host, GPU)
   std::uint64_t captureEvery = 0;              // > 0: product path, frames K, 2K, ... to captureDir
   std::optional<std::filesystem::path> captureDir;
   bool validation = false;

@@ -26,8 +26,10 @@ struct HostOverheadUs {
   double nodeUpdates = 0;               // semaphore values + changed kernel nodes (graph); the variant's set-up
   double graphLaunch = 0;               // cudaGraphLaunch, or the stream's launches
   std::optional<double> vkSubmit;       // record + vkQueueSubmit; none in --sim-only
-  double total = 0;                     // the host's whole per-frame work outside the throttle wait
-  std::optional<double> readbackWait;   // host-copy: launch to copied bytes in host memory
+  std::optional<double> vkQueueSubmit;  // of which vkQueueSubmit itself
+  double total = 0;                     // the host's whole per-frame work outside its waits
+  std::optional<double> hostWait;       // host-copy: the frame and its copy to host memory; event-submit: the
+                                        // previous frame's CUDA end event. Not part of total.
 };
 
 struct VariantResult {
@@ -43,7 +45,7 @@ struct VariantResult {
   HostOverheadUs host;
   double interactionsPerSecond = 0;   // N^2 x substeps per frame, over measuredSeconds
   double gflops = 0;                  // 20 flops per interaction
-  std::optional<double> ratioToProduct; // frame time p50 of this variant / of the product path
+  std::optional<double> ratioToProduct; // mean frame time of this variant / of the product path
   UpdateCounters counters;
   std::uint64_t validationMessages = 0;
   std::uint64_t captures = 0;
@@ -67,6 +69,7 @@ struct BenchReport {
   double startupSeconds = 0;      // product path's backend construction (initial conditions + a(0) + graph)
   double interactionsPerFrame = 0;
   std::vector<VariantResult> variants; // [0] is the product path; the top-level figures are its
+  std::string frameLogCsv;             // --frame-log: every frame of every variant (not part of the JSON)
 };
 
 nlohmann::ordered_json toJson(const BenchReport& report);

@@ -1,5 +1,6 @@
 // Recording and submitting one frame, capture, and the render-pass timestamps.
 #include <algorithm>
+#include <chrono>
 #include <stdexcept>
 #include <string>
 
@@ -92,7 +93,10 @@ void ParticleRenderer::submit(const FrameSubmit& frame) {
                                 .pSignalSemaphores = &signalSemaphore};
   const VkFence fence = slot.fence.get();
   VK_CHECK(vkResetFences(r.context.device(), 1, &fence));
+  const auto submitStart = std::chrono::steady_clock::now();
   VK_CHECK(vkQueueSubmit(r.context.queue(), 1, &submitInfo, fence));
+  r.lastQueueSubmitUs =
+      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - submitStart).count();
   slot.fenceWaited = false;
 
   slot.submittedFrame = frame.frame;
@@ -113,6 +117,8 @@ std::vector<std::uint8_t> ParticleRenderer::finishCapture(std::uint64_t frame) {
   r.waitRenderDone(frame + 1, frame);
   return slot.readback->pixels();
 }
+
+double ParticleRenderer::lastQueueSubmitUs() const { return impl_->lastQueueSubmitUs; }
 
 double ParticleRenderer::lastRenderGpuMs() const {
   const Impl& r = *impl_;

@@ -109,6 +109,8 @@ public:
   std::vector<std::uint8_t> finishCapture(std::uint64_t frame);
   // Render GPU time of the last completed frame in ms (timestamp queries), or negative when unsupported.
   double lastRenderGpuMs() const;
+  // Host time the last submit() spent in vkQueueSubmit itself, in microseconds (the rest is recording).
+  double lastQueueSubmitUs() const;
 
   // Waits (bounded) until the queue is idle: before the producer's semaphores or memory go away.
   void drain();

@@ -62,6 +62,7 @@ struct ParticleRenderer::Impl {
   std::uint64_t lastSignalled = 0;                // renderDone value of the last submit (0: none yet)
   std::uint64_t highestSimDoneWait = 0;           // largest simDone value a submitted frame waits for
   mutable double lastGpuMs = -1.0;                // last timestamp result read back
+  double lastQueueSubmitUs = 0.0;                 // host time of the last vkQueueSubmit
 };
 
 } // namespace graphsim::render

@@ -41,8 +41,8 @@ int lineCount(const std::string& s) {
   return n + (!s.empty() && s.back() != '\n');
 }
 
-const std::vector<std::string> kVariantNames = {"graph", "stream", "whole-update", "reinstantiate", "host-copy",
-                                                "serial"};
+const std::vector<std::string> kVariantNames = {"graph",         "event-submit", "stream", "whole-update",
+                                                "reinstantiate", "host-copy",    "serial"};
 
 // The figures every variant that ran carries, checked for presence and sanity.
 void expectFigures(const json& j, const std::string& where, bool rendered) {
@@ -80,8 +80,10 @@ void expectFigures(const json& j, const std::string& where, bool rendered) {
 TEST(Bench, CpuBackendJsonHasEveryFieldAndConsistentFigures) {
   const fs::path dir = scratch("cpu1024");
   const fs::path jsonPath = dir / "out.json", csvPath = dir / "out.csv";
+  const fs::path framesPath = dir / "frames.csv";
   const ProcessResult r = runGraphsim({"bench", "--backend", "cpu", "--bodies", "1024", "--frames", "30", "--json",
-                                       jsonPath.string(), "--csv", csvPath.string(), "--quiet"},
+                                       jsonPath.string(), "--csv", csvPath.string(), "--frame-log",
+                                       framesPath.string(), "--quiet"},
                                       300);
   ASSERT_FALSE(r.timedOut);
   ASSERT_EQ(r.exitCode, 0) << r.err;
@@ -152,6 +154,15 @@ TEST(Bench, CpuBackendJsonHasEveryFieldAndConsistentFigures) {
   while (std::getline(csv, row)) ++rows;
   EXPECT_EQ(rows, static_cast<int>(variants.size()));
   EXPECT_FALSE(fs::exists(dir / "out.json.tmp")) << "temporary left behind";
+
+  // The frame log: a header and one row per frame (warm-up included) of each variant that ran.
+  std::ifstream frameLog(framesPath);
+  ASSERT_TRUE(std::getline(frameLog, header));
+  EXPECT_EQ(header.rfind("variant,frame,measured,", 0), 0u) << header;
+  int frameRows = 0;
+  while (std::getline(frameLog, row)) ++frameRows;
+  const int ran = 2; // cpu and serial
+  EXPECT_EQ(frameRows, ran * (30 + j["warmup"].get<int>()));
 }
 
 TEST(Bench, CapturesWriteNumberedPngsWithSidecars) {
@@ -252,6 +263,7 @@ std::vector<BadBench> badBench() {
       {"json_missing_dir", {"--json", (dir / "no" / "such" / "x.json").string()}, "--json"},
       {"json_is_directory", {"--json", (dir / "adir.json").string()}, "--json"},
       {"csv_missing_dir", {"--csv", (dir / "no" / "x.csv").string()}, "--csv"},
+      {"frame_log_missing_dir", {"--frame-log", (dir / "no" / "f.csv").string()}, "--frame-log"},
       {"capture_every_without_dir", {"--capture-every", "3"}, "--capture-dir"},
       {"capture_dir_without_every", {"--capture-dir", (dir / "c").string()}, "--capture-every"},
       {"capture_every_zero", {"--capture-every", "0", "--capture-dir", (dir / "c").string()}, "--capture-every"},
