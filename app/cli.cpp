@@ -137,6 +137,8 @@ Command parseCommandLine(int argc, char** argv) {
   run->add_flag("--quiet", options.quiet, "No progress lines");
   run->add_option("--present", present, "Window present mode: fifo | mailbox | immediate (falls back to fifo)")
       ->capture_default_str();
+  run->add_flag("--profile", options.profile,
+                "Per-node times in the panel (CUDA: GPU time between event-record nodes; CPU: wall time per stage)");
   run->add_flag("--panel,!--no-panel", panel, "Draw the ImGui panel (default: on in a window, off headless)");
   // Test hook (docs/TESTING-UI.md): scripted window resizes and minimise/restore at loop iterations.
   run->add_option("--window-script", windowScript, "")->group("");
