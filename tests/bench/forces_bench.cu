@@ -1,6 +1,6 @@
 // Standalone benchmark and check of the forces stage (compute/cuda/forces_kernel.cu, included whole so that other
-// launch shapes of the same kernel template can be timed beside the stage's). Not part of the CMake build: it needs
-// a GPU and nothing of the app, so it is built by hand and copied to the GPU machine as one static binary:
+// launch shapes of the same kernel template can be timed beside the stage's). Needs
+// a GPU and nothing of the app: one static binary (target forces_bench, build/bin/forces_bench), or by hand:
 //   nvcc -O3 -std=c++17 -arch=sm_90 -cudart static -I. -o forces_bench tests/bench/forces_bench.cu
 //   forces_bench            small-n checks, then timings of every shape for N = 16384 .. 1048576 (interactions/s =
 //                           N^2 / time per launch, GFLOP/s at 20 flops), each checked against a double-precision
