@@ -8,6 +8,7 @@
 
 #include "app/bench_cli.h"
 #include "app/errors.h"
+#include "app/keys.h"
 #include "app/version.h"
 
 namespace graphsim::app {
@@ -15,7 +16,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kRunFooter = R"(
+const std::string kRunFooter = std::string(R"(
 Order of settings: the scene's preset (assets/scenes/<scene>.json, embedded in the binary), then --config FILE
 (same keys, all optional), then the flags above.
 
@@ -23,8 +24,13 @@ Backends: cuda is the product (one CUDA graph per frame, Vulkan<->CUDA shared me
 cpu runs the same stages on the CPU (reference, and for machines without an NVIDIA GPU). auto picks cuda when a
 CUDA device exists, else cpu, and says so.
 
+Window: without --headless graphsim opens a window (GLFW + Vulkan swapchain) and runs until Esc or the window
+closes, or for --frames N frames when given; --capture PATH then captures the last frame with the panel.
+Keys and mouse:
+)") + keys::kHelp + R"(
+
 Exit codes: 0 success, 1 internal error or timeout, 2 bad usage or input, 3 the machine lacks what was asked
-(no Vulkan device, no CUDA device, no matching device UUID, missing extension).)";
+(no Vulkan device, no CUDA device, no matching device UUID, missing extension, no display).)";
 
 BackendKind parseBackend(const std::string& name) {
   if (name == "auto") return BackendKind::Auto;
@@ -43,6 +49,57 @@ void checkCapturePath(const fs::path& path) {
   if (fs::is_directory(path, ec)) throw UsageError("--capture " + path.string() + ": is a directory");
 }
 
+render::PresentMode parsePresentMode(const std::string& name) {
+  if (name == "fifo") return render::PresentMode::Fifo;
+  if (name == "mailbox") return render::PresentMode::Mailbox;
+  if (name == "immediate") return render::PresentMode::Immediate;
+  throw UsageError("--present: unknown mode '" + name + "' (allowed: fifo, mailbox, immediate)");
+}
+
+// --window-script "TICK:resize=WxH,TICK:minimise,TICK:restore" (ticks ascending): scripted window changes for tests.
+std::vector<WindowEvent> parseWindowScript(const std::string& text) {
+  std::vector<WindowEvent> events;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const std::size_t end = std::min(text.find(',', pos), text.size());
+    const std::string item = text.substr(pos, end - pos);
+    pos = end + 1;
+    const auto bad = [&] {
+      return UsageError("--window-script: bad item '" + item + "' (want TICK:resize=WxH, TICK:minimise or TICK:restore)");
+    };
+    const std::size_t colon = item.find(':');
+    if (colon == std::string::npos || colon == 0) throw bad();
+    WindowEvent e;
+    try {
+      std::size_t used = 0;
+      e.tick = std::stoull(item.substr(0, colon), &used);
+      if (used != colon) throw bad();
+      const std::string what = item.substr(colon + 1);
+      if (what == "minimise") {
+        e.kind = WindowEvent::Kind::Minimise;
+      } else if (what == "restore") {
+        e.kind = WindowEvent::Kind::Restore;
+      } else if (what.rfind("resize=", 0) == 0) {
+        const std::string size = what.substr(7);
+        const std::size_t x = size.find('x');
+        if (x == std::string::npos) throw bad();
+        const unsigned long w = std::stoul(size.substr(0, x)), h = std::stoul(size.substr(x + 1));
+        if (w < 1 || h < 1 || w > kMaxImageSize || h > kMaxImageSize) throw bad();
+        e.kind = WindowEvent::Kind::Resize;
+        e.width = static_cast<std::uint32_t>(w);
+        e.height = static_cast<std::uint32_t>(h);
+      } else {
+        throw bad();
+      }
+    } catch (const std::logic_error&) { // stoull/stoul: not a number or out of range
+      throw bad();
+    }
+    if (!events.empty() && e.tick < events.back().tick) throw bad();
+    events.push_back(e);
+  }
+  return events;
+}
+
 } // namespace
 
 Command parseCommandLine(int argc, char** argv) {
@@ -59,13 +116,15 @@ Command parseCommandLine(int argc, char** argv) {
   std::string capture, dumpGraph;
   int gpu = -1;
   std::int64_t framesInFlight = options.framesInFlight;
+  std::string present = "fifo", windowScript;
+  bool panel = false;
 
-  CLI::App* run = app.add_subcommand("run", "Run a scene (headless, with captures; the window arrives with the GUI).");
+  CLI::App* run = app.add_subcommand("run", "Run a scene in a window with the graph panel, or headless with captures.");
   run->add_option("--scene", scene, "Scene to run (nbody)")->capture_default_str();
   run->add_option("--bodies", bodies, "Number of bodies (default: the preset's; 1.." + std::to_string(kMaxBodies) + ")");
   run->add_option("--backend", backend, "auto | cpu | cuda")->capture_default_str();
-  run->add_flag("--headless", options.headless, "Render offscreen, no window (always the case until the GUI lands)");
-  run->add_option("--frames", frames, "Frames to simulate and render")->capture_default_str();
+  run->add_flag("--headless", options.headless, "Render offscreen, no window (no display needed)");
+  run->add_option("--frames", frames, "Frames to simulate and render (default: 300 headless; windowed: until closed)");
   run->add_option("--capture", capture, "Write the last frame as PNG to PATH (with --capture-every: a pattern)");
   run->add_option("--capture-every", captureEvery, "Capture every K-th frame to <stem>_<frame>.png (needs --capture)");
   CLI::Option* seedOpt = run->add_option("--seed", seed, "Seed of the initial conditions (default: the preset's)");
@@ -77,6 +136,13 @@ Command parseCommandLine(int argc, char** argv) {
   run->add_option("--dump-graph", dumpGraph, "cuda backend: write the frame's CUDA graph as DOT to FILE");
   run->add_option("--wait-timeout-ms", waitTimeoutMs, "Timeout of every host wait, in ms")->capture_default_str();
   run->add_flag("--quiet", options.quiet, "No progress lines");
+  run->add_option("--present", present, "Window present mode: fifo | mailbox | immediate (falls back to fifo)")
+      ->capture_default_str();
+  run->add_flag("--profile", options.profile,
+                "Per-node times in the panel (CUDA: GPU time between event-record nodes; CPU: wall time per stage)");
+  run->add_flag("--panel,!--no-panel", panel, "Draw the ImGui panel (default: on in a window, off headless)");
+  // Test hook (docs/TESTING-UI.md): scripted window resizes and minimise/restore at loop iterations.
+  run->add_option("--window-script", windowScript, "")->group("");
   run->footer(kRunFooter);
 
   CLI::App* listGpus = app.add_subcommand("list-gpus", "List Vulkan devices (with UUIDs) and CUDA devices.");
@@ -116,6 +182,12 @@ Command parseCommandLine(int argc, char** argv) {
   if (!config.empty()) applyConfigFile(options.scene, config);
   if (frames < 0) throw UsageError("--frames: must be >= 0, got " + std::to_string(frames));
   options.frames = frames;
+  options.untilClosed = !options.headless && run->count("--frames") == 0;
+  options.presentMode = parsePresentMode(present);
+  options.panel = run->count("--panel") + run->count("--no-panel") > 0 ? panel : !options.headless;
+  options.windowScript = parseWindowScript(windowScript);
+  if (!options.windowScript.empty() && options.headless)
+    throw UsageError("--window-script: needs a window (drop --headless)");
   if (framesInFlight < 1 || framesInFlight > 4)
     throw UsageError("--frames-in-flight: must be 1..4, got " + std::to_string(framesInFlight));
   options.framesInFlight = static_cast<std::uint32_t>(framesInFlight);

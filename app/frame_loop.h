@@ -1,9 +1,22 @@
-// The headless frame loop: simulation backend + offscreen renderer, frames in flight, captures, a summary.
+// The frame loop: simulation backend + renderer (+ ImGui panel, + swapchain when windowed), one frame per tick().
+// The same loop runs `graphsim run` windowed and headless, and the scripted UI tests.
+//
+// Frame k: waitForSlot(k) [throttle on renderDone, a value Vulkan signals] -> acquire (windowed) -> UI (input,
+// panel) -> controller applies requests to the backend -> produce (CPU: step + write the mapped slot; CUDA: launch
+// the frame's graph, which waits renderDone >= k-F+1 and signals simDone = k+1) -> submit the render (waits simDone
+// >= k+1 on the GPU; blits into the swapchain image) -> present -> captures. See docs/FRAME.md.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
+#include "app/panel.h"
 #include "app/run_options.h"
+#include "app/window.h"
+
+namespace graphsim::render {
+class ParticleRenderer;
+}
 
 namespace graphsim::app {
 
@@ -16,8 +29,35 @@ struct RunSummary {
   std::uint64_t captures = 0;
 };
 
-// Runs options.frames frames on the resolved backend (Cpu or Cuda, never Auto) and returns what happened.
-// Throws UsageError, render::MissingCapability / NoCudaDevice (environment), render::TimeoutError, or other errors.
-RunSummary runHeadless(const RunOptions& options, BackendKind backend);
+class Session {
+public:
+  // backend: Cpu or Cuda (resolved). Throws UsageError, render::MissingCapability / NoCudaDevice (environment),
+  // render::TimeoutError, or other errors.
+  Session(const RunOptions& options, BackendKind backend, Window& window);
+  ~Session(); // drains both APIs' work (bounded), then releases CUDA imports before the Vulkan objects behind them
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // One loop iteration: normally one frame; none while minimised or when the swapchain had to be recreated.
+  // False when the run is over (frame limit, Esc, window closed).
+  bool tick();
+  // Drains and returns the summary (frames, timings, validation messages so far).
+  RunSummary finish();
+
+  SimController& controller();
+  SimBackend& backend();
+  render::ParticleRenderer& renderer();
+  ViewState& view();
+  const FrameStats& stats() const;
+  const PanelLayout& layout() const; // the panel's widgets in the last frame
+  std::uint64_t framesRendered() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Runs a Session until it ends; prints progress unless quiet.
+RunSummary runSession(const RunOptions& options, BackendKind backend, Window& window);
 
 } // namespace graphsim::app

@@ -1,12 +1,14 @@
 // graphsim entry point: parse, pick the backend, run, map every failure to an exit code with a one-line reason.
 #include <cstdio>
 #include <exception>
+#include <memory>
 #include <string>
 
 #include "app/bench.h"
 #include "app/cli.h"
 #include "app/errors.h"
 #include "app/frame_loop.h"
+#include "app/glfw_window.h"
 #include "app/list_gpus.h"
 #include "compute/cuda_backend.h"
 #include "compute/cuda_device.h"
@@ -28,10 +30,14 @@ BackendKind resolveBackend(BackendKind requested) {
 }
 
 int run(const RunOptions& options) {
-  if (!options.headless)
-    std::fprintf(stderr, "graphsim: no window yet (the GLFW front end is not built); rendering headless\n");
   const BackendKind backend = resolveBackend(options.backend);
-  const RunSummary s = runHeadless(options, backend);
+  std::unique_ptr<Window> window;
+  if (options.headless) {
+    window = std::make_unique<HeadlessWindow>(options.scene.render.width, options.scene.render.height);
+  } else {
+    window = std::make_unique<GlfwWindow>(options.scene.render.width, options.scene.render.height, "graphsim");
+  }
+  const RunSummary s = runSession(options, backend, *window);
   const double fps = s.wallSeconds > 0 ? static_cast<double>(s.frames) / s.wallSeconds : 0;
   std::fprintf(stderr, "graphsim: %llu frames of %lld bodies in %.2f s (%.1f fps); sim %.3f ms/frame (%s), render GPU %.3f ms\n",
                static_cast<unsigned long long>(s.frames), static_cast<long long>(options.scene.sim.bodies), s.wallSeconds,

@@ -87,6 +87,7 @@ public:
   void step() override; // compute-only: launch one frame and wait (bounded)
   void download(BodyState& state, std::vector<float>& colour) override;
   std::vector<NodeInfo> nodes() const override;
+  bool setProfiling(bool enabled) override;
   UpdateCounters counters() const override;
   const SceneConfig& config() const override;
 

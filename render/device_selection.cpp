@@ -92,6 +92,8 @@ std::vector<VkPhysicalDevice> enumeratePhysicalDevices(VkInstance instance) {
   return devices;
 }
 
+bool hasDeviceExtension(VkPhysicalDevice device, const char* name) { return hasExtension(deviceExtensions(device), name); }
+
 std::string missingCapabilities(VkPhysicalDevice device, bool interop) {
   std::vector<std::string> missing;
   VkPhysicalDeviceProperties properties{};

@@ -16,6 +16,7 @@ inline constexpr const char* kInteropDeviceExtensions[] = {VK_KHR_EXTERNAL_MEMOR
                                                            VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME};
 
 std::vector<VkPhysicalDevice> enumeratePhysicalDevices(VkInstance instance);
+bool hasDeviceExtension(VkPhysicalDevice device, const char* name);
 
 // Name, type, UUID, API version and what the device lacks for interop (index = position in enumeration order).
 PhysicalDeviceInfo describePhysicalDevice(VkPhysicalDevice device, int index);

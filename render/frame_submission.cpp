@@ -1,5 +1,6 @@
 // Recording and submitting one frame, capture, and the render-pass timestamps.
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <stdexcept>
 #include <string>
@@ -10,6 +11,41 @@
 #include "shaders/particle_layout.h"
 
 namespace graphsim::render {
+namespace {
+
+// The offscreen colour image (TRANSFER_SRC_OPTIMAL after the pass) into the acquired swapchain image, which ends in
+// PRESENT_SRC_KHR. The submit waits for the acquire at the transfer stage, which the first barrier starts from.
+void cmdBlitToSwapchain(VkCommandBuffer cmd, VkImage source, VkExtent2D sourceExtent, const PresentTarget& target) {
+  const VkImageSubresourceRange range{VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
+  VkImageMemoryBarrier toTransfer{.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
+                                  .srcAccessMask = 0,
+                                  .dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+                                  .oldLayout = VK_IMAGE_LAYOUT_UNDEFINED,
+                                  .newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                                  .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                                  .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                                  .image = target.image,
+                                  .subresourceRange = range};
+  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr, 0, nullptr,
+                       1, &toTransfer);
+  const auto corner = [](VkExtent2D e) { return VkOffset3D{static_cast<int32_t>(e.width), static_cast<int32_t>(e.height), 1}; };
+  const VkImageBlit region{.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
+                           .srcOffsets = {{0, 0, 0}, corner(sourceExtent)},
+                           .dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
+                           .dstOffsets = {{0, 0, 0}, corner(target.extent)}};
+  // Sizes differ only for the frames between a window resize and the renderer catching up: nearest is enough.
+  vkCmdBlitImage(cmd, source, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, target.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                 1, &region, VK_FILTER_NEAREST);
+  VkImageMemoryBarrier toPresent = toTransfer;
+  toPresent.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  toPresent.dstAccessMask = 0;
+  toPresent.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+  toPresent.newLayout = VK_IMAGE_LAYOUT_PRESENT_SRC_KHR;
+  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, nullptr, 0,
+                       nullptr, 1, &toPresent);
+}
+
+} // namespace
 
 void ParticleRenderer::Impl::recordFrame(FrameSlot& slot, std::uint32_t slotIndex, const FrameSubmit& frame) {
   const VkCommandBuffer cmd = slot.commandBuffer;
@@ -38,6 +74,9 @@ void ParticleRenderer::Impl::recordFrame(FrameSlot& slot, std::uint32_t slotInde
     frame.overlay->cmdDrawOverlay(cmd);
   }
   vkCmdEndRenderPass(cmd);
+  if (frame.present != nullptr) {
+    cmdBlitToSwapchain(cmd, target.colourImage(), extent, *frame.present);
+  }
 
   if (timestamps) {
     vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timestamps.get(), firstQuery + 1);
@@ -70,27 +109,41 @@ void ParticleRenderer::submit(const FrameSubmit& frame) {
   VK_CHECK(vkResetCommandPool(r.context.device(), slot.commandPool.get(), 0));
   r.recordFrame(slot, slotIndex, frame);
 
+  // Waits: simDone >= k+1 at vertex input (bodies are vertex attributes: nothing earlier depends on the producer),
+  // and with a window the image acquire before the blit. Signals: renderDone = k+1, and the image's renderFinished.
+  // Binary semaphores take a placeholder value in the timeline arrays.
+  std::array<VkSemaphore, 2> waits{};
+  std::array<std::uint64_t, 2> waitValues{};
+  std::array<VkPipelineStageFlags, 2> waitStages{};
+  std::uint32_t waitCount = 0;
+  if (frame.waitSimDone) {
+    waits[waitCount] = r.simDone.get();
+    waitValues[waitCount] = *frame.waitSimDone;
+    waitStages[waitCount++] = VK_PIPELINE_STAGE_VERTEX_INPUT_BIT;
+  }
+  if (frame.present != nullptr) {
+    waits[waitCount] = frame.present->acquired;
+    waitStages[waitCount++] = VK_PIPELINE_STAGE_TRANSFER_BIT;
+  }
   const std::uint64_t signalValue = frame.frame + 1;
-  const std::uint64_t waitValue = frame.waitSimDone.value_or(0);
-  const VkSemaphore waitSemaphore = r.simDone.get();
-  const VkSemaphore signalSemaphore = r.renderDone.get();
-  // Bodies are consumed as vertex attributes: nothing before vertex input depends on the producer.
-  const VkPipelineStageFlags waitStage = VK_PIPELINE_STAGE_VERTEX_INPUT_BIT;
-  const std::uint32_t waitCount = frame.waitSimDone ? 1 : 0;
+  const std::array<VkSemaphore, 2> signals{r.renderDone.get(),
+                                           frame.present != nullptr ? frame.present->renderFinished : VK_NULL_HANDLE};
+  const std::array<std::uint64_t, 2> signalValues{signalValue, 0};
+  const std::uint32_t signalCount = frame.present != nullptr ? 2 : 1;
   const VkTimelineSemaphoreSubmitInfo timelineInfo{.sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
                                                    .waitSemaphoreValueCount = waitCount,
-                                                   .pWaitSemaphoreValues = &waitValue,
-                                                   .signalSemaphoreValueCount = 1,
-                                                   .pSignalSemaphoreValues = &signalValue};
+                                                   .pWaitSemaphoreValues = waitValues.data(),
+                                                   .signalSemaphoreValueCount = signalCount,
+                                                   .pSignalSemaphoreValues = signalValues.data()};
   const VkSubmitInfo submitInfo{.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
                                 .pNext = &timelineInfo,
                                 .waitSemaphoreCount = waitCount,
-                                .pWaitSemaphores = &waitSemaphore,
-                                .pWaitDstStageMask = &waitStage,
+                                .pWaitSemaphores = waits.data(),
+                                .pWaitDstStageMask = waitStages.data(),
                                 .commandBufferCount = 1,
                                 .pCommandBuffers = &slot.commandBuffer,
-                                .signalSemaphoreCount = 1,
-                                .pSignalSemaphores = &signalSemaphore};
+                                .signalSemaphoreCount = signalCount,
+                                .pSignalSemaphores = signals.data()};
   const VkFence fence = slot.fence.get();
   VK_CHECK(vkResetFences(r.context.device(), 1, &fence));
   const auto submitStart = std::chrono::steady_clock::now();
@@ -104,7 +157,7 @@ void ParticleRenderer::submit(const FrameSubmit& frame) {
     slot.capturedFrame = frame.frame;
   }
   r.lastSignalled = signalValue;
-  r.highestSimDoneWait = std::max(r.highestSimDoneWait, waitValue);
+  r.highestSimDoneWait = std::max(r.highestSimDoneWait, frame.waitSimDone.value_or(0));
 }
 
 std::vector<std::uint8_t> ParticleRenderer::finishCapture(std::uint64_t frame) {

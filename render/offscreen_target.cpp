@@ -89,21 +89,35 @@ OffscreenTarget::OffscreenTarget(const VulkanContext& context, VkExtent2D extent
   requireFormat(context.physicalDevice(), kDepthFormat, VK_FORMAT_FEATURE_DEPTH_STENCIL_ATTACHMENT_BIT,
                 "D32_SFLOAT as a depth attachment");
 
+  renderPass_ = createRenderPass(context.device());
+  createAttachments(context);
+}
+
+void OffscreenTarget::resize(const VulkanContext& context, VkExtent2D extent) {
+  extent_ = extent;
+  framebuffer_.reset();
+  for (Attachment* a : {&depth_, &colour_}) { // views and images before the memory bound to them
+    a->view.reset();
+    a->image.reset();
+    a->memory.reset();
+  }
+  createAttachments(context);
+}
+
+void OffscreenTarget::createAttachments(const VulkanContext& context) {
   const VkDevice device = context.device();
-  colour_ = createAttachment(context, kColourFormat, extent,
+  colour_ = createAttachment(context, kColourFormat, extent_,
                              VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
                              VK_IMAGE_ASPECT_COLOR_BIT);
-  depth_ = createAttachment(context, kDepthFormat, extent, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
+  depth_ = createAttachment(context, kDepthFormat, extent_, VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT,
                             VK_IMAGE_ASPECT_DEPTH_BIT);
-  renderPass_ = createRenderPass(device);
-
   const std::array<VkImageView, 2> views{colour_.view.get(), depth_.view.get()};
   const VkFramebufferCreateInfo framebufferInfo{.sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO,
                                                 .renderPass = renderPass_.get(),
                                                 .attachmentCount = static_cast<std::uint32_t>(views.size()),
                                                 .pAttachments = views.data(),
-                                                .width = extent.width,
-                                                .height = extent.height,
+                                                .width = extent_.width,
+                                                .height = extent_.height,
                                                 .layers = 1};
   VkFramebuffer framebuffer = VK_NULL_HANDLE;
   VK_CHECK(vkCreateFramebuffer(device, &framebufferInfo, nullptr, &framebuffer));

@@ -18,6 +18,9 @@ public:
   static constexpr VkClearColorValue kBackground{{0.015f, 0.015f, 0.03f, 1.0f}}; // dark blue-black
 
   OffscreenTarget(const VulkanContext& context, VkExtent2D extent);
+  // New attachments and framebuffer of another size; the render pass (and every pipeline made for it) stays. The
+  // caller makes sure the GPU no longer uses the old images.
+  void resize(const VulkanContext& context, VkExtent2D extent);
 
   VkExtent2D extent() const { return extent_; }
   VkRenderPass renderPass() const { return renderPass_.get(); }
@@ -30,6 +33,8 @@ public:
   void cmdBeginRenderPass(VkCommandBuffer cmd) const;
 
 private:
+  void createAttachments(const VulkanContext& context);
+
   VkExtent2D extent_;
   // Destroyed in reverse: framebuffer, render pass, depth, colour.
   Attachment colour_;

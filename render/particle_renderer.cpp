@@ -182,4 +182,20 @@ std::uint64_t ParticleRenderer::renderDoneValue() const { return impl_->renderDo
 
 void ParticleRenderer::drain() { impl_->drain(); }
 
+void ParticleRenderer::resize(std::uint32_t width, std::uint32_t height) {
+  Impl& r = *impl_;
+  RendererConfig config = r.config;
+  config.width = width;
+  config.height = height;
+  validated(config, r.context);
+  r.drain();
+  r.config = config;
+  r.extent = {width, height};
+  r.target.resize(r.context, r.extent);
+  for (FrameSlot& slot : r.slots) { // readback buffers are sized for the old extent
+    slot.readback.reset();
+    slot.capturedFrame.reset();
+  }
+}
+
 } // namespace graphsim::render

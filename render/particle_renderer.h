@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "render/camera.h"
+#include "render/swapchain.h"
 #include "render/vulkan_context.h"
 
 namespace graphsim::render {
@@ -73,6 +74,8 @@ struct FrameSubmit {
   std::optional<std::uint64_t> waitSimDone; // wait simDone >= value at vertex input (CUDA backend: k+1)
   bool capture = false;                // copy this frame to the readback buffer (see finishCapture)
   OverlayRecorder* overlay = nullptr;  // not owned; nullptr: particles only
+  // Windowed: blit the finished frame into this swapchain image (waiting for its acquire, signalling renderFinished).
+  const PresentTarget* present = nullptr;
 };
 
 class ParticleRenderer {
@@ -114,6 +117,9 @@ public:
 
   // Waits (bounded) until the queue is idle: before the producer's semaphores or memory go away.
   void drain();
+  // Drains, then renders later frames at width x height (the window's new framebuffer size). Body buffers,
+  // semaphores and the render pass stay, so the producer and any overlay pipeline are unaffected.
+  void resize(std::uint32_t width, std::uint32_t height);
 
 private:
   struct Impl;

@@ -32,6 +32,10 @@ public:
   Handle get() const { return handle_; }
   explicit operator bool() const { return handle_ != VK_NULL_HANDLE; }
 
+  // Gives the handle up without destroying it: for a handle the GPU may still use after a timed-out wait (leaked on
+  // purpose rather than destroyed under the GPU's feet).
+  Handle release() noexcept { return std::exchange(handle_, VK_NULL_HANDLE); }
+
   // The caller guarantees the GPU no longer uses the handle (the owner cannot know).
   void reset() noexcept {
     if (handle_ != VK_NULL_HANDLE) {
@@ -58,5 +62,6 @@ using OwnedCommandPool = DeviceOwned<VkCommandPool, vkDestroyCommandPool>; // fr
 using OwnedSemaphore = DeviceOwned<VkSemaphore, vkDestroySemaphore>;
 using OwnedQueryPool = DeviceOwned<VkQueryPool, vkDestroyQueryPool>;
 using OwnedFence = DeviceOwned<VkFence, vkDestroyFence>;
+using OwnedDescriptorPool = DeviceOwned<VkDescriptorPool, vkDestroyDescriptorPool>;
 
 } // namespace graphsim::render

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "render/device_selection.h"
@@ -44,6 +45,7 @@ VKAPI_ATTR VkBool32 VKAPI_CALL countValidationMessage(VkDebugUtilsMessageSeverit
 struct VulkanContext::Impl {
   // Destruction order is the reverse of creation: device, messenger, instance (see ~Impl).
   VkInstance instance = VK_NULL_HANDLE;
+  VkSurfaceKHR surface = VK_NULL_HANDLE;
   VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
   PFN_vkDestroyDebugUtilsMessengerEXT destroyMessenger = nullptr;
   VkPhysicalDevice physicalDevice = VK_NULL_HANDLE;
@@ -64,6 +66,9 @@ struct VulkanContext::Impl {
     if (device != VK_NULL_HANDLE) {
       vkDestroyDevice(device, nullptr);
     }
+    if (surface != VK_NULL_HANDLE) {
+      vkDestroySurfaceKHR(instance, surface, nullptr);
+    }
     if (messenger != VK_NULL_HANDLE) {
       destroyMessenger(instance, messenger, nullptr);
     }
@@ -72,13 +77,14 @@ struct VulkanContext::Impl {
     }
   }
 
-  void createInstance(bool validation);
+  void createInstance(const DeviceRequest& request);
   void pickPhysicalDevice(const DeviceRequest& request);
   void rejectMultiGpuGroup(const std::string& reason, const std::vector<PhysicalDeviceInfo>& devices) const;
   void createDevice();
 };
 
-void VulkanContext::Impl::createInstance(bool validation) {
+void VulkanContext::Impl::createInstance(const DeviceRequest& request) {
+  const bool validation = request.validation;
   if (validation && !hasLayer(kValidationLayer)) {
     throw MissingCapability(std::string("validation was requested but the Vulkan layer ") + kValidationLayer +
                             " is not installed; install the Debian package vulkan-validationlayers");
@@ -105,15 +111,21 @@ void VulkanContext::Impl::createInstance(bool validation) {
                                                    .enabledValidationFeatureCount = 1,
                                                    .pEnabledValidationFeatures = enabledFeatures};
   const char* layers[] = {kValidationLayer};
-  const char* extensions[] = {VK_EXT_DEBUG_UTILS_EXTENSION_NAME, VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME};
+  std::vector<const char*> extensions;
+  for (const std::string& name : request.instanceExtensions) extensions.push_back(name.c_str());
+  if (validation) {
+    extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+    extensions.push_back(VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);
+  }
 
-  VkInstanceCreateInfo createInfo{.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pApplicationInfo = &appInfo};
+  VkInstanceCreateInfo createInfo{.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+                                  .pApplicationInfo = &appInfo,
+                                  .enabledExtensionCount = static_cast<std::uint32_t>(extensions.size()),
+                                  .ppEnabledExtensionNames = extensions.data()};
   if (validation) {
     createInfo.pNext = &validationFeatures;
     createInfo.enabledLayerCount = 1;
     createInfo.ppEnabledLayerNames = layers;
-    createInfo.enabledExtensionCount = 2;
-    createInfo.ppEnabledExtensionNames = extensions;
   }
   const VkResult result = vkCreateInstance(&createInfo, nullptr, &instance);
   if (result == VK_ERROR_INCOMPATIBLE_DRIVER) {
@@ -121,8 +133,11 @@ void VulkanContext::Impl::createInstance(bool validation) {
                             "GPU driver, or mesa-vulkan-drivers for the lavapipe CPU device");
   }
   if (result == VK_ERROR_EXTENSION_NOT_PRESENT) {
-    throw MissingCapability("the validation layer lacks VK_EXT_debug_utils or VK_EXT_validation_features; update "
-                            "the Debian package vulkan-validationlayers");
+    std::string names;
+    for (const char* name : extensions) names += std::string(names.empty() ? "" : ", ") + name;
+    throw MissingCapability("the Vulkan loader lacks one of the instance extensions " + names +
+                            " (window-system extensions come from the driver; the debug ones from the Debian package "
+                            "vulkan-validationlayers)");
   }
   VK_CHECK(result);
 
@@ -182,14 +197,27 @@ void VulkanContext::Impl::pickPhysicalDevice(const DeviceRequest& request) {
   vkGetPhysicalDeviceQueueFamilyProperties(physicalDevice, &familyCount, nullptr);
   std::vector<VkQueueFamilyProperties> families(familyCount);
   vkGetPhysicalDeviceQueueFamilyProperties(physicalDevice, &familyCount, families.data());
-  const auto graphics = std::find_if(families.begin(), families.end(), [](const VkQueueFamilyProperties& family) {
-    return (family.queueFlags & VK_QUEUE_GRAPHICS_BIT) && family.queueCount > 0;
-  });
-  if (graphics == families.end()) {
-    throw MissingCapability("Vulkan device [" + std::to_string(info.index) + "] " + info.name +
-                            " has no graphics queue. Vulkan devices seen:\n" + detail::formatDeviceList(devices));
+  // One queue does everything: graphics, transfers and, with a window, presentation.
+  const auto presents = [&](std::uint32_t family) {
+    if (surface == VK_NULL_HANDLE) return true;
+    VkBool32 supported = VK_FALSE;
+    VK_CHECK(vkGetPhysicalDeviceSurfaceSupportKHR(physicalDevice, family, surface, &supported));
+    return supported == VK_TRUE;
+  };
+  std::optional<std::uint32_t> chosen;
+  for (std::uint32_t f = 0; f < familyCount && !chosen; ++f) {
+    if ((families[f].queueFlags & VK_QUEUE_GRAPHICS_BIT) && families[f].queueCount > 0 && presents(f)) chosen = f;
   }
-  queueFamily = static_cast<std::uint32_t>(graphics - families.begin());
+  if (!chosen) {
+    throw MissingCapability("Vulkan device [" + std::to_string(info.index) + "] " + info.name + " has no graphics queue" +
+                            (surface != VK_NULL_HANDLE ? " that can present to the window" : "") +
+                            ". Vulkan devices seen:\n" + detail::formatDeviceList(devices));
+  }
+  queueFamily = *chosen;
+  if (surface != VK_NULL_HANDLE && !detail::hasDeviceExtension(physicalDevice, VK_KHR_SWAPCHAIN_EXTENSION_NAME)) {
+    throw MissingCapability("Vulkan device [" + std::to_string(info.index) + "] " + info.name + " lacks " +
+                            VK_KHR_SWAPCHAIN_EXTENSION_NAME + ", needed to show a window (try --headless)");
+  }
 
   std::fprintf(stderr, "[graphsim] Vulkan device [%d] %s (%s, UUID %s): %s\n", info.index, info.name.c_str(),
                info.type.c_str(), formatUuid(info.uuid).c_str(), choice.reason.c_str());
@@ -206,20 +234,27 @@ void VulkanContext::Impl::createDevice() {
                                               .timelineSemaphore = VK_TRUE};
   const VkPhysicalDeviceFeatures2 features{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
                                            .pNext = &features12};
+  std::vector<const char*> extensions;
+  if (interop) extensions.assign(std::begin(detail::kInteropDeviceExtensions), std::end(detail::kInteropDeviceExtensions));
+  if (surface != VK_NULL_HANDLE) extensions.push_back(VK_KHR_SWAPCHAIN_EXTENSION_NAME);
   const VkDeviceCreateInfo createInfo{
       .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
       .pNext = &features,
       .queueCreateInfoCount = 1,
       .pQueueCreateInfos = &queueInfo,
-      .enabledExtensionCount = interop ? static_cast<std::uint32_t>(std::size(detail::kInteropDeviceExtensions)) : 0,
-      .ppEnabledExtensionNames = interop ? detail::kInteropDeviceExtensions : nullptr};
+      .enabledExtensionCount = static_cast<std::uint32_t>(extensions.size()),
+      .ppEnabledExtensionNames = extensions.data()};
   VK_CHECK(vkCreateDevice(physicalDevice, &createInfo, nullptr, &device));
   vkGetDeviceQueue(device, queueFamily, 0, &queue);
 }
 
 VulkanContext::VulkanContext(const DeviceRequest& request) : impl_(std::make_unique<Impl>()) {
   // A throw below leaves impl_ owning what was created so far; ~Impl releases it in reverse order.
-  impl_->createInstance(request.validation);
+  impl_->createInstance(request);
+  if (request.createSurface) {
+    impl_->surface = request.createSurface(impl_->instance);
+    if (impl_->surface == VK_NULL_HANDLE) throw MissingCapability("the window system could not create a Vulkan surface");
+  }
   impl_->pickPhysicalDevice(request);
   impl_->createDevice();
 }
@@ -233,6 +268,7 @@ VkQueue VulkanContext::queue() const { return impl_->queue; }
 std::uint32_t VulkanContext::queueFamily() const { return impl_->queueFamily; }
 const PhysicalDeviceInfo& VulkanContext::info() const { return impl_->info; }
 bool VulkanContext::interopEnabled() const { return impl_->interop; }
+VkSurfaceKHR VulkanContext::surface() const { return impl_->surface; }
 std::uint64_t VulkanContext::validationMessages() const {
   return impl_->validationMessages.load(std::memory_order_relaxed);
 }

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -26,6 +27,11 @@ struct DeviceRequest {
   std::optional<int> index;          // else --gpu INDEX among the Vulkan devices
   bool requireInterop = false;       // VK_KHR_external_memory_fd, VK_KHR_external_semaphore_fd, timeline semaphores
   bool validation = false;           // Khronos validation layer (+ synchronisation validation) and a counting messenger
+  // Windowed: the instance extensions the window system needs (glfwGetRequiredInstanceExtensions) and a callback that
+  // creates the window's surface on the new instance. The context then owns the surface, picks a queue family that
+  // presents to it and enables VK_KHR_swapchain; a device that cannot present is refused with MissingCapability.
+  std::vector<std::string> instanceExtensions;
+  std::function<VkSurfaceKHR(VkInstance)> createSurface;
 };
 
 struct PhysicalDeviceInfo {
@@ -56,6 +62,7 @@ public:
   std::uint32_t queueFamily() const;
   const PhysicalDeviceInfo& info() const;
   bool interopEnabled() const;      // the interop extensions were enabled on the device
+  VkSurfaceKHR surface() const;     // VK_NULL_HANDLE unless the request had createSurface
 
   // Validation warnings and errors seen so far (0 when validation is off). Each is also printed to stderr.
   std::uint64_t validationMessages() const;

@@ -376,6 +376,8 @@ void CudaBackend::download(BodyState& state, std::vector<float>& colour) {
 
 std::vector<NodeInfo> CudaBackend::nodes() const { return impl_->graph->nodes(); }
 
+bool CudaBackend::setProfiling(bool /*enabled*/) { return false; }
+
 UpdateCounters CudaBackend::counters() const { return impl_->graph->counters(); }
 
 const SceneConfig& CudaBackend::config() const { return impl_->config; }

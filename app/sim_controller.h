@@ -1,0 +1,62 @@
+// Panel logic without ImGui: what a click or a key asks for, and how it reaches the simulation backend at the start
+// of the next frame. The ImGui panel (panel.cpp) and the keys only call the request functions; tests call them too.
+//
+//   toggles          -> SimBackend::setStageEnabled (CUDA: cudaGraphNodeSetEnabled on every instance of the stage)
+//   parameters       -> SimBackend::setParams once per frame (CUDA: only the kernel nodes whose arguments changed)
+//   bodies, substeps -> SimBackend::reset (CUDA: whole-graph update, or re-instantiation; counted with the reason)
+//   pause            -> frames keep running with dt = 0 (CUDA: the graph and the frame protocol go on; 3 node updates
+//                       on pause and on resume); the CPU backend skips its step instead. Step: one frame at full dt.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "compute/sim_backend.h"
+
+namespace graphsim::app {
+
+class SimController {
+public:
+  // maxBodies: what the render buffers hold; the body-count control stays within it.
+  SimController(const SceneConfig& initial, std::int64_t maxBodies);
+
+  void setStageEnabled(Stage stage, bool enabled);
+  void setParams(const NBodyParams& params);
+  void setBodies(std::int64_t bodies);
+  void setSubsteps(int substeps);
+  void togglePause() { paused_ = !paused_; }
+  void requestStep() { stepRequested_ = true; }
+  void requestReset() { resetRequested_ = true; }
+
+  bool paused() const { return paused_; }
+  const NBodyParams& params() const { return params_; }
+  std::int64_t bodies() const { return bodies_; }
+  int substeps() const { return substeps_; }
+  std::int64_t maxBodies() const { return maxBodies_; }
+  // The wanted state of a stage: the backend's once applied (the panel shows the backend's own read-back).
+  bool stageWanted(Stage stage) const { return enabled_[static_cast<int>(stage)]; }
+
+  // Applies everything requested since the last call and says whether this frame advances simulated time.
+  // Throws what the backend throws (e.g. std::invalid_argument for a stage that cannot be disabled).
+  bool applyTo(SimBackend& backend);
+  // The simulated time of the state shown (sum of dt over advancing frames x substeps), reset with the scene.
+  double simTime() const { return simTime_; }
+  // "reset: 8192 bodies, 2 substeps" and the like; empty until something structural happened.
+  const std::string& lastStructuralChange() const { return lastStructural_; }
+
+private:
+  NBodyParams params_;
+  std::array<bool, kStageCount> enabled_{};
+  std::int64_t bodies_;
+  int substeps_;
+  std::int64_t maxBodies_;
+  bool paused_ = false;
+  bool stepRequested_ = false;
+  bool resetRequested_ = false;
+  std::optional<NBodyParams> applied_; // what the backend was last given (dt = 0 while paused)
+  double simTime_ = 0;
+  std::string lastStructural_;
+};
+
+} // namespace graphsim::app

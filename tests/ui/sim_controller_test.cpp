@@ -1,0 +1,78 @@
+// Panel logic without ImGui: what each request does to a backend (the CPU reference here).
+#include <gtest/gtest.h>
+
+#include "app/sim_controller.h"
+#include "compute/cpu_backend.h"
+
+namespace graphsim::app {
+namespace {
+
+SceneConfig smallScene() {
+  SceneConfig c;
+  c.bodies = 256;
+  c.seed = 3;
+  return c;
+}
+
+TEST(SimController, ParametersReachTheBackendOnTheNextApply) {
+  CpuBackend backend(smallScene());
+  SimController controller(backend.config(), 4096);
+  NBodyParams p = controller.params();
+  p.G = 2.5f;
+  controller.setParams(p);
+  EXPECT_EQ(backend.config().params.G, 1.0f) << "applied before the frame started";
+  EXPECT_TRUE(controller.applyTo(backend));
+  EXPECT_EQ(backend.config().params.G, 2.5f);
+}
+
+TEST(SimController, PauseRunsFramesWithZeroDtAndStepAdvancesOnce) {
+  CpuBackend backend(smallScene());
+  SimController controller(backend.config(), 4096);
+  const float dt = controller.params().dt;
+  controller.togglePause();
+  EXPECT_FALSE(controller.applyTo(backend));
+  EXPECT_EQ(backend.config().params.dt, 0.0f);
+  controller.requestStep();
+  EXPECT_TRUE(controller.applyTo(backend));
+  EXPECT_EQ(backend.config().params.dt, dt);
+  EXPECT_FALSE(controller.applyTo(backend)) << "a step advances exactly one frame";
+  controller.togglePause();
+  EXPECT_TRUE(controller.applyTo(backend));
+  EXPECT_EQ(backend.config().params.dt, dt);
+}
+
+TEST(SimController, BodiesAndSubstepsAreStructuralAndBounded) {
+  CpuBackend backend(smallScene());
+  SimController controller(backend.config(), 1024);
+  controller.setBodies(512);
+  controller.setSubsteps(3);
+  controller.applyTo(backend);
+  EXPECT_EQ(backend.config().bodies, 512);
+  EXPECT_EQ(backend.config().substeps, 3);
+  EXPECT_EQ(backend.state().posMass.size(), 512u);
+  EXPECT_NE(controller.lastStructuralChange().find("512 bodies"), std::string::npos);
+  EXPECT_THROW(controller.setBodies(1025), std::invalid_argument);
+  EXPECT_THROW(controller.setBodies(0), std::invalid_argument);
+  EXPECT_THROW(controller.setSubsteps(0), std::invalid_argument);
+}
+
+TEST(SimController, TogglesAndResetKeepTheWantedStages) {
+  CpuBackend backend(smallScene());
+  SimController controller(backend.config(), 4096);
+  controller.setStageEnabled(Stage::Damping, true);
+  controller.setStageEnabled(Stage::Boundary, false);
+  controller.applyTo(backend);
+  EXPECT_TRUE(backend.stageEnabled(Stage::Damping));
+  EXPECT_FALSE(backend.stageEnabled(Stage::Boundary));
+  const Float4 first = backend.state().posMass.at(0);
+  controller.applyTo(backend);
+  backend.step();
+  controller.requestReset();
+  controller.applyTo(backend);
+  EXPECT_EQ(backend.state().posMass.at(0), first) << "reset must restore the initial state";
+  EXPECT_TRUE(backend.stageEnabled(Stage::Damping)) << "reset must keep the user's toggles";
+  EXPECT_FALSE(backend.stageEnabled(Stage::Boundary));
+}
+
+} // namespace
+} // namespace graphsim::app
