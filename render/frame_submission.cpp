@@ -1,6 +1,7 @@
 // Recording and submitting one frame, capture, and the render-pass timestamps.
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <chrono>
 #include <stdexcept>
 #include <string>
@@ -49,8 +50,8 @@ void cmdBlitToSwapchain(VkCommandBuffer cmd, VkImage source, VkExtent2D sourceEx
 
 void ParticleRenderer::Impl::recordFrame(FrameSlot& slot, std::uint32_t slotIndex, const FrameSubmit& frame) {
   const VkCommandBuffer cmd = slot.commandBuffer;
-  const VkCommandBufferBeginInfo beginInfo{.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                           .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+  // Not ONE_TIME_SUBMIT: an unchanged frame submits the same recording again (FrameSlot::reusable).
+  const VkCommandBufferBeginInfo beginInfo{.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   VK_CHECK(vkBeginCommandBuffer(cmd, &beginInfo));
 
   const std::uint32_t firstQuery = 2 * slotIndex;
@@ -106,8 +107,16 @@ void ParticleRenderer::submit(const FrameSubmit& frame) {
     slot.readback.emplace(r.context, r.extent);
   }
 
-  VK_CHECK(vkResetCommandPool(r.context.device(), slot.commandPool.get(), 0));
-  r.recordFrame(slot, slotIndex, frame);
+  // The recording depends on the frame only through these inputs (the slot fixes buffers, queries and target).
+  FrameSlot::Recorded inputs{frame.bodyCount, makePushConstants(frame.camera, frame.style, r.extent)};
+  const bool reusable = frame.overlay == nullptr && !frame.capture && frame.present == nullptr;
+  const bool same = reusable && slot.reusable && slot.reusable->bodyCount == inputs.bodyCount &&
+                    std::memcmp(&slot.reusable->push, &inputs.push, sizeof inputs.push) == 0;
+  if (!same) {
+    VK_CHECK(vkResetCommandPool(r.context.device(), slot.commandPool.get(), 0));
+    r.recordFrame(slot, slotIndex, frame);
+    slot.reusable = reusable ? std::optional(inputs) : std::nullopt;
+  }
 
   // Waits: simDone >= k+1 at vertex input (bodies are vertex attributes: nothing earlier depends on the producer),
   // and with a window the image acquire before the blit. Signals: renderDone = k+1, and the image's renderFinished.

@@ -376,7 +376,12 @@ void CudaBackend::download(BodyState& state, std::vector<float>& colour) {
 
 std::vector<NodeInfo> CudaBackend::nodes() const { return impl_->graph->nodes(); }
 
-bool CudaBackend::setProfiling(bool /*enabled*/) { return false; }
+bool CudaBackend::setProfiling(bool enabled) {
+  Impl& m = *impl_;
+  m.synchronize(); // the marks change the topology: no launch may still run the old exec
+  m.graph->setProfiling(enabled, static_cast<std::uint32_t>(std::max<std::size_t>(1, m.renderBuffers.size())));
+  return true;
+}
 
 UpdateCounters CudaBackend::counters() const { return impl_->graph->counters(); }
 

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <stdexcept>
 #include <utility>
+#include <algorithm>
 
 #include "compute/cuda/frame_graph_detail.h"
 
@@ -96,6 +97,19 @@ FrameGraph::Built FrameGraph::build(std::uint64_t waitValue, std::uint64_t signa
     prev = node;
   }
 
+  std::size_t marks = 0;
+  const auto addMark = [&] {
+    if (!profiling_) return;
+    std::string name = "mark_" + std::to_string(marks);
+    cudaGraphNode_t node = nullptr;
+    CUDA_CHECK_CTX(cudaGraphAddEventRecordNode(&node, g, deps(), depCount(), markEvents_.at(0).at(marks).get()),
+                   "adding node " + name);
+    built.nodes.push_back({std::move(name), Kind::EventRecord, Stage::Forces, node, {}});
+    prev = node;
+    ++marks;
+  };
+  addMark();
+
   const std::array<KernelNodeSpec, kStageCount> specs = stageSpecs();
   const auto addKernel = [&](Stage stage, int substep) {
     std::string name = stageInstanceName(stage, substep);
@@ -106,6 +120,7 @@ FrameGraph::Built FrameGraph::build(std::uint64_t waitValue, std::uint64_t signa
     CUDA_CHECK_CTX(cudaGraphAddKernelNode(&node, g, deps(), depCount(), &params), "adding node " + name);
     built.nodes.push_back({std::move(name), Kind::Kernel, stage, node, spec});
     prev = node;
+    addMark();
   };
   for (int s = 0; s < substeps_; ++s) {
     for (Stage stage : kSubstepStages) addKernel(stage, s);
@@ -202,6 +217,12 @@ void FrameGraph::launch(std::uint64_t frame, float4* output, cudaStream_t stream
   }
   if (paramsDirty_ || outputDirty_) applyChangedKernels(paramsDirty_);
   paramsDirty_ = outputDirty_ = false;
+  if (profiling_) {
+    const std::size_t slot = static_cast<std::size_t>(frame % markEvents_.size());
+    harvestMarks(slot);
+    pointMarksAt(slot);
+    markFrame_[slot] = frame;
+  }
   const auto t1 = std::chrono::steady_clock::now();
   CUDA_CHECK_CTX(cudaGraphLaunch(exec_.get(), stream), "launching frame " + std::to_string(frame));
   lastUpdateHostUs_ = std::chrono::duration<double, std::micro>(t1 - t0).count();
@@ -287,7 +308,8 @@ void FrameGraph::rebuild(const BodiesView& bodies, int substeps, const NBodyPara
 std::vector<NodeInfo> FrameGraph::nodes() const {
   std::vector<NodeInfo> list;
   list.reserve(nodes_.size());
-  for (const Node& n : nodes_) {
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    const Node& n = nodes_[i];
     NodeInfo info;
     info.name = n.name;
     if (n.kind == Kind::Kernel) {
@@ -297,6 +319,12 @@ std::vector<NodeInfo> FrameGraph::nodes() const {
       unsigned int isEnabled = 0;
       CUDA_CHECK_CTX(cudaGraphNodeGetEnabled(exec_.get(), n.node, &isEnabled), n.name);
       info.enabled = isEnabled != 0;
+      if (profiling_ && i < nodeMs_.size()) info.ms = nodeMs_[i];
+    } else if (n.kind == Kind::EventRecord) {
+      info.type = "event record";
+      info.togglable = false;
+      info.enabled = true;
+      info.whyNotTogglable = "a timing mark of --profile, not part of the simulation";
     } else {
       info.type = n.kind == Kind::SemaphoreWait ? "semaphore wait" : "semaphore signal";
       info.togglable = false;
@@ -306,6 +334,65 @@ std::vector<NodeInfo> FrameGraph::nodes() const {
     list.push_back(std::move(info));
   }
   return list;
+}
+
+void FrameGraph::setProfiling(bool enabled, std::uint32_t slots) {
+  if (enabled == profiling_) return;
+  const std::size_t kernels = static_cast<std::size_t>(substeps_) * std::size(kSubstepStages) + 2;
+  if (enabled) {
+    markEvents_.clear();
+    for (std::uint32_t s = 0; s < std::max<std::uint32_t>(slots, 1); ++s) {
+      std::vector<Event> set;
+      // One mark before the first kernel and one after each; room for substep changes up to kMaxSubsteps.
+      const std::size_t marks = static_cast<std::size_t>(kMaxSubsteps) * std::size(kSubstepStages) + 3;
+      for (std::size_t m = 0; m < marks; ++m) set.push_back(makeTimingEvent());
+      markEvents_.push_back(std::move(set));
+    }
+    markFrame_.assign(markEvents_.size(), std::nullopt);
+  }
+  profiling_ = enabled;
+  nodeMs_.clear();
+  try {
+    rebuild(bodies_, substeps_, params_, enabled_, output_);
+  } catch (...) {
+    profiling_ = !enabled;
+    throw;
+  }
+  counters_.lastFallbackReason = std::string("profiling ") + (enabled ? "on: " : "off: ") + std::to_string(kernels + 1) +
+                                 " event-record nodes " + (enabled ? "added" : "removed") + ", re-instantiated";
+  if (!enabled) markEvents_.clear();
+}
+
+void FrameGraph::pointMarksAt(std::size_t slot) {
+  const std::vector<Event>& events = markEvents_[slot];
+  std::size_t m = 0;
+  for (const Node& n : nodes_) {
+    if (n.kind != Kind::EventRecord) continue;
+    CUDA_CHECK_CTX(cudaGraphExecEventRecordNodeSetEvent(exec_.get(), n.node, events.at(m++).get()), n.name);
+  }
+}
+
+void FrameGraph::harvestMarks(std::size_t slot) {
+  if (!markFrame_[slot]) return;
+  const std::vector<Event>& events = markEvents_[slot];
+  std::size_t marks = 0;
+  for (const Node& n : nodes_) marks += n.kind == Kind::EventRecord ? 1 : 0;
+  if (marks == 0) return;
+  // Normally complete (the throttle saw that frame finish); if not, keep the last figures rather than wait.
+  const cudaError_t done = cudaEventQuery(events[marks - 1].get());
+  if (done == cudaErrorNotReady) return;
+  CUDA_CHECK_CTX(done, "reading the profiling marks");
+  nodeMs_.assign(nodes_.size(), -1.0);
+  std::size_t m = 0;
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    if (nodes_[i].kind == Kind::EventRecord) {
+      ++m;
+    } else if (nodes_[i].kind == Kind::Kernel && m > 0 && m < marks) {
+      float ms = 0;
+      CUDA_CHECK_CTX(cudaEventElapsedTime(&ms, events[m - 1].get(), events[m].get()), nodes_[i].name);
+      nodeMs_[i] = ms;
+    }
+  }
 }
 
 void FrameGraph::dumpDot(const std::filesystem::path& path) const {

@@ -16,6 +16,7 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -91,8 +92,16 @@ public:
   int substeps() const { return substeps_; }
   void dumpDot(const std::filesystem::path& path) const;
 
+  // --profile: an event-record node before the first kernel and after every kernel ("mark_0", "mark_1", ...), so a
+  // kernel node's GPU time is the time between the marks around it (nodes()[i].ms). Each frame in flight has its own
+  // events (frame k records into set k % slots, pointed at with cudaGraphExecEventRecordNodeSetEvent); set k % slots
+  // is read at the launch of frame k + slots, when the frames-in-flight throttle has already seen frame k finish, so
+  // reading never waits. A topology change: the exec is re-instantiated (no launch may be running). slots >= 1.
+  void setProfiling(bool enabled, std::uint32_t slots);
+  bool profiling() const { return profiling_; }
+
 private:
-  enum class Kind { Kernel, SemaphoreWait, SemaphoreSignal };
+  enum class Kind { Kernel, SemaphoreWait, SemaphoreSignal, EventRecord };
   struct Node {
     std::string name;
     Kind kind = Kind::Kernel;
@@ -145,6 +154,14 @@ private:
   static constexpr std::size_t kRetiredExecs = 8;
   std::array<Retired, kRetiredExecs> retired_;
   std::size_t retiredNext_ = 0;
+
+  // Profiling (setProfiling): events[slot][mark], the frame each slot last recorded, kernel times by node index.
+  bool profiling_ = false;
+  std::vector<std::vector<Event>> markEvents_;
+  std::vector<std::optional<std::uint64_t>> markFrame_;
+  std::vector<double> nodeMs_;
+  void harvestMarks(std::size_t slot);
+  void pointMarksAt(std::size_t slot);
 
   UpdateCounters counters_;
   double lastUpdateHostUs_ = 0;
