@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "app/bench_cli.h"
 #include "app/errors.h"
 #include "app/keys.h"
 #include "app/resize_storm.h"
@@ -160,6 +161,8 @@ Command parseCommandLine(int argc, char** argv) {
   run->add_flag("--quiet", options.quiet, "No progress lines");
   run->add_option("--present", present, "Window present mode: fifo | mailbox | immediate (falls back to fifo)")
       ->capture_default_str();
+  run->add_flag("--profile", options.profile,
+                "Per-node times in the panel (CUDA: GPU time between event-record nodes; CPU: wall time per stage)");
   run->add_flag("--panel,!--no-panel", panel, "Draw the ImGui panel (default: on in a window, off headless)");
   // Test hook (docs/TESTING-UI.md): scripted window resizes and minimise/restore at loop iterations.
   run->add_option("--window-script", windowScript, "")->group("");
@@ -168,6 +171,7 @@ Command parseCommandLine(int argc, char** argv) {
   run->footer(kRunFooter);
 
   CLI::App* listGpus = app.add_subcommand("list-gpus", "List Vulkan devices (with UUIDs) and CUDA devices.");
+  const BenchCommandLine bench(app);
 
   // graphsim soak (app/soak.h, docs/RELIABILITY.md): headless, live graph edits, checked against a CPU replay.
   SoakOptions soak;
@@ -198,7 +202,11 @@ Command parseCommandLine(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
-    std::cout << (run->parsed() ? run->help() : listGpus->parsed() ? listGpus->help() : soakCmd->parsed() ? soakCmd->help() : app.help());
+    std::cout << (run->parsed()        ? run->help()
+                  : listGpus->parsed() ? listGpus->help()
+                  : bench.parsed()     ? bench.subcommand()->help()
+                  : soakCmd->parsed()  ? soakCmd->help()
+                                       : app.help());
     return ExitNow{kExitOk};
   } catch (const CLI::CallForAllHelp&) {
     std::cout << app.help("", CLI::AppFormatMode::All);
@@ -211,6 +219,7 @@ Command parseCommandLine(int argc, char** argv) {
     return ExitNow{kExitUsage};
   }
   if (listGpus->parsed()) return ListGpusCommand{};
+  if (bench.parsed()) return bench.options(argc, argv);
   if (soakCmd->parsed()) {
     soak.backend = parseBackend(soakBackend);
     if (soak.frames < 1 || soak.frames > 1'000'000'000'000)

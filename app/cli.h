@@ -3,6 +3,7 @@
 
 #include <variant>
 
+#include "app/bench_options.h"
 #include "app/run_options.h"
 #include "app/soak.h"
 
@@ -11,7 +12,7 @@ namespace graphsim::app {
 struct ListGpusCommand {};
 struct ExitNow { int code; }; // --help, --version or a parse error: already printed
 
-using Command = std::variant<RunOptions, ListGpusCommand, SoakOptions, ExitNow>;
+using Command = std::variant<RunOptions, ListGpusCommand, ExitNow, BenchOptions, SoakOptions>;
 
 // Parses and validates everything that can be checked without touching a GPU: flags, the scene preset, the
 // --config file, capture paths, body counts. Bad input throws UsageError (exit 2) with a one-line reason.

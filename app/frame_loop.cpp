@@ -127,6 +127,12 @@ Session::Impl::Impl(const RunOptions& options_, BackendKind backend, Window& win
   info.gpu = context->info().name;
   info.framesInFlight = options.framesInFlight;
   info.canDumpGraph = producer->hasGraph();
+  if (options.profile) {
+    info.profiling = producer->backend().setProfiling(true);
+    if (!info.profiling)
+      std::fprintf(stderr, "graphsim: --profile: the %s backend cannot time its nodes; running without\n",
+                   info.backend.c_str());
+  }
 }
 
 void Session::Impl::createContext() {

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "app/bench.h"
 #include "app/cli.h"
 #include "app/errors.h"
 #include "app/frame_loop.h"
@@ -62,6 +63,7 @@ int mainImpl(int argc, char** argv) {
     const Command command = parseCommandLine(argc, argv);
     if (const auto* exit = std::get_if<ExitNow>(&command)) return exit->code;
     if (std::holds_alternative<ListGpusCommand>(command)) return listGpus();
+    if (const auto* bench = std::get_if<BenchOptions>(&command)) return runBenchCommand(*bench);
     if (const auto* soak = std::get_if<SoakOptions>(&command)) {
       SoakOptions resolved = *soak;
       resolved.backend = resolveBackend(soak->backend);

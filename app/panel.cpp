@@ -40,11 +40,13 @@ glm::vec3 mouseOnTargetPlane(const render::Camera& camera, ImVec2 mouse, ImVec2 
   return nearP + dir * (glm::dot(camera.target - nearP, normal) / denom);
 }
 
-void drawGraph(const std::vector<NodeInfo>& nodes, SimController& controller, PanelLayout& layout) {
-  if (!ImGui::BeginTable("nodes", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) return;
+void drawGraph(const PanelInfo& info, const std::vector<NodeInfo>& nodes, SimController& controller,
+               PanelLayout& layout) {
+  if (!ImGui::BeginTable("nodes", info.profiling ? 5 : 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) return;
   ImGui::TableSetupColumn("#");
   ImGui::TableSetupColumn("type");
   ImGui::TableSetupColumn("node", ImGuiTableColumnFlags_WidthStretch);
+  if (info.profiling) ImGui::TableSetupColumn(info.backend == "cuda" ? "GPU ms" : "ms");
   ImGui::TableSetupColumn("on");
   ImGui::TableHeadersRow();
   int index = 0;
@@ -56,6 +58,14 @@ void drawGraph(const std::vector<NodeInfo>& nodes, SimController& controller, Pa
     ImGui::TextUnformatted(node.type.c_str());
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(node.name.c_str());
+    if (info.profiling) {
+      ImGui::TableNextColumn();
+      if (node.ms >= 0) {
+        ImGui::Text("%.3f", node.ms);
+      } else {
+        ImGui::TextDisabled("-");
+      }
+    }
     ImGui::TableNextColumn();
     bool enabled = node.enabled;
     const std::optional<Stage> stage = stageOfNode(node.name);
@@ -219,7 +229,7 @@ void drawPanel(const PanelInfo& info, const FrameStats& stats, const std::vector
   ImGui::SetNextWindowBgAlpha(0.85f);
   if (ImGui::Begin("graphsim")) {
     ImGui::PushItemWidth(-110); // sliders leave room for their labels
-    if (ImGui::CollapsingHeader("Graph", ImGuiTreeNodeFlags_DefaultOpen)) drawGraph(nodes, controller, layout);
+    if (ImGui::CollapsingHeader("Graph", ImGuiTreeNodeFlags_DefaultOpen)) drawGraph(info, nodes, controller, layout);
     if (ImGui::CollapsingHeader("Parameters", ImGuiTreeNodeFlags_DefaultOpen)) drawParameters(stats, controller, view, layout);
     if (ImGui::CollapsingHeader("Stats", ImGuiTreeNodeFlags_DefaultOpen)) drawStats(info, stats, controller);
     if (ImGui::CollapsingHeader("Actions", ImGuiTreeNodeFlags_DefaultOpen)) drawActions(info, controller, actions, layout);

@@ -19,6 +19,7 @@ struct PanelInfo {
   std::uint32_t framesInFlight = 0;
   std::string presentMode; // empty when headless
   bool canDumpGraph = false;
+  bool profiling = false;  // nodes carry times (NodeInfo::ms)
 };
 
 struct ViewState {

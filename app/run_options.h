@@ -38,6 +38,7 @@ struct RunOptions {
   std::chrono::milliseconds waitTimeout{5000};
   bool quiet = false;                            // no progress lines
   render::PresentMode presentMode = render::PresentMode::Fifo;
+  bool profile = false;                          // per-node times in the panel's Graph section
   bool panel = true;                             // draw the ImGui panel (windowed default; headless: --panel)
   std::vector<WindowEvent> windowScript;
   FaultPlan inject;                              // hidden --inject FAULT[@FRAME] (docs/RELIABILITY.md)

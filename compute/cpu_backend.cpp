@@ -2,6 +2,7 @@
 // uses, so that it can serve as the seeded reference the GPU tests compare against.
 #include "compute/cpu_backend.h"
 
+#include <chrono>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -54,18 +55,50 @@ void CpuBackend::setStageEnabled(Stage stage, bool enabled) {
 
 bool CpuBackend::stageEnabled(Stage stage) const { return config_.enabled[static_cast<int>(stage)]; }
 
+namespace {
+
+// Runs a stage if enabled; with profiling, records its wall time (0 when skipped) in ms[node].
+template <typename F>
+void runStage(bool enabled, bool profiling, std::vector<double>& ms, std::size_t node, F&& stage) {
+  if (!profiling) {
+    if (enabled) stage();
+    return;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  if (enabled) stage();
+  ms.at(node) = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+constexpr std::size_t kStagesPerSubstep = 5; // forces, attractor, integrate, damping, boundary
+
+} // namespace
+
 void CpuBackend::step() {
   const NBodyParams& p = config_.params;
   const float dampFactor = dampingFactor(p); // once per frame, as the CUDA backend pushes it to its damping nodes
-  for (int s = 0; s < config_.substeps; ++s) {
+  const auto substeps = static_cast<std::size_t>(config_.substeps);
+  if (profiling_) nodeMs_.assign(substeps * kStagesPerSubstep + 2, -1.0);
+  for (std::size_t s = 0; s < substeps; ++s) {
+    const std::size_t n = s * kStagesPerSubstep;
     // A disabled stage is skipped, not run as identity: with forces off, accel keeps its last values.
-    if (stageEnabled(Stage::Forces)) cpu::computeForces(state_.posMass, p, forceScratch_, accel_);
-    if (stageEnabled(Stage::Attractor)) cpu::applyAttractor(state_.posMass, state_.vel, p);
-    if (stageEnabled(Stage::Integrate)) cpu::integrate(state_.posMass, state_.vel, accel_, p.dt);
-    if (stageEnabled(Stage::Damping)) cpu::damp(state_.vel, dampFactor);
-    if (stageEnabled(Stage::Boundary)) cpu::applyBoundary(state_.posMass, state_.vel, p.boundaryRadius);
+    runStage(stageEnabled(Stage::Forces), profiling_, nodeMs_, n + 0,
+             [&] { cpu::computeForces(state_.posMass, p, forceScratch_, accel_); });
+    runStage(stageEnabled(Stage::Attractor), profiling_, nodeMs_, n + 1,
+             [&] { cpu::applyAttractor(state_.posMass, state_.vel, p); });
+    runStage(stageEnabled(Stage::Integrate), profiling_, nodeMs_, n + 2,
+             [&] { cpu::integrate(state_.posMass, state_.vel, accel_, p.dt); });
+    runStage(stageEnabled(Stage::Damping), profiling_, nodeMs_, n + 3, [&] { cpu::damp(state_.vel, dampFactor); });
+    runStage(stageEnabled(Stage::Boundary), profiling_, nodeMs_, n + 4,
+             [&] { cpu::applyBoundary(state_.posMass, state_.vel, p.boundaryRadius); });
   }
-  if (stageEnabled(Stage::Colour)) cpu::computeColour(state_.vel, p.colourScale, colour_);
+  runStage(stageEnabled(Stage::Colour), profiling_, nodeMs_, substeps * kStagesPerSubstep,
+           [&] { cpu::computeColour(state_.vel, p.colourScale, colour_); });
+}
+
+bool CpuBackend::setProfiling(bool enabled) {
+  profiling_ = enabled;
+  nodeMs_.clear();
+  return true;
 }
 
 void CpuBackend::download(BodyState& state, std::vector<float>& colour) {
@@ -86,9 +119,15 @@ std::vector<NodeInfo> CpuBackend::nodes() const {
   }
   add(Stage::Colour, 0);
   add(Stage::WriteRender, 0);
+  if (profiling_ && nodeMs_.size() == list.size()) {
+    for (std::size_t i = 0; i < list.size(); ++i) list[i].ms = nodeMs_[i];
+  }
   return list;
 }
 
-void CpuBackend::writeRender(Float4* dst) const { cpu::writeRender(state_.posMass, colour_, dst); }
+void CpuBackend::writeRender(Float4* dst) const {
+  runStage(true, profiling_ && !nodeMs_.empty(), nodeMs_, nodeMs_.size() - 1,
+           [&] { cpu::writeRender(state_.posMass, colour_, dst); });
+}
 
 } // namespace graphsim

@@ -19,6 +19,7 @@ public:
   void step() override;
   void download(BodyState& state, std::vector<float>& colour) override;
   std::vector<NodeInfo> nodes() const override;
+  bool setProfiling(bool enabled) override; // wall time of each stage call
   UpdateCounters counters() const override { return {}; }
   const SceneConfig& config() const override { return config_; }
 
@@ -37,6 +38,8 @@ private:
   std::vector<Float4> accel_;
   std::vector<float> colour_;
   cpu::ForceScratch forceScratch_; // reused by every forces stage: a step allocates nothing after the first
+  bool profiling_ = false;
+  mutable std::vector<double> nodeMs_; // in nodes() order, last step (and writeRender)
 };
 
 } // namespace graphsim

@@ -9,8 +9,10 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "compute/sim_backend.h"
@@ -44,11 +46,37 @@ struct InteropDesc {
   int renderDoneFd = -1;                         // timeline semaphore CUDA waits on
 };
 
+// How a frame reaches the GPU. Graph is the product; the others exist so that `graphsim bench` can show what the
+// graph with individual node updates buys (docs/PERFORMANCE.md). All four run the same kernels on the same state in
+// the same order, so they give bit-identical results.
+enum class LaunchMode {
+  Graph,         // one instantiated graph, semaphore values and changed kernel parameters updated node by node
+  Stream,        // the same kernels launched one by one on the stream, cudaWait/SignalExternalSemaphoresAsync
+  WholeUpdate,   // a freshly built graph every frame, applied with cudaGraphExecUpdate
+  Reinstantiate, // a freshly built graph every frame, instantiated anew (the old exec is retired, not destroyed)
+};
+std::string_view launchModeName(LaunchMode mode);
+
+// Where a(0), which starts the leapfrog, is computed.
+enum class LeapfrogStart {
+  Device, // the forces kernel once, then the half-kick on the GPU: milliseconds at 10^6 bodies (the default)
+  Host,   // startLeapfrog's double-precision direct sum (initial_conditions.h), bit-identical to CpuBackend's start;
+          // O(N^2) on the host (about 90 s at 10^6 bodies), for tests that compare with the CPU bit for bit
+};
+
+// Host time of the last launch, split as `graphsim bench` reports it (microseconds, steady_clock).
+struct LaunchHostTiming {
+  double nodeUpdatesUs = 0; // Graph: semaphore values + changed kernel nodes; WholeUpdate: build + cudaGraphExecUpdate;
+                            // Reinstantiate: build + instantiate + enable states; Stream: argument set-up
+  double launchUs = 0;      // cudaGraphLaunch, or (Stream) the semaphore wait, kernel launches and signal
+};
+
 class CudaBackend final : public SimBackend {
 public:
   // device: CUDA device index. interop == nullptr: compute-only graph. Throws NoCudaDevice, or CudaError.
   CudaBackend(const SceneConfig& config, int device, const InteropDesc* interop = nullptr,
-              std::chrono::milliseconds waitTimeout = std::chrono::milliseconds(5000));
+              std::chrono::milliseconds waitTimeout = std::chrono::milliseconds(5000),
+              LeapfrogStart start = LeapfrogStart::Device);
   ~CudaBackend() override; // synchronises (bounded), then frees in order: mapped pointers, external memory, semaphores
 
   std::string_view name() const override { return "cuda"; }
@@ -59,6 +87,7 @@ public:
   void step() override; // compute-only: launch one frame and wait (bounded)
   void download(BodyState& state, std::vector<float>& colour) override;
   std::vector<NodeInfo> nodes() const override;
+  bool setProfiling(bool enabled) override;
   UpdateCounters counters() const override;
   const SceneConfig& config() const override;
 
@@ -73,6 +102,19 @@ public:
   double lastUpdateHostUs() const;
   // Writes the graph as DOT through cudaGraphDebugDotPrint.
   void dumpGraphDot(const std::filesystem::path& path) const;
+
+  // Applies to the next launch. Reinstantiate keeps the last 8 replaced execs alive, which covers the at most 4
+  // frames in flight that the renderDone throttle (or step()) allows.
+  void setLaunchMode(LaunchMode mode);
+  LaunchMode launchMode() const;
+  LaunchHostTiming lastLaunchHostTiming() const;
+  // Bounded wait until frame k (already launched) has completed on the GPU; throws like synchronize().
+  void waitForFrame(std::uint64_t k);
+  // GPU time of frame k's graph (CUDA events) if it has completed and is one of the last 8 launched; never blocks.
+  std::optional<double> frameGpuMs(std::uint64_t k) const;
+  // Compute-only: copies the render output of the last launched frame (config().bodies x (x, y, z, colour)) to dst
+  // through a pinned host buffer and waits for it (bounded). What a renderer without interop has to do every frame.
+  void copyRenderOutput(Float4* dst);
 
   // Test hook (graphsim run --inject kernel-fail, docs/RELIABILITY.md): just before frame `frame` is launched, the
   // first node of `stage` gets an invalid launch configuration (more threads per block than any GPU has), so that

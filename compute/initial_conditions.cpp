@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <numbers>
+#include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -30,8 +31,18 @@ public:
   explicit Random(std::uint64_t seed) : engine_(seed) {}
   double uniform() { return static_cast<double>(engine_() >> 11) * 0x1.0p-53; } // [0, 1)
   double normal() { // Box-Muller; the second variate is dropped to keep the draw sequence trivial to follow
-    const double u1 = 1.0 - uniform();                           // (0, 1], safe for log
-    const double u2 = uniform();
+    double draws[2];
+    normalDraws(draws);
+    return normalFrom(draws[0], draws[1]);
+  }
+  // The two uniforms normal() consumes, for callers that turn them into the normal deviate later (normalFrom).
+  void normalDraws(double (&draws)[2]) {
+    draws[0] = uniform();
+    draws[1] = uniform();
+  }
+  static double normalFrom(double first, double second) {
+    const double u1 = 1.0 - first; // (0, 1], safe for log
+    const double u2 = second;
     return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
   }
   D3 isotropic(double length) { // a vector of the given length in a uniformly random direction
@@ -68,11 +79,16 @@ void centre(std::vector<Body>& bodies) {
 }
 
 // Rotation about the x axis (axis 0) or the y axis (axis 1) by angle degrees.
-D3 rotate(D3 v, int axis, double degrees) {
-  const double a = degrees * std::numbers::pi / 180.0, c = std::cos(a), s = std::sin(a);
-  if (axis == 0) return {v.x, c * v.y - s * v.z, s * v.y + c * v.z};
-  return {c * v.x + s * v.z, v.y, -s * v.x + c * v.z};
-}
+struct Rotation {
+  int axis = 0;
+  double c = 1, s = 0;
+  Rotation(int axis_, double degrees)
+      : axis(axis_), c(std::cos(degrees * std::numbers::pi / 180.0)), s(std::sin(degrees * std::numbers::pi / 180.0)) {}
+  D3 operator()(D3 v) const {
+    if (axis == 0) return {v.x, c * v.y - s * v.z, s * v.y + c * v.z};
+    return {c * v.x + s * v.z, v.y, -s * v.x + c * v.z};
+  }
+};
 
 // One disk galaxy: a softened central mass plus an exponential disk. The numbers were chosen so that the pair reads
 // as two spiral galaxies in a capture and a disk stays coherent at the default dt and softening (see tests/unit).
@@ -100,29 +116,91 @@ double diskMassFraction(double r, double scaleRadius) {
   return 1.0 - (1.0 + x) * std::exp(-x);
 }
 
-// Inverts the truncated cumulative mass by bisection: monotone, deterministic, and cheap next to the O(N^2) start.
-double sampleDiskRadius(double u, const DiskGalaxy& g) {
-  const double target = u * diskMassFraction(g.truncation, g.scaleRadius);
-  double lo = 0, hi = g.truncation;
-  for (int i = 0; i < 60; ++i) {
-    const double mid = 0.5 * (lo + hi);
-    (diskMassFraction(mid, g.scaleRadius) < target ? lo : hi) = mid;
-  }
-  return 0.5 * (lo + hi);
-}
+// Inverts the truncated cumulative mass by bisection (60 halvings of [0, truncation]): monotone and deterministic.
+// The first kTreeDepth halvings only ever compare the target with the mass fraction at the same 2^kTreeDepth - 1
+// midpoints (each midpoint depends only on the comparisons before it), so they are tabulated once per galaxy as a
+// binary tree: a body walks the tree with no exp, and the remaining halvings run as before. The result is the
+// plain 60-step bisection's, bit for bit; it just costs 44 exp per body instead of 60, and the walk gives a bracket
+// [lo, hi] of the final radius early, which the sequential pass of makeDisk uses (see there).
+class RadiusSampler {
+public:
+  static constexpr int kSteps = 60;
+  static constexpr int kTreeDepth = 16;
+  struct Bracket {
+    double lo = 0, hi = 0;
+    double target = 0;
+  };
 
-// Azimuth of a disk body at radius r: uniform, or about one of the arms phi = 2 pi k / arms - ln(r) / tan(pitch)
-// (the angle falls as r grows: trailing for the counter-clockwise rotation below). Arms fade in over the inner 0.5
-// so that the centre stays a round bulge.
-double diskAngle(double r, const DiskGalaxy& g, Random& random) {
-  const double u = random.uniform(), arm = random.uniform(), offset = random.normal();
-  if (u >= g.armFraction * std::min(1.0, r / 0.5)) return 2.0 * std::numbers::pi * random.uniform();
+  explicit RadiusSampler(const DiskGalaxy& g)
+      : scaleRadius_(g.scaleRadius), truncation_(g.truncation),
+        norm_(diskMassFraction(g.truncation, g.scaleRadius)), mid_(std::size_t{1} << kTreeDepth),
+        fraction_(std::size_t{1} << kTreeDepth) {
+    fill(1, 0.0, truncation_);
+  }
+
+  // The first kTreeDepth halvings for the uniform deviate u.
+  Bracket start(double u) const {
+    Bracket b{0.0, truncation_, u * norm_};
+    std::size_t node = 1;
+    for (int i = 0; i < kTreeDepth; ++i) {
+      const bool below = fraction_[node] < b.target;
+      (below ? b.lo : b.hi) = mid_[node];
+      node = 2 * node + (below ? 1 : 0);
+    }
+    return b;
+  }
+  // The remaining halvings; the radius lies in [b.lo, b.hi].
+  double finish(Bracket b) const {
+    for (int i = kTreeDepth; i < kSteps; ++i) {
+      const double mid = 0.5 * (b.lo + b.hi);
+      (diskMassFraction(mid, scaleRadius_) < b.target ? b.lo : b.hi) = mid;
+    }
+    return 0.5 * (b.lo + b.hi);
+  }
+
+private:
+  void fill(std::size_t node, double lo, double hi) {
+    if (node >= mid_.size()) return;
+    const double mid = 0.5 * (lo + hi);
+    mid_[node] = mid;
+    fraction_[node] = diskMassFraction(mid, scaleRadius_);
+    fill(2 * node, lo, mid);     // fraction >= target: hi = mid
+    fill(2 * node + 1, mid, hi); // fraction < target: lo = mid
+  }
+
+  double scaleRadius_, truncation_, norm_;
+  std::vector<double> mid_, fraction_; // heap order, node 1 is the root
+};
+
+// Whether a disk body at radius r lies along an arm, given its draw u: arms fade in over the inner 0.5 so that the
+// centre stays a round bulge. Non-decreasing in r, so a bracket of r can decide it.
+bool offArm(double u, double r, const DiskGalaxy& g) { return u >= g.armFraction * std::min(1.0, r / 0.5); }
+
+// Azimuth of a disk body at radius r: uniform (offArm), or about one of the arms phi = 2 pi k / arms - ln(r) /
+// tan(pitch) (the angle falls as r grows: trailing for the counter-clockwise rotation below).
+double diskAngle(double r, const DiskGalaxy& g, double arm, double offset) {
   const double tanPitch = std::tan(g.armPitchDegrees * std::numbers::pi / 180.0);
   const double k = std::floor(arm * g.arms);
   return 2.0 * std::numbers::pi * k / g.arms - std::log(std::max(r, 1e-6)) / tanPitch + g.armWidth * offset;
 }
 
+// The random draws of one disk body, in the order they are taken from the generator: the radius deviate, the arm
+// draws (u, arm, offset), a uniform azimuth when the body is off the arms, then the normal deviates of z, v_r, v_t
+// and v_z. Normal deviates are kept as their two uniforms and turned into normals later (Random::normalFrom).
+struct DiskDraws {
+  RadiusSampler::Bracket radius;
+  std::optional<double> exactRadius; // set when the bracket could not decide offArm
+  double u = 0, arm = 0, offset[2] = {}, azimuth = 0, z[2] = {}, vr[2] = {}, vt[2] = {}, vz[2] = {};
+  bool off = false;
+};
+
 // Bodies of one galaxy in its own frame (disk in the xy plane, rotating counter-clockwise), centred at rest.
+//
+// The generator is sequential, and how many numbers a body draws depends on its radius (offArm decides whether it
+// draws an azimuth). So, chunk by chunk: a sequential pass takes every body's draws, deciding offArm from the radius
+// bracket of the tabulated first halvings (the exact radius only when the bracket straddles the threshold, a few
+// bodies in 10^5); then a parallel pass finishes the radii and evaluates each body's formulas. Every body gets the
+// draws and the arithmetic a single sequential loop would give it, so the result does not depend on threads.
 std::vector<Body> makeDisk(std::int64_t count, const DiskGalaxy& g, const NBodyParams& params, Random& random) {
   std::vector<Body> bodies(static_cast<std::size_t>(count));
   if (count == 0) return bodies;
@@ -134,35 +212,63 @@ std::vector<Body> makeDisk(std::int64_t count, const DiskGalaxy& g, const NBodyP
   const double disk = g.mass - central;
   const double eps2 = double(params.softening) * params.softening;
   const double diskNorm = diskMassFraction(g.truncation, g.scaleRadius);
+  const RadiusSampler radii(g);
   bodies[0].mass = central;
-  for (std::size_t i = 1; i < bodies.size(); ++i) {
-    Body& b = bodies[i];
-    b.mass = disk / double(count - 1);
-    const double r = sampleDiskRadius(random.uniform(), g);
-    const double phi = diskAngle(r, g, random);
-    const double c = std::cos(phi), s = std::sin(phi);
-    b.pos = {r * c, r * s, g.thickness * random.normal()};
-    // Circular speed from the mass inside r: the central body as the stage sees it (softened), the disk as if it
-    // were spherical. Not an exact disk equilibrium, but close enough that the disk rotates and stays a disk.
-    const double centralPull = central * r * r / std::pow(r * r + eps2, 1.5);
-    const double diskPull = r > 0 ? disk * diskMassFraction(r, g.scaleRadius) / diskNorm / r : 0.0;
-    const double vc = std::sqrt(double(params.G) * (centralPull + diskPull));
-    const double sigma = g.dispersion * vc;
-    // Vertical dispersion of an isothermal sheet of this surface density and thickness (sigma_z^2 = pi G Sigma z0):
-    // a colder disk collapses vertically in the first time unit, a hotter one puffs up.
-    const double surfaceDensity = disk * std::exp(-r / g.scaleRadius) /
-                                  (2.0 * std::numbers::pi * g.scaleRadius * g.scaleRadius * diskNorm);
-    const double sigmaZ = std::sqrt(std::numbers::pi * double(params.G) * surfaceDensity * g.thickness);
-    const double vr = sigma * random.normal(), vt = vc + sigma * random.normal(), vz = sigmaZ * random.normal();
-    b.vel = {vr * c - vt * s, vr * s + vt * c, vz};
+
+  constexpr std::size_t kChunk = 1 << 16;
+  std::vector<DiskDraws> draws(std::min<std::size_t>(kChunk, bodies.size()));
+  for (std::size_t first = 1; first < bodies.size(); first += kChunk) {
+    const std::size_t n = std::min(kChunk, bodies.size() - first);
+    for (std::size_t j = 0; j < n; ++j) {
+      DiskDraws& d = draws[j];
+      d.radius = radii.start(random.uniform());
+      d.exactRadius.reset();
+      d.u = random.uniform();
+      d.arm = random.uniform();
+      random.normalDraws(d.offset);
+      if (offArm(d.u, d.radius.lo, g) != offArm(d.u, d.radius.hi, g)) d.exactRadius = radii.finish(d.radius);
+      d.off = d.exactRadius ? offArm(d.u, *d.exactRadius, g) : offArm(d.u, d.radius.lo, g);
+      if (d.off) d.azimuth = random.uniform();
+      random.normalDraws(d.z);
+      random.normalDraws(d.vr);
+      random.normalDraws(d.vt);
+      random.normalDraws(d.vz);
+    }
+#pragma omp parallel for schedule(static)
+    for (std::int64_t jj = 0; jj < static_cast<std::int64_t>(n); ++jj) {
+      const DiskDraws& d = draws[static_cast<std::size_t>(jj)];
+      Body& b = bodies[first + static_cast<std::size_t>(jj)];
+      b.mass = disk / double(count - 1);
+      const double r = d.exactRadius ? *d.exactRadius : radii.finish(d.radius);
+      const double phi = d.off ? 2.0 * std::numbers::pi * d.azimuth
+                               : diskAngle(r, g, d.arm, Random::normalFrom(d.offset[0], d.offset[1]));
+      const double c = std::cos(phi), s = std::sin(phi);
+      b.pos = {r * c, r * s, g.thickness * Random::normalFrom(d.z[0], d.z[1])};
+      // Circular speed from the mass inside r: the central body as the stage sees it (softened), the disk as if it
+      // were spherical. Not an exact disk equilibrium, but close enough that the disk rotates and stays a disk.
+      const double centralPull = central * r * r / std::pow(r * r + eps2, 1.5);
+      const double diskPull = r > 0 ? disk * diskMassFraction(r, g.scaleRadius) / diskNorm / r : 0.0;
+      const double vc = std::sqrt(double(params.G) * (centralPull + diskPull));
+      const double sigma = g.dispersion * vc;
+      // Vertical dispersion of an isothermal sheet of this surface density and thickness (sigma_z^2 = pi G Sigma
+      // z0): a colder disk collapses vertically in the first time unit, a hotter one puffs up.
+      const double surfaceDensity = disk * std::exp(-r / g.scaleRadius) /
+                                    (2.0 * std::numbers::pi * g.scaleRadius * g.scaleRadius * diskNorm);
+      const double sigmaZ = std::sqrt(std::numbers::pi * double(params.G) * surfaceDensity * g.thickness);
+      const double vr = sigma * Random::normalFrom(d.vr[0], d.vr[1]);
+      const double vt = vc + sigma * Random::normalFrom(d.vt[0], d.vt[1]);
+      const double vz = sigmaZ * Random::normalFrom(d.vz[0], d.vz[1]);
+      b.vel = {vr * c - vt * s, vr * s + vt * c, vz};
+    }
   }
   centre(bodies);
   return bodies;
 }
 
 void appendGalaxy(std::vector<Body>& all, std::vector<Body> galaxy, int axis, double tiltDegrees, D3 pos, D3 vel) {
+  const Rotation rotate(axis, tiltDegrees); // the same cos and sin for every body, computed once
   for (Body& b : galaxy) {
-    all.push_back({rotate(b.pos, axis, tiltDegrees) + pos, rotate(b.vel, axis, tiltDegrees) + vel, b.mass});
+    all.push_back({rotate(b.pos) + pos, rotate(b.vel) + vel, b.mass});
   }
 }
 

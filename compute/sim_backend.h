@@ -17,6 +17,8 @@ struct NodeInfo {
   bool togglable = false;
   bool enabled = true;
   std::string whyNotTogglable; // empty when togglable
+  double ms = -1;              // with profiling on: the node's time in the last measured frame (CUDA: GPU time
+                               // between event-record nodes; CPU: wall time); negative when not measured
 };
 
 // Counters of how parameter and structure changes were applied (all zero on the CPU backend's graph fields).
@@ -47,6 +49,8 @@ public:
   // Current bodies (position+mass, half-step velocity) and per-body colour attribute, copied to the host.
   virtual void download(BodyState& state, std::vector<float>& colour) = 0;
   virtual std::vector<NodeInfo> nodes() const = 0;
+  // Per-node timing for nodes()[i].ms. Returns whether this backend can measure it.
+  virtual bool setProfiling(bool enabled) = 0;
   virtual UpdateCounters counters() const = 0;
   virtual const SceneConfig& config() const = 0;
 };

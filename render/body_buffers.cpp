@@ -36,7 +36,11 @@ BodyBuffers::BodyBuffers(const VulkanContext& context, BodyBufferMode mode, std:
   }
   slots_.reserve(slots);
   for (std::uint32_t i = 0; i < slots; ++i) {
-    slots_.push_back(mode == BodyBufferMode::HostVisible ? createHostVisible(context) : createExported(context));
+    switch (mode) {
+    case BodyBufferMode::HostVisible: slots_.push_back(createHostVisible(context)); break;
+    case BodyBufferMode::Exported: slots_.push_back(createExported(context)); break;
+    case BodyBufferMode::Staged: slots_.push_back(createStaged(context)); break;
+    }
   }
 }
 
@@ -105,11 +109,60 @@ BodyBuffers::Slot BodyBuffers::createExported(const VulkanContext& context) cons
   return slot;
 }
 
+BodyBuffers::Slot BodyBuffers::createStaged(const VulkanContext& context) const {
+  Slot slot;
+  const VkBufferCreateInfo bufferInfo{.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+                                      .size = bufferSize_,
+                                      .usage = kBodyUsage,
+                                      .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
+  VkBuffer buffer = VK_NULL_HANDLE;
+  VK_CHECK(vkCreateBuffer(device_, &bufferInfo, nullptr, &buffer));
+  slot.buffer = OwnedBuffer(device_, buffer);
+  VkMemoryRequirements requirements{};
+  vkGetBufferMemoryRequirements(device_, buffer, &requirements);
+  slot.allocationSize = requirements.size;
+  const VkMemoryAllocateInfo allocateInfo{
+      .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+      .allocationSize = requirements.size,
+      .memoryTypeIndex = findMemoryType(context.physicalDevice(), requirements.memoryTypeBits,
+                                        VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)};
+  VkDeviceMemory memory = VK_NULL_HANDLE;
+  VK_CHECK(vkAllocateMemory(device_, &allocateInfo, nullptr, &memory));
+  slot.memory = OwnedMemory(device_, memory);
+  VK_CHECK(vkBindBufferMemory(device_, buffer, memory, 0));
+  // Plain host-visible, coherent memory: the host only writes it (sequentially), the copy engine reads it.
+  slot.staging = createHostBuffer(context, bufferSize_, VK_BUFFER_USAGE_TRANSFER_SRC_BIT);
+  return slot;
+}
+
 float* BodyBuffers::mapped(std::uint32_t slot) const {
+  if (mode_ == BodyBufferMode::Staged) return static_cast<float*>(slots_.at(slot).staging.mapped);
   if (mode_ != BodyBufferMode::HostVisible) {
-    throw std::logic_error("mappedBodies() needs BodyBufferMode::HostVisible; exported buffers are written by CUDA");
+    throw std::logic_error("mappedBodies() needs BodyBufferMode::HostVisible or Staged; exported buffers are "
+                           "written by CUDA");
   }
   return static_cast<float*>(slots_.at(slot).mapped);
+}
+
+void BodyBuffers::cmdUpload(VkCommandBuffer cmd, std::uint32_t slot, VkDeviceSize bytes) const {
+  if (mode_ != BodyBufferMode::Staged) throw std::logic_error("cmdUpload() needs BodyBufferMode::Staged");
+  const Slot& s = slots_.at(slot);
+  // The draw that last used this slot (F frames ago) read the vertex buffer: the copy must not overtake it (WAR,
+  // an execution dependency). The host's writes to the staging buffer are made visible by the submit itself.
+  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_VERTEX_INPUT_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr, 0,
+                       nullptr, 0, nullptr);
+  const VkBufferCopy region{.srcOffset = 0, .dstOffset = 0, .size = bytes};
+  vkCmdCopyBuffer(cmd, s.staging.buffer.get(), s.buffer.get(), 1, &region);
+  const VkBufferMemoryBarrier toVertexInput{.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
+                                            .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+                                            .dstAccessMask = VK_ACCESS_VERTEX_ATTRIBUTE_READ_BIT,
+                                            .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                                            .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+                                            .buffer = s.buffer.get(),
+                                            .offset = 0,
+                                            .size = bytes};
+  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_VERTEX_INPUT_BIT, 0, 0, nullptr, 1,
+                       &toVertexInput, 0, nullptr);
 }
 
 ExportedMemory BodyBuffers::exportSlot(std::uint32_t slot) const {

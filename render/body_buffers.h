@@ -1,5 +1,6 @@
 // The F body buffers (one per frame in flight) that the renderer draws from. HostVisible: mapped, written by the
-// CPU backend. Exported: device-local, exportable as OPAQUE_FD so CUDA imports and writes them.
+// CPU backend. Exported: device-local, exportable as OPAQUE_FD so CUDA imports and writes them. Staged: device-local,
+// plus a mapped staging buffer per slot that cmdUpload copies in at the start of the frame.
 #pragma once
 
 #include <vulkan/vulkan.h>
@@ -9,6 +10,7 @@
 
 #include "render/particle_renderer.h"
 #include "render/vk_handle.h"
+#include "render/vk_memory.h"
 
 namespace graphsim::render {
 
@@ -20,9 +22,12 @@ public:
   BodyBufferMode mode() const { return mode_; }
   VkDeviceSize bufferSize() const { return bufferSize_; }
   VkBuffer buffer(std::uint32_t slot) const { return slots_.at(slot).buffer.get(); }
-  float* mapped(std::uint32_t slot) const; // HostVisible only
+  float* mapped(std::uint32_t slot) const; // HostVisible: the buffer; Staged: its staging buffer
   // A new fd for the slot's memory (the caller owns it) plus what the importer needs to map it.
   ExportedMemory exportSlot(std::uint32_t slot) const;
+  // Staged only: records the copy of the first `bytes` of the slot's staging buffer into its vertex buffer, between
+  // the barriers that order it after the slot's previous draw and before this frame's vertex input.
+  void cmdUpload(VkCommandBuffer cmd, std::uint32_t slot, VkDeviceSize bytes) const;
 
 private:
   struct Slot {
@@ -31,9 +36,11 @@ private:
     VkDeviceSize allocationSize = 0;
     bool dedicated = false;
     void* mapped = nullptr; // HostVisible only
+    HostBuffer staging;     // Staged only
   };
   Slot createHostVisible(const VulkanContext& context) const;
   Slot createExported(const VulkanContext& context) const;
+  Slot createStaged(const VulkanContext& context) const;
 
   VkDevice device_;
   BodyBufferMode mode_;

@@ -1,12 +1,15 @@
 // Recording and submitting one frame, capture, and the render-pass timestamps.
 #include <algorithm>
 #include <array>
+#include <cstring>
+#include <chrono>
 #include <stdexcept>
 #include <string>
 
 #include "render/particle_renderer.h"
 #include "render/renderer_impl.h"
 #include "render/vk_check.h"
+#include "shaders/particle_layout.h"
 
 namespace graphsim::render {
 namespace {
@@ -47,14 +50,20 @@ void cmdBlitToSwapchain(VkCommandBuffer cmd, VkImage source, VkExtent2D sourceEx
 
 void ParticleRenderer::Impl::recordFrame(FrameSlot& slot, std::uint32_t slotIndex, const FrameSubmit& frame) {
   const VkCommandBuffer cmd = slot.commandBuffer;
-  const VkCommandBufferBeginInfo beginInfo{.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                           .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+  // Not ONE_TIME_SUBMIT: an unchanged frame submits the same recording again (FrameSlot::reusable).
+  const VkCommandBufferBeginInfo beginInfo{.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   VK_CHECK(vkBeginCommandBuffer(cmd, &beginInfo));
 
   const std::uint32_t firstQuery = 2 * slotIndex;
   if (timestamps) {
     vkCmdResetQueryPool(cmd, timestamps.get(), firstQuery, 2);
     vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, timestamps.get(), firstQuery);
+  }
+
+  // Staged body buffers (no interop): this frame's bodies go from the staging buffer to the vertex buffer first,
+  // inside the timestamps, so the render GPU time includes the upload.
+  if (bodies.mode() == BodyBufferMode::Staged && frame.bodyCount > 0) {
+    bodies.cmdUpload(cmd, slotIndex, VkDeviceSize{GRAPHSIM_BODY_STRIDE} * frame.bodyCount);
   }
 
   target.cmdBeginRenderPass(cmd);
@@ -98,8 +107,16 @@ void ParticleRenderer::submit(const FrameSubmit& frame) {
     slot.readback.emplace(r.context, r.extent);
   }
 
-  VK_CHECK(vkResetCommandPool(r.context.device(), slot.commandPool.get(), 0));
-  r.recordFrame(slot, slotIndex, frame);
+  // The recording depends on the frame only through these inputs (the slot fixes buffers, queries and target).
+  FrameSlot::Recorded inputs{frame.bodyCount, makePushConstants(frame.camera, frame.style, r.extent)};
+  const bool reusable = frame.overlay == nullptr && !frame.capture && frame.present == nullptr;
+  const bool same = reusable && slot.reusable && slot.reusable->bodyCount == inputs.bodyCount &&
+                    std::memcmp(&slot.reusable->push, &inputs.push, sizeof inputs.push) == 0;
+  if (!same) {
+    VK_CHECK(vkResetCommandPool(r.context.device(), slot.commandPool.get(), 0));
+    r.recordFrame(slot, slotIndex, frame);
+    slot.reusable = reusable ? std::optional(inputs) : std::nullopt;
+  }
 
   // Waits: simDone >= k+1 at vertex input (bodies are vertex attributes: nothing earlier depends on the producer),
   // and with a window the image acquire before the blit. Signals: renderDone = k+1, and the image's renderFinished.
@@ -138,7 +155,10 @@ void ParticleRenderer::submit(const FrameSubmit& frame) {
                                 .pSignalSemaphores = signals.data()};
   const VkFence fence = slot.fence.get();
   VK_CHECK(vkResetFences(r.context.device(), 1, &fence));
+  const auto submitStart = std::chrono::steady_clock::now();
   VK_CHECK(vkQueueSubmit(r.context.queue(), 1, &submitInfo, fence));
+  r.lastQueueSubmitUs =
+      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - submitStart).count();
   slot.fenceWaited = false;
 
   slot.submittedFrame = frame.frame;
@@ -159,6 +179,8 @@ std::vector<std::uint8_t> ParticleRenderer::finishCapture(std::uint64_t frame) {
   r.waitRenderDone(frame + 1, frame);
   return slot.readback->pixels();
 }
+
+double ParticleRenderer::lastQueueSubmitUs() const { return impl_->lastQueueSubmitUs; }
 
 double ParticleRenderer::lastRenderGpuMs() const {
   const Impl& r = *impl_;

@@ -197,9 +197,10 @@ void ParticleRenderer::resize(std::uint32_t width, std::uint32_t height) {
   r.config = config;
   r.extent = {width, height};
   r.target.resize(r.context, r.extent);
-  for (FrameSlot& slot : r.slots) { // readback buffers are sized for the old extent
+  for (FrameSlot& slot : r.slots) { // readback buffers and recordings refer to the old target
     slot.readback.reset();
     slot.capturedFrame.reset();
+    slot.reusable.reset();
   }
 }
 

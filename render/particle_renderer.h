@@ -28,6 +28,8 @@ struct TimeoutError : std::runtime_error {
 enum class BodyBufferMode {
   HostVisible, // mapped, written by the CPU backend
   Exported,    // device-local, exported as OPAQUE_FD for CUDA
+  Staged,      // device-local, filled at the start of each frame's commands from a mapped staging buffer
+               // (vkCmdCopyBuffer): the no-interop path `graphsim bench` compares with (host-copy)
 };
 
 struct RendererConfig {
@@ -91,7 +93,8 @@ public:
   // Frames-in-flight throttle: waits until renderDone >= frame - F + 1, i.e. the frame that last used slotOf(frame)
   // finished. Host wait on a value Vulkan signals (never on a CUDA-signalled value: see docs). Throws TimeoutError.
   void waitForSlot(std::uint64_t frame);
-  // Host-visible mode: the mapped body buffer of a slot (maxBodies * 4 floats), coherent.
+  // HostVisible mode: the mapped body buffer of a slot (maxBodies * 4 floats), coherent. Staged mode: the slot's
+  // mapped staging buffer, copied to the vertex buffer by the slot's next submit.
   float* mappedBodies(std::uint32_t slot);
   // Exported mode: a new fd for a slot's buffer memory, and for the semaphores.
   ExportedMemory exportBodies(std::uint32_t slot);
@@ -109,6 +112,8 @@ public:
   std::vector<std::uint8_t> finishCapture(std::uint64_t frame);
   // Render GPU time of the last completed frame in ms (timestamp queries), or negative when unsupported.
   double lastRenderGpuMs() const;
+  // Host time the last submit() spent in vkQueueSubmit itself, in microseconds (the rest is recording).
+  double lastQueueSubmitUs() const;
 
   // Waits (bounded) until the queue is idle: before the producer's semaphores or memory go away.
   void drain();

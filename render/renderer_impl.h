@@ -14,6 +14,7 @@
 #include "render/particle_renderer.h"
 #include "render/timeline_semaphore.h"
 #include "render/vk_handle.h"
+#include "shaders/particle_layout.h"
 
 namespace graphsim::render {
 
@@ -29,6 +30,14 @@ struct FrameSlot {
   std::optional<std::uint64_t> submittedFrame;   // the frame last recorded into this slot
   std::optional<FrameReadback> readback;         // created on the slot's first capture
   std::optional<std::uint64_t> capturedFrame;    // frame whose pixels the readback buffer holds (or will)
+  // What the command buffer was last recorded with, when it can be submitted again as is: frames without overlay,
+  // capture or window image whose draw inputs are unchanged (the benchmark, headless runs with a still camera)
+  // skip the pool reset and the recording.
+  struct Recorded {
+    std::uint32_t bodyCount = 0;
+    shaderio::ParticlePushConstants push{};
+  };
+  std::optional<Recorded> reusable;
 };
 
 struct ParticleRenderer::Impl {
@@ -66,6 +75,7 @@ struct ParticleRenderer::Impl {
   std::uint64_t lastSignalled = 0;                // renderDone value of the last submit (0: none yet)
   std::uint64_t highestSimDoneWait = 0;           // largest simDone value a submitted frame waits for
   mutable double lastGpuMs = -1.0;                // last timestamp result read back
+  double lastQueueSubmitUs = 0.0;                 // host time of the last vkQueueSubmit
 };
 
 } // namespace graphsim::render

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the GPU verification on a machine with an NVIDIA GPU (see docs/GPU-TESTING.md): GPU tests, render tests,
 # a 600-frame validated CUDA run, and compute-sanitizer over the GPU tests. Logs go to $OUT (default ./gpu-out).
-# usage: scripts/gpu-check.sh [BIN_DIR] [sanitizers: memcheck,synccheck,racecheck,initcheck]
+# usage: [BENCH=0] scripts/gpu-check.sh [BIN_DIR] [sanitizers: memcheck,synccheck,racecheck,initcheck]
 set -uo pipefail
 bin=${1:-build/bin}
 tools=${2:-memcheck,synccheck}
@@ -19,8 +19,20 @@ nvidia-smi -L | tee "$summary"
 step gpu_tests "$bin/gpu_tests"
 step render_tests "$bin/graphsim_render_tests"
 step cli_tests "$bin/cli_tests"
+step ui_tests "$bin/ui_tests"   # the scripted panel test against the CUDA backend (windowed ones skip: no display)
 step run600 "$bin/graphsim" run --backend cuda --headless --frames 600 --validation \
   --capture "$out/cuda600.png" --dump-graph "$out/graph.dot"
+# Benchmarks (docs/PERFORMANCE.md): BENCH=0 skips them.
+if [ "${BENCH:-1}" = 1 ]; then
+  step bench16k "$bin/graphsim" bench --backend cuda --quiet --bodies 16384 --frames 2000 --json "$out/b16k.json"
+  step bench4k "$bin/graphsim" bench --backend cuda --quiet --bodies 4096 --frames 3000 --json "$out/b4k.json"
+  step bench131k "$bin/graphsim" bench --backend cuda --quiet --bodies 131072 --frames 300 --warmup 30 \
+    --json "$out/b131k.json"
+  for n in 131072 262144 524288 1048576; do
+    step "sim$n" "$bin/graphsim" bench --backend cuda --quiet --sim-only --bodies "$n" --frames 10 --warmup 2 \
+      --json "$out/sim$n.json"
+  done
+fi
 for tool in ${tools//,/ }; do
   filter=""
   # racecheck checks every shared-memory access: the forces tiles make whole-suite runs take many minutes, and

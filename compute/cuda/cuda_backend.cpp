@@ -11,6 +11,7 @@
 #include <array>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -22,6 +23,7 @@
 #include "compute/cuda/device_bodies.h"
 #include "compute/cuda/external_interop.h"
 #include "compute/cuda/frame_graph.h"
+#include "compute/cuda/leapfrog_start.h"
 #include "compute/cuda_device.h"
 #include "compute/initial_conditions.h"
 
@@ -35,20 +37,43 @@ constexpr std::size_t kMaxFramesInFlight = 4;
 // lastSimGpuMs() and the stall message look at have not been re-recorded yet.
 constexpr std::size_t kTimingSlots = 8;
 
-// The host state a reset starts from, built exactly as CpuBackend::reset builds it (same functions, same order),
-// so that both backends start bit-identical: bodies, leapfrog half-step velocities, a(0) rounded from double, and
-// the colour of the initial velocities.
+// The host state a reset starts from. LeapfrogStart::Host builds it exactly as CpuBackend::reset does (same
+// functions, same order), so that both backends start bit-identical: bodies, leapfrog half-step velocities, a(0)
+// rounded from double, and the colour of the initial velocities. LeapfrogStart::Device stops after the bodies
+// (velocities at t = 0, accel and colour zero): startLeapfrogOnDevice does the rest on the GPU.
 struct HostStart {
   BodyState state;
   std::vector<Float4> accel;
   std::vector<float> colour;
 };
-HostStart makeHostStart(const SceneConfig& config) {
+HostStart makeHostStart(const SceneConfig& config, LeapfrogStart start) {
   HostStart h;
   h.state = makeInitialConditions(config);
-  startLeapfrog(h.state, config.params, h.accel);
-  cpu::computeColour(h.state.vel, config.params.colourScale, h.colour);
+  if (start == LeapfrogStart::Host) {
+    startLeapfrog(h.state, config.params, h.accel);
+    cpu::computeColour(h.state.vel, config.params.colourScale, h.colour);
+  } else {
+    h.accel.assign(h.state.size(), Float4{});
+    h.colour.assign(h.state.size(), 0.0f);
+  }
   return h;
+}
+
+// Polls `done` until it returns true or the deadline passes (then returns false). Spins (yielding) for the first
+// 2 ms, so that short waits (a frame of a small scene) return within microseconds, then sleeps 50 us per poll.
+template <typename Done>
+bool pollUntil(const Done& done, Clock::time_point deadline) {
+  const auto spinUntil = Clock::now() + std::chrono::milliseconds(2);
+  for (;;) {
+    if (done()) return true;
+    const auto now = Clock::now();
+    if (now >= deadline) return false;
+    if (now < spinUntil) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+  }
 }
 
 // synchronize() ran out of time: the GPU may still be using everything (a semaphore wait that never completes).
@@ -68,6 +93,8 @@ std::string describeDevices(const CudaDeviceList& list) {
 struct CudaBackend::Impl {
   SceneConfig config;
   std::chrono::milliseconds waitTimeout{5000};
+  LeapfrogStart leapfrogStart = LeapfrogStart::Device;
+  LaunchMode mode = LaunchMode::Graph;
 
   cuda::Stream stream;
   struct FrameTiming {
@@ -81,6 +108,7 @@ struct CudaBackend::Impl {
   std::uint64_t renderCapacity = 0;                // bodies that fit in the smallest render buffer
 
   cuda::DeviceArray<float4> computeOutput; // write_render's target without interop
+  cuda::PinnedArray<float4> hostOutput;    // copyRenderOutput's staging, allocated on first use
   cuda::DeviceBodies bodies;
   std::optional<cuda::FrameGraph> graph;
 
@@ -109,7 +137,12 @@ struct CudaBackend::Impl {
     CUDA_CHECK(cudaEventRecord(t.start.get(), stream.get()));
     if (injectedFailure && injectedFailure->frame == frame) injectedNode = graph->injectBadLaunchConfig(injectedFailure->stage);
     try {
-      graph->launch(frame, outputFor(frame), stream.get());
+      switch (mode) {
+      case LaunchMode::Graph: graph->launch(frame, outputFor(frame), stream.get()); break;
+      case LaunchMode::Stream: graph->launchOnStream(frame, outputFor(frame), stream.get()); break;
+      case LaunchMode::WholeUpdate: graph->launchWithWholeUpdate(frame, outputFor(frame), stream.get()); break;
+      case LaunchMode::Reinstantiate: graph->launchReinstantiated(frame, outputFor(frame), stream.get()); break;
+      }
     } catch (const CudaError& e) {
       if (injectedNode.empty()) throw;
       throw CudaError(e.code, std::string(e.what()) + " [node " + injectedNode + " has the launch configuration that "
@@ -131,19 +164,66 @@ struct CudaBackend::Impl {
   }
 
   void synchronize() const {
-    const auto deadline = Clock::now() + waitTimeout;
-    for (;;) {
-      const cudaError_t e = cudaStreamQuery(stream.get());
-      if (e == cudaSuccess) return;
-      if (e != cudaErrorNotReady) {
-        const std::string frame = lastLaunched ? "frame " + std::to_string(*lastLaunched) : "before the first frame";
-        cuda::throwCudaError(e, "cudaStreamQuery", __FILE__, __LINE__,
-                             "the frame graph failed (" + frame + "; a kernel or semaphore operation" +
-                                 (injectedNode.empty() ? "" : "; --inject kernel-fail broke node " + injectedNode) +
-                                 ")");
-      }
-      if (Clock::now() >= deadline) throw FrameStall(stallMessage());
-      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    const bool done = pollUntil(
+        [&] {
+          const cudaError_t e = cudaStreamQuery(stream.get());
+          if (e == cudaSuccess) return true;
+          if (e != cudaErrorNotReady) {
+            const std::string frame =
+                lastLaunched ? "frame " + std::to_string(*lastLaunched) : "before the first frame";
+            cuda::throwCudaError(e, "cudaStreamQuery", __FILE__, __LINE__,
+                                 "the frame graph failed (" + frame + "; a kernel or semaphore operation" +
+                                     (injectedNode.empty() ? "" : "; --inject kernel-fail broke node " + injectedNode) +
+                                     ")");
+          }
+          return false;
+        },
+        Clock::now() + waitTimeout);
+    if (!done) throw FrameStall(stallMessage());
+  }
+
+  // Bounded wait for frame k's end event; frames older than the event ring are covered by a stream synchronize.
+  void waitForFrame(std::uint64_t k) const {
+    if (!lastLaunched || k > *lastLaunched) {
+      throw std::logic_error("waitForFrame(" + std::to_string(k) + "): that frame has not been launched");
+    }
+    const FrameTiming& t = timing[k % kTimingSlots];
+    if (t.frame != k) return synchronize();
+    const bool done = pollUntil(
+        [&] {
+          const cudaError_t e = cudaEventQuery(t.end.get());
+          if (e == cudaSuccess) return true;
+          if (e != cudaErrorNotReady) {
+            cuda::throwCudaError(e, "cudaEventQuery", __FILE__, __LINE__,
+                                 "frame " + std::to_string(k) + " failed (a kernel or semaphore operation" +
+                                     (injectedNode.empty() ? "" : "; --inject kernel-fail broke node " + injectedNode) +
+                                     ")");
+          }
+          return false;
+        },
+        Clock::now() + waitTimeout);
+    if (!done) throw FrameStall(stallMessage());
+  }
+
+  std::optional<double> frameGpuMs(std::uint64_t k) const {
+    const FrameTiming& t = timing[k % kTimingSlots];
+    if (t.frame != k || cudaEventQuery(t.end.get()) != cudaSuccess) return std::nullopt;
+    float ms = 0;
+    if (cudaEventElapsedTime(&ms, t.start.get(), t.end.get()) != cudaSuccess) return std::nullopt;
+    return ms;
+  }
+
+  // A freshly uploaded state: bodies were copied with cudaMemcpy, whose pageable host-to-device DMA may still be
+  // running when it returns, on the legacy stream that our non-blocking stream does not order against. Wait for it
+  // (plain copies: this cannot hang), then start the leapfrog on the GPU if asked.
+  void startBodies(const cuda::DeviceBodies& fresh, const NBodyParams& params) {
+    CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
+    if (leapfrogStart == LeapfrogStart::Device) {
+      // eps^2 as FrameGraph::stageSpecs computes it, so a(0) is what the first forces node would compute.
+      const cuda::LeapfrogStartParams start{params.G, params.softening * params.softening, params.dt,
+                                            params.colourScale};
+      cuda::startLeapfrogOnDevice(fresh.view(), start, stream.get());
+      synchronize();
     }
   }
 
@@ -176,7 +256,7 @@ struct CudaBackend::Impl {
 };
 
 CudaBackend::CudaBackend(const SceneConfig& config, int device, const InteropDesc* interop,
-                         std::chrono::milliseconds waitTimeout)
+                         std::chrono::milliseconds waitTimeout, LeapfrogStart start)
     : impl_(std::make_unique<Impl>()) {
   // The fds belong to us from here on: each is either imported (then the CUDA driver owns it) or closed by its
   // UniqueFd when this constructor throws.
@@ -216,6 +296,7 @@ CudaBackend::CudaBackend(const SceneConfig& config, int device, const InteropDes
 
   Impl& m = *impl_;
   m.waitTimeout = waitTimeout;
+  m.leapfrogStart = start;
   CUDA_CHECK(cudaSetDevice(device));
   m.stream = cuda::makeStream();
   for (Impl::FrameTiming& t : m.timing) {
@@ -236,8 +317,9 @@ CudaBackend::CudaBackend(const SceneConfig& config, int device, const InteropDes
     m.computeOutput = cuda::DeviceArray<float4>(static_cast<std::size_t>(config.bodies));
   }
 
-  const HostStart start = makeHostStart(config);
-  m.bodies = cuda::DeviceBodies(start.state, start.accel, start.colour);
+  const HostStart hostStart = makeHostStart(config, start);
+  m.bodies = cuda::DeviceBodies(hostStart.state, hostStart.accel, hostStart.colour);
+  m.startBodies(m.bodies, config.params);
   m.graph.emplace(m.bodies.view(), config.substeps, config.params, config.enabled,
                   semaphores ? &*semaphores : nullptr, m.outputFor(0));
   m.config = config;
@@ -264,9 +346,10 @@ void CudaBackend::reset(const SceneConfig& config) {
     throw std::invalid_argument("bodies: " + std::to_string(config.bodies) + " do not fit the render buffers (" +
                                 std::to_string(m.renderCapacity) + " bodies)");
   }
-  const HostStart start = makeHostStart(config); // may throw (initial conditions): nothing touched yet
+  const HostStart start = makeHostStart(config, m.leapfrogStart); // may throw (initial conditions): nothing touched
   m.synchronize(); // no launch may still use the arrays about to be replaced
   cuda::DeviceBodies bodies(start.state, start.accel, start.colour);
+  m.startBodies(bodies, config.params);
   cuda::DeviceArray<float4> computeOutput;
   if (!m.interop()) computeOutput = cuda::DeviceArray<float4>(static_cast<std::size_t>(config.bodies));
   float4* output = m.interop() ? m.outputFor(m.lastLaunched.value_or(0)) : computeOutput.get();
@@ -311,6 +394,13 @@ void CudaBackend::download(BodyState& state, std::vector<float>& colour) {
 
 std::vector<NodeInfo> CudaBackend::nodes() const { return impl_->graph->nodes(); }
 
+bool CudaBackend::setProfiling(bool enabled) {
+  Impl& m = *impl_;
+  m.synchronize(); // the marks change the topology: no launch may still run the old exec
+  m.graph->setProfiling(enabled, static_cast<std::uint32_t>(std::max<std::size_t>(1, m.renderBuffers.size())));
+  return true;
+}
+
 UpdateCounters CudaBackend::counters() const { return impl_->graph->counters(); }
 
 const SceneConfig& CudaBackend::config() const { return impl_->config; }
@@ -323,6 +413,42 @@ void CudaBackend::dumpGraphDot(const std::filesystem::path& path) const { impl_-
 
 void CudaBackend::injectKernelFailure(Stage stage, std::uint64_t frame) {
   impl_->injectedFailure = Impl::InjectedFailure{stage, frame};
+}
+
+void CudaBackend::setLaunchMode(LaunchMode mode) { impl_->mode = mode; }
+
+LaunchMode CudaBackend::launchMode() const { return impl_->mode; }
+
+LaunchHostTiming CudaBackend::lastLaunchHostTiming() const {
+  return {impl_->graph->lastUpdateHostUs(), impl_->graph->lastLaunchHostUs()};
+}
+
+void CudaBackend::waitForFrame(std::uint64_t k) { impl_->waitForFrame(k); }
+
+std::optional<double> CudaBackend::frameGpuMs(std::uint64_t k) const { return impl_->frameGpuMs(k); }
+
+void CudaBackend::copyRenderOutput(Float4* dst) {
+  Impl& m = *impl_;
+  if (m.interop()) {
+    throw std::logic_error("CudaBackend::copyRenderOutput is for the compute-only graph; with interop the render "
+                           "buffers are Vulkan's");
+  }
+  const std::size_t n = static_cast<std::size_t>(m.config.bodies);
+  if (m.hostOutput.size() < n) m.hostOutput = cuda::PinnedArray<float4>(n);
+  CUDA_CHECK(cudaMemcpyAsync(m.hostOutput.get(), m.computeOutput.get(), n * sizeof(float4), cudaMemcpyDeviceToHost,
+                             m.stream.get()));
+  m.synchronize();
+  if (n > 0) std::memcpy(static_cast<void*>(dst), m.hostOutput.get(), n * sizeof(float4));
+}
+
+std::string_view launchModeName(LaunchMode mode) {
+  switch (mode) {
+  case LaunchMode::Graph: return "graph";
+  case LaunchMode::Stream: return "stream";
+  case LaunchMode::WholeUpdate: return "whole-update";
+  case LaunchMode::Reinstantiate: return "reinstantiate";
+  }
+  return "unknown";
 }
 
 } // namespace graphsim

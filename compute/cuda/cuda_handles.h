@@ -106,4 +106,43 @@ private:
   std::size_t count_ = 0;
 };
 
+// cudaMallocHost'd (pinned) array of T: device<->host copies into it are true asynchronous DMA.
+template <typename T>
+class PinnedArray {
+public:
+  PinnedArray() = default;
+  explicit PinnedArray(std::size_t count) : count_(count) {
+    void* p = nullptr;
+    CUDA_CHECK(cudaMallocHost(&p, (count > 0 ? count : 1) * sizeof(T)));
+    data_ = static_cast<T*>(p);
+  }
+  ~PinnedArray() { reset(); }
+
+  PinnedArray(const PinnedArray&) = delete;
+  PinnedArray& operator=(const PinnedArray&) = delete;
+  PinnedArray(PinnedArray&& other) noexcept
+      : data_(std::exchange(other.data_, nullptr)), count_(std::exchange(other.count_, 0)) {}
+  PinnedArray& operator=(PinnedArray&& other) noexcept {
+    if (this != &other) {
+      reset();
+      data_ = std::exchange(other.data_, nullptr);
+      count_ = std::exchange(other.count_, 0);
+    }
+    return *this;
+  }
+
+  T* get() const noexcept { return data_; }
+  std::size_t size() const noexcept { return count_; }
+  std::size_t bytes() const noexcept { return count_ * sizeof(T); }
+
+  void reset() noexcept {
+    if (data_ != nullptr) CUDA_LOG(cudaFreeHost(std::exchange(data_, nullptr)));
+    count_ = 0;
+  }
+
+private:
+  T* data_ = nullptr;
+  std::size_t count_ = 0;
+};
+
 } // namespace graphsim::cuda

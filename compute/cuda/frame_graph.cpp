@@ -7,13 +7,17 @@
 #include <fstream>
 #include <stdexcept>
 #include <utility>
+#include <algorithm>
+
+#include "compute/cuda/frame_graph_detail.h"
 
 namespace graphsim::cuda {
-namespace {
 
-// The stages of one substep, in order; colour and write_render follow the last substep once.
-constexpr Stage kSubstepStages[] = {Stage::Forces, Stage::Attractor, Stage::Integrate, Stage::Damping,
-                                    Stage::Boundary};
+using detail::instantiate;
+using detail::kSubstepStages;
+using detail::updateResultName;
+
+namespace detail {
 
 GraphExec instantiate(cudaGraph_t graph) {
   cudaGraphExec_t exec = nullptr;
@@ -36,7 +40,7 @@ const char* updateResultName(cudaGraphExecUpdateResult r) {
   return "cudaGraphExecUpdateResult(unknown)";
 }
 
-} // namespace
+} // namespace detail
 
 FrameGraph::FrameGraph(const BodiesView& bodies, int substeps, const NBodyParams& params,
                        const std::array<bool, kStageCount>& enabled, const FrameSemaphores* semaphores,
@@ -72,7 +76,7 @@ std::array<KernelNodeSpec, kStageCount> FrameGraph::stageSpecs() const {
   return s;
 }
 
-FrameGraph::Built FrameGraph::build() const {
+FrameGraph::Built FrameGraph::build(std::uint64_t waitValue, std::uint64_t signalValue) const {
   Built built{makeGraph(), {}};
   built.nodes.reserve(static_cast<std::size_t>(substeps_) * std::size(kSubstepStages) + 4);
   cudaGraph_t g = built.graph.get();
@@ -81,15 +85,30 @@ FrameGraph::Built FrameGraph::build() const {
   const auto depCount = [&] { return prev != nullptr ? std::size_t{1} : std::size_t{0}; };
 
   if (hasSemaphores()) {
-    // Values are placeholders: launch() sets both on the exec before every cudaGraphLaunch.
+    // launch() sets both values on the exec before every cudaGraphLaunch; the comparison paths that rebuild the
+    // graph every frame build it with the frame's values.
     cudaExternalSemaphore_t renderDone = semaphores_.renderDone;
-    cudaExternalSemaphoreWaitParams waitValue{};
-    const cudaExternalSemaphoreWaitNodeParams wait{&renderDone, &waitValue, 1};
+    cudaExternalSemaphoreWaitParams waitParams{};
+    waitParams.params.fence.value = waitValue;
+    const cudaExternalSemaphoreWaitNodeParams wait{&renderDone, &waitParams, 1};
     cudaGraphNode_t node = nullptr;
     CUDA_CHECK_CTX(cudaGraphAddExternalSemaphoresWaitNode(&node, g, nullptr, 0, &wait), kWaitNodeName);
     built.nodes.push_back({kWaitNodeName, Kind::SemaphoreWait, Stage::Forces, node, {}});
     prev = node;
   }
+
+  std::size_t marks = 0;
+  const auto addMark = [&] {
+    if (!profiling_) return;
+    std::string name = "mark_" + std::to_string(marks);
+    cudaGraphNode_t node = nullptr;
+    CUDA_CHECK_CTX(cudaGraphAddEventRecordNode(&node, g, deps(), depCount(), markEvents_.at(0).at(marks).get()),
+                   "adding node " + name);
+    built.nodes.push_back({std::move(name), Kind::EventRecord, Stage::Forces, node, {}});
+    prev = node;
+    ++marks;
+  };
+  addMark();
 
   const std::array<KernelNodeSpec, kStageCount> specs = stageSpecs();
   const auto addKernel = [&](Stage stage, int substep) {
@@ -101,6 +120,7 @@ FrameGraph::Built FrameGraph::build() const {
     CUDA_CHECK_CTX(cudaGraphAddKernelNode(&node, g, deps(), depCount(), &params), "adding node " + name);
     built.nodes.push_back({std::move(name), Kind::Kernel, stage, node, spec});
     prev = node;
+    addMark();
   };
   for (int s = 0; s < substeps_; ++s) {
     for (Stage stage : kSubstepStages) addKernel(stage, s);
@@ -110,8 +130,9 @@ FrameGraph::Built FrameGraph::build() const {
 
   if (hasSemaphores()) {
     cudaExternalSemaphore_t simDone = semaphores_.simDone;
-    cudaExternalSemaphoreSignalParams signalValue{};
-    const cudaExternalSemaphoreSignalNodeParams signal{&simDone, &signalValue, 1};
+    cudaExternalSemaphoreSignalParams signalParams{};
+    signalParams.params.fence.value = signalValue;
+    const cudaExternalSemaphoreSignalNodeParams signal{&simDone, &signalParams, 1};
     cudaGraphNode_t node = nullptr;
     CUDA_CHECK_CTX(cudaGraphAddExternalSemaphoresSignalNode(&node, g, deps(), depCount(), &signal), kSignalNodeName);
     built.nodes.push_back({kSignalNodeName, Kind::SemaphoreSignal, Stage::Forces, node, {}});
@@ -141,10 +162,14 @@ void FrameGraph::setStageEnabled(Stage stage, bool enabled) {
   }
 }
 
+bool FrameGraph::runsStage(Stage stage) const {
+  return enabled_[static_cast<int>(stage)] || !whyNotTogglable(stage).empty();
+}
+
 void FrameGraph::syncEnableStates() {
   for (const Node& n : nodes_) {
     if (n.kind != Kind::Kernel) continue;
-    const bool want = enabled_[static_cast<int>(n.stage)] || !whyNotTogglable(n.stage).empty();
+    const bool want = runsStage(n.stage);
     unsigned int isEnabled = 0;
     CUDA_CHECK_CTX(cudaGraphNodeGetEnabled(exec_.get(), n.node, &isEnabled), n.name);
     if ((isEnabled != 0) == want) continue;
@@ -192,8 +217,16 @@ void FrameGraph::launch(std::uint64_t frame, float4* output, cudaStream_t stream
   }
   if (paramsDirty_ || outputDirty_) applyChangedKernels(paramsDirty_);
   paramsDirty_ = outputDirty_ = false;
-  lastUpdateHostUs_ = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+  if (profiling_) {
+    const std::size_t slot = static_cast<std::size_t>(frame % markEvents_.size());
+    harvestMarks(slot);
+    pointMarksAt(slot);
+    markFrame_[slot] = frame;
+  }
+  const auto t1 = std::chrono::steady_clock::now();
   CUDA_CHECK_CTX(cudaGraphLaunch(exec_.get(), stream), "launching frame " + std::to_string(frame));
+  lastUpdateHostUs_ = std::chrono::duration<double, std::micro>(t1 - t0).count();
+  lastLaunchHostUs_ = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t1).count();
 }
 
 std::string FrameGraph::describeNode(const std::vector<Node>& nodes, cudaGraphNode_t node) const {
@@ -275,7 +308,8 @@ void FrameGraph::rebuild(const BodiesView& bodies, int substeps, const NBodyPara
 std::vector<NodeInfo> FrameGraph::nodes() const {
   std::vector<NodeInfo> list;
   list.reserve(nodes_.size());
-  for (const Node& n : nodes_) {
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    const Node& n = nodes_[i];
     NodeInfo info;
     info.name = n.name;
     if (n.kind == Kind::Kernel) {
@@ -285,6 +319,12 @@ std::vector<NodeInfo> FrameGraph::nodes() const {
       unsigned int isEnabled = 0;
       CUDA_CHECK_CTX(cudaGraphNodeGetEnabled(exec_.get(), n.node, &isEnabled), n.name);
       info.enabled = isEnabled != 0;
+      if (profiling_ && i < nodeMs_.size()) info.ms = nodeMs_[i];
+    } else if (n.kind == Kind::EventRecord) {
+      info.type = "event record";
+      info.togglable = false;
+      info.enabled = true;
+      info.whyNotTogglable = "a timing mark of --profile, not part of the simulation";
     } else {
       info.type = n.kind == Kind::SemaphoreWait ? "semaphore wait" : "semaphore signal";
       info.togglable = false;
@@ -294,6 +334,65 @@ std::vector<NodeInfo> FrameGraph::nodes() const {
     list.push_back(std::move(info));
   }
   return list;
+}
+
+void FrameGraph::setProfiling(bool enabled, std::uint32_t slots) {
+  if (enabled == profiling_) return;
+  const std::size_t kernels = static_cast<std::size_t>(substeps_) * std::size(kSubstepStages) + 2;
+  if (enabled) {
+    markEvents_.clear();
+    for (std::uint32_t s = 0; s < std::max<std::uint32_t>(slots, 1); ++s) {
+      std::vector<Event> set;
+      // One mark before the first kernel and one after each; room for substep changes up to kMaxSubsteps.
+      const std::size_t marks = static_cast<std::size_t>(kMaxSubsteps) * std::size(kSubstepStages) + 3;
+      for (std::size_t m = 0; m < marks; ++m) set.push_back(makeTimingEvent());
+      markEvents_.push_back(std::move(set));
+    }
+    markFrame_.assign(markEvents_.size(), std::nullopt);
+  }
+  profiling_ = enabled;
+  nodeMs_.clear();
+  try {
+    rebuild(bodies_, substeps_, params_, enabled_, output_);
+  } catch (...) {
+    profiling_ = !enabled;
+    throw;
+  }
+  counters_.lastFallbackReason = std::string("profiling ") + (enabled ? "on: " : "off: ") + std::to_string(kernels + 1) +
+                                 " event-record nodes " + (enabled ? "added" : "removed") + ", re-instantiated";
+  if (!enabled) markEvents_.clear();
+}
+
+void FrameGraph::pointMarksAt(std::size_t slot) {
+  const std::vector<Event>& events = markEvents_[slot];
+  std::size_t m = 0;
+  for (const Node& n : nodes_) {
+    if (n.kind != Kind::EventRecord) continue;
+    CUDA_CHECK_CTX(cudaGraphExecEventRecordNodeSetEvent(exec_.get(), n.node, events.at(m++).get()), n.name);
+  }
+}
+
+void FrameGraph::harvestMarks(std::size_t slot) {
+  if (!markFrame_[slot]) return;
+  const std::vector<Event>& events = markEvents_[slot];
+  std::size_t marks = 0;
+  for (const Node& n : nodes_) marks += n.kind == Kind::EventRecord ? 1 : 0;
+  if (marks == 0) return;
+  // Normally complete (the throttle saw that frame finish); if not, keep the last figures rather than wait.
+  const cudaError_t done = cudaEventQuery(events[marks - 1].get());
+  if (done == cudaErrorNotReady) return;
+  CUDA_CHECK_CTX(done, "reading the profiling marks");
+  nodeMs_.assign(nodes_.size(), -1.0);
+  std::size_t m = 0;
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    if (nodes_[i].kind == Kind::EventRecord) {
+      ++m;
+    } else if (nodes_[i].kind == Kind::Kernel && m > 0 && m < marks) {
+      float ms = 0;
+      CUDA_CHECK_CTX(cudaEventElapsedTime(&ms, events[m - 1].get(), events[m].get()), nodes_[i].name);
+      nodeMs_[i] = ms;
+    }
+  }
 }
 
 void FrameGraph::dumpDot(const std::filesystem::path& path) const {

@@ -16,6 +16,7 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,16 @@ public:
   // nothing and does not synchronise.
   void launch(std::uint64_t frame, float4* output, cudaStream_t stream);
 
+  // The benchmark's comparison paths for frame k (frame_graph_variants.cpp); same kernels, same results.
+  // Stream: cudaWaitExternalSemaphoresAsync, the enabled stages' kernels with cudaLaunchKernel,
+  // cudaSignalExternalSemaphoresAsync; the exec is left as is (later graph launches catch up on what changed).
+  void launchOnStream(std::uint64_t frame, float4* output, cudaStream_t stream);
+  // A fresh graph with this frame's values, applied with cudaGraphExecUpdate (throws CudaError with the update
+  // result if the driver refuses it), then cudaGraphLaunch.
+  void launchWithWholeUpdate(std::uint64_t frame, float4* output, cudaStream_t stream);
+  // A fresh graph with this frame's values, instantiated, enable states set, launched. The replaced exec is retired.
+  void launchReinstantiated(std::uint64_t frame, float4* output, cudaStream_t stream);
+
   // renderDone value frame k waits for: max(0, k - F + 1).
   std::uint64_t waitValueFor(std::uint64_t frame) const;
   bool hasSemaphores() const { return semaphores_.renderDone != nullptr; }
@@ -77,14 +88,23 @@ public:
   std::vector<NodeInfo> nodes() const;
   const UpdateCounters& counters() const { return counters_; }
   double lastUpdateHostUs() const { return lastUpdateHostUs_; }
+  double lastLaunchHostUs() const { return lastLaunchHostUs_; }
   int substeps() const { return substeps_; }
   void dumpDot(const std::filesystem::path& path) const;
   // Test hook (compute/cuda/fault_hooks.cpp): gives the exec's first node of `stage` an invalid launch
   // configuration; returns the node's name. The node keeps it until its parameters next change.
   std::string injectBadLaunchConfig(Stage stage);
 
+  // --profile: an event-record node before the first kernel and after every kernel ("mark_0", "mark_1", ...), so a
+  // kernel node's GPU time is the time between the marks around it (nodes()[i].ms). Each frame in flight has its own
+  // events (frame k records into set k % slots, pointed at with cudaGraphExecEventRecordNodeSetEvent); set k % slots
+  // is read at the launch of frame k + slots, when the frames-in-flight throttle has already seen frame k finish, so
+  // reading never waits. A topology change: the exec is re-instantiated (no launch may be running). slots >= 1.
+  void setProfiling(bool enabled, std::uint32_t slots);
+  bool profiling() const { return profiling_; }
+
 private:
-  enum class Kind { Kernel, SemaphoreWait, SemaphoreSignal };
+  enum class Kind { Kernel, SemaphoreWait, SemaphoreSignal, EventRecord };
   struct Node {
     std::string name;
     Kind kind = Kind::Kernel;
@@ -99,7 +119,10 @@ private:
     std::vector<Node> nodes;
   };
 
-  Built build() const;
+  // waitValue / signalValue: the semaphore nodes' values (the product path sets them on the exec every frame).
+  Built build(std::uint64_t waitValue = 0, std::uint64_t signalValue = 0) const;
+  bool runsStage(Stage stage) const; // enabled, or a stage that cannot be disabled
+  void retire(GraphExec exec, Graph graph);
   std::array<KernelNodeSpec, kStageCount> stageSpecs() const;
   void applyChangedKernels(bool allStages);
   void syncEnableStates(); // makes the exec's enable states match enabled_
@@ -125,8 +148,27 @@ private:
   cudaExternalSemaphoreWaitParams waitParams_{};
   cudaExternalSemaphoreSignalParams signalParams_{};
 
+  // Execs replaced by launchReinstantiated, kept until 8 more have been replaced: a launch of one may still be
+  // running (at most 4 frames are in flight), and destroying what the GPU may use is what this ring avoids.
+  struct Retired {
+    GraphExec exec;
+    Graph graph;
+  };
+  static constexpr std::size_t kRetiredExecs = 8;
+  std::array<Retired, kRetiredExecs> retired_;
+  std::size_t retiredNext_ = 0;
+
+  // Profiling (setProfiling): events[slot][mark], the frame each slot last recorded, kernel times by node index.
+  bool profiling_ = false;
+  std::vector<std::vector<Event>> markEvents_;
+  std::vector<std::optional<std::uint64_t>> markFrame_;
+  std::vector<double> nodeMs_;
+  void harvestMarks(std::size_t slot);
+  void pointMarksAt(std::size_t slot);
+
   UpdateCounters counters_;
   double lastUpdateHostUs_ = 0;
+  double lastLaunchHostUs_ = 0;
 };
 
 } // namespace graphsim::cuda

@@ -1,0 +1,70 @@
+// Captures for benchmarks: numbered PNGs plus a JSON sidecar per frame, encoded and written on worker threads so
+// that the frame loop only pays for the readback it cannot avoid (docs/PERFORMANCE.md, "Capture").
+//
+// The loop submits frame k with capture = true and collects its pixels F frames later, right after the throttle
+// says that slot is free again (the frame is complete by then, so finishCapture does not wait); the pixels and the
+// sidecar go to a bounded queue. Every file is written to a temporary name and renamed, the PNG before its sidecar:
+// a sidecar that exists names a complete PNG.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <filesystem>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "compute/nbody.h"
+#include "compute/sim_backend.h"
+
+namespace graphsim::app {
+
+struct CapturedFrame {
+  std::uint64_t frame = 0;       // 0-based index; files are numbered frame + 1, as `run --capture-every` does
+  std::vector<std::uint8_t> rgba; // width x height, top row first
+  nlohmann::ordered_json sidecar;
+};
+
+// The sidecar of frame k: index, simulated time and steps, scene, parameters and the enabled state of every node.
+nlohmann::ordered_json captureSidecar(std::uint64_t frame, bool warmup, const std::string& variant,
+                                      const SceneConfig& scene, const std::vector<NodeInfo>& nodes);
+
+class CaptureWriter {
+public:
+  CaptureWriter(std::filesystem::path dir, std::uint32_t width, std::uint32_t height);
+  ~CaptureWriter(); // finishes the queue; errors are printed (call finish() to have them thrown)
+  CaptureWriter(const CaptureWriter&) = delete;
+  CaptureWriter& operator=(const CaptureWriter&) = delete;
+
+  // Blocks while kMaxQueued frames are waiting: a capture rate faster than the encoders slows the loop down
+  // instead of filling memory.
+  void enqueue(CapturedFrame frame);
+  // Waits until everything queued is written; rethrows the first write error.
+  void finish();
+  std::uint64_t written() const;
+
+  static std::filesystem::path pngPath(const std::filesystem::path& dir, std::uint64_t frame);
+
+private:
+  static constexpr std::size_t kMaxQueued = 8;
+  void work();
+  void write(const CapturedFrame& frame) const;
+
+  std::filesystem::path dir_;
+  std::uint32_t width_, height_;
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  std::deque<CapturedFrame> queue_;
+  std::size_t busy_ = 0;
+  bool stopping_ = false;
+  std::uint64_t written_ = 0;
+  std::exception_ptr error_;
+  std::vector<std::thread> workers_; // last: started after everything they use exists, joined first
+};
+
+} // namespace graphsim::app

@@ -1,0 +1,83 @@
+// The results of `graphsim bench` and their three renderings: the human table (stdout), JSON and CSV. The field
+// names are the JSON's; docs/PERFORMANCE.md says how each is measured.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "compute/sim_backend.h"
+
+namespace graphsim::app {
+
+struct Percentiles {
+  double p50 = 0, p95 = 0, p99 = 0, mean = 0;
+};
+// Nearest-rank percentiles (p50 <= p95 <= p99 by construction); all zero for no samples.
+Percentiles percentiles(std::vector<double> samples);
+double median(std::vector<double> samples);
+
+// Medians over the measured frames, in microseconds of host (CPU) time per frame.
+struct HostOverheadUs {
+  double nodeUpdates = 0;               // semaphore values + changed kernel nodes (graph); the variant's set-up
+  double graphLaunch = 0;               // cudaGraphLaunch, or the stream's launches
+  std::optional<double> vkSubmit;       // record + vkQueueSubmit; none in --sim-only
+  std::optional<double> vkQueueSubmit;  // of which vkQueueSubmit itself
+  double total = 0;                     // the host's whole per-frame work outside its waits
+  std::optional<double> hostWait;       // host-copy: the frame and its copy to host memory; event-submit: the
+                                        // previous frame's CUDA end event. Not part of total.
+};
+
+struct VariantResult {
+  std::string name;
+  std::string description;
+  std::optional<std::string> skipped; // why it did not run
+  std::uint32_t framesInFlight = 0;
+  double measuredSeconds = 0;         // first to last measured frame completion
+  Percentiles frameMs;                // interval between consecutive frame completions
+  double fps = 0;
+  std::optional<double> simGpuMs;     // mean per frame (CUDA events; the CPU backend: wall time of its step)
+  std::optional<double> renderGpuMs;  // mean per frame (Vulkan timestamps around the frame's commands)
+  HostOverheadUs host;
+  double interactionsPerSecond = 0;   // N^2 x substeps per frame, over measuredSeconds
+  double gflops = 0;                  // 20 flops per interaction
+  std::optional<double> ratioToProduct; // mean frame time of this variant / of the product path
+  UpdateCounters counters;
+  std::uint64_t validationMessages = 0;
+  std::uint64_t captures = 0;
+};
+
+struct BenchReport {
+  std::string date;        // UTC, ISO 8601
+  std::string commandLine;
+  std::string scene, initial, backend;
+  std::string gpu, driver, vulkanDevice;
+  std::optional<std::string> cudaVersion; // driver API version, "13.0"; none on the CPU backend
+  std::optional<std::string> cudaRuntime;
+  std::string simTimer;    // "cuda-events" or "cpu-wall"
+  std::int64_t bodies = 0;
+  int substeps = 1;
+  std::uint64_t seed = 0;
+  std::uint64_t frames = 0, warmup = 0;
+  std::uint32_t framesInFlight = 0;
+  std::uint32_t width = 0, height = 0;
+  bool simOnly = false;
+  double startupSeconds = 0;      // product path's backend construction (initial conditions + a(0) + graph)
+  double interactionsPerFrame = 0;
+  std::vector<VariantResult> variants; // [0] is the product path; the top-level figures are its
+  std::string frameLogCsv;             // --frame-log: every frame of every variant (not part of the JSON)
+};
+
+nlohmann::ordered_json toJson(const BenchReport& report);
+std::string toCsv(const BenchReport& report);
+std::string toTable(const BenchReport& report);
+
+// Writes text to path through a temporary file in the same directory and a rename, so that a reader never sees a
+// half-written file. Throws std::runtime_error naming the path.
+void writeFileAtomically(const std::filesystem::path& path, const std::string& text);
+
+} // namespace graphsim::app

@@ -1,0 +1,19 @@
+// Pieces of the frame graph shared by frame_graph.cpp (the product path) and frame_graph_variants.cpp (the
+// benchmark's comparison paths). Internal to compute/cuda.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include "compute/cuda/cuda_handles.h"
+#include "compute/nbody.h"
+
+namespace graphsim::cuda::detail {
+
+// The stages of one substep, in order; colour and write_render follow the last substep once.
+inline constexpr Stage kSubstepStages[] = {Stage::Forces, Stage::Attractor, Stage::Integrate, Stage::Damping,
+                                           Stage::Boundary};
+
+GraphExec instantiate(cudaGraph_t graph);
+const char* updateResultName(cudaGraphExecUpdateResult r);
+
+} // namespace graphsim::cuda::detail

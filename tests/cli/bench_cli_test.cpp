@@ -1,0 +1,285 @@
+// `graphsim bench` run as a user would: the CPU-backend benchmark CI can run (its JSON has every field and the
+// figures agree with each other), captures with sidecars, --sim-only, and bad input (exit 2, one line naming the
+// flag). The CUDA figures themselves are measured on the GPU machine (docs/PERFORMANCE.md).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "compute/cuda_device.h"
+#include "run_graphsim.h"
+
+namespace graphsim::test {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+fs::path scratch(const std::string& name) {
+  const fs::path d = fs::path(GRAPHSIM_TEST_TMP) / "bench" / name;
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+json readJson(const fs::path& path) {
+  std::ifstream in(path);
+  EXPECT_TRUE(in.good()) << path;
+  return json::parse(in);
+}
+
+int lineCount(const std::string& s) {
+  int n = 0;
+  for (char c : s) n += c == '\n';
+  return n + (!s.empty() && s.back() != '\n');
+}
+
+const std::vector<std::string> kVariantNames = {"graph",         "event-submit", "stream", "whole-update",
+                                                "reinstantiate", "host-copy",    "serial"};
+
+// The figures every variant that ran carries, checked for presence and sanity.
+void expectFigures(const json& j, const std::string& where, bool rendered) {
+  SCOPED_TRACE(where);
+  for (const char* key : {"frames_in_flight", "measured_seconds", "frame_ms", "fps", "sim_gpu_ms", "render_gpu_ms",
+                          "host_overhead_us", "interactions_per_second", "gflops"}) {
+    ASSERT_TRUE(j.contains(key)) << key;
+  }
+  const json& f = j["frame_ms"];
+  for (const char* key : {"p50", "p95", "p99", "mean"}) ASSERT_TRUE(f.contains(key) && f[key].is_number()) << key;
+  EXPECT_GT(f["p50"].get<double>(), 0.0);
+  EXPECT_LE(f["p50"].get<double>(), f["p95"].get<double>());
+  EXPECT_LE(f["p95"].get<double>(), f["p99"].get<double>());
+  EXPECT_GT(j["fps"].get<double>(), 0.0);
+  EXPECT_GT(j["measured_seconds"].get<double>(), 0.0);
+  ASSERT_TRUE(j["sim_gpu_ms"].is_number());
+  EXPECT_GT(j["sim_gpu_ms"].get<double>(), 0.0);
+  if (rendered) {
+    // lavapipe has timestamps; a device without them would report null.
+    EXPECT_TRUE(j["render_gpu_ms"].is_null() || j["render_gpu_ms"].get<double>() > 0.0);
+  } else {
+    EXPECT_TRUE(j["render_gpu_ms"].is_null());
+  }
+  const json& h = j["host_overhead_us"];
+  for (const char* key : {"node_updates", "graph_launch", "vk_submit", "total"}) ASSERT_TRUE(h.contains(key)) << key;
+  EXPECT_GE(h["node_updates"].get<double>(), 0.0);
+  EXPECT_GE(h["graph_launch"].get<double>(), 0.0);
+  EXPECT_GE(h["total"].get<double>(), 0.0);
+  if (rendered) {
+    EXPECT_GT(h["vk_submit"].get<double>(), 0.0);
+    EXPECT_GE(h["total"].get<double>() + 1e-9, h["vk_submit"].get<double>());
+  }
+}
+
+TEST(Bench, CpuBackendJsonHasEveryFieldAndConsistentFigures) {
+  const fs::path dir = scratch("cpu1024");
+  const fs::path jsonPath = dir / "out.json", csvPath = dir / "out.csv";
+  const fs::path framesPath = dir / "frames.csv";
+  const ProcessResult r = runGraphsim({"bench", "--backend", "cpu", "--bodies", "1024", "--frames", "30", "--json",
+                                       jsonPath.string(), "--csv", csvPath.string(), "--frame-log",
+                                       framesPath.string(), "--quiet"},
+                                      300);
+  ASSERT_FALSE(r.timedOut);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const json j = readJson(jsonPath);
+
+  for (const char* key : {"gpu", "driver", "cuda_version", "bodies", "frames", "frames_in_flight", "frame_ms", "fps",
+                          "sim_gpu_ms", "render_gpu_ms", "host_overhead_us", "interactions_per_second", "gflops",
+                          "variants", "date", "command", "backend", "warmup", "substeps"}) {
+    ASSERT_TRUE(j.contains(key)) << "missing " << key;
+  }
+  EXPECT_FALSE(j["gpu"].get<std::string>().empty());
+  EXPECT_FALSE(j["driver"].get<std::string>().empty());
+  EXPECT_TRUE(j["cuda_version"].is_null()) << "the CPU backend uses no CUDA";
+  EXPECT_EQ(j["backend"], "cpu");
+  EXPECT_EQ(j["bodies"], 1024);
+  EXPECT_EQ(j["frames"], 30);
+  EXPECT_EQ(j["frames_in_flight"], 3);
+  expectFigures(j, "top level", true);
+
+  // The rates follow from the measured time: N^2 interactions per substep per frame, 20 flops each.
+  const double n = 1024, frames = 30, seconds = j["measured_seconds"].get<double>();
+  const double substeps = j["substeps"].get<double>();
+  EXPECT_NEAR(j["interactions_per_second"].get<double>(), n * n * substeps * frames / seconds,
+              1e-6 * j["interactions_per_second"].get<double>());
+  EXPECT_NEAR(j["gflops"].get<double>(), 20.0 * j["interactions_per_second"].get<double>() * 1e-9,
+              1e-6 * j["gflops"].get<double>());
+  EXPECT_NEAR(j["fps"].get<double>(), frames / seconds, 1e-6 * j["fps"].get<double>());
+  EXPECT_NEAR(j["frame_ms"]["mean"].get<double>(), 1e3 * seconds / frames, 1e-6 * 1e3 * seconds / frames);
+
+  // Every variant is listed: the product path first, the CUDA ones skipped with the reason, serial run.
+  const json& variants = j["variants"];
+  ASSERT_TRUE(variants.is_array());
+  ASSERT_EQ(variants.size(), 1 + kVariantNames.size());
+  EXPECT_EQ(variants[0]["name"], "cpu");
+  EXPECT_EQ(variants[0]["status"], "ok");
+  EXPECT_DOUBLE_EQ(variants[0]["ratio_to_product"].get<double>(), 1.0);
+  EXPECT_EQ(variants[0]["fps"], j["fps"]) << "the top level is the product path";
+  std::set<std::string> seen;
+  for (const json& v : variants) {
+    const std::string name = v["name"];
+    seen.insert(name);
+    ASSERT_TRUE(v.contains("status")) << name;
+    if (v["status"] == "skipped") {
+      EXPECT_NE(name, "serial") << "serial runs on the CPU backend";
+      EXPECT_NE(v["reason"].get<std::string>().find("cuda"), std::string::npos) << name << ": " << v["reason"];
+    } else {
+      EXPECT_EQ(v["status"], "ok");
+      expectFigures(v, name, true);
+      ASSERT_TRUE(v["ratio_to_product"].is_number()) << name;
+      EXPECT_GT(v["ratio_to_product"].get<double>(), 0.0) << name;
+      EXPECT_EQ(v["validation_messages"], 0) << name;
+    }
+  }
+  for (const std::string& name : kVariantNames) EXPECT_TRUE(seen.count(name)) << name << " not listed";
+  for (const json& v : variants) {
+    if (v["name"] == "serial") {
+      EXPECT_EQ(v["frames_in_flight"], 1);
+    }
+  }
+
+  // The table names every variant; the CSV has a header and one row per variant.
+  for (const std::string& name : kVariantNames) EXPECT_NE(r.out.find(name), std::string::npos) << r.out;
+  std::ifstream csv(csvPath);
+  std::string header, row;
+  ASSERT_TRUE(std::getline(csv, header));
+  EXPECT_EQ(header.rfind("variant,status,reason,", 0), 0u) << header;
+  int rows = 0;
+  while (std::getline(csv, row)) ++rows;
+  EXPECT_EQ(rows, static_cast<int>(variants.size()));
+  EXPECT_FALSE(fs::exists(dir / "out.json.tmp")) << "temporary left behind";
+
+  // The frame log: a header and one row per frame (warm-up included) of each variant that ran.
+  std::ifstream frameLog(framesPath);
+  ASSERT_TRUE(std::getline(frameLog, header));
+  EXPECT_EQ(header.rfind("variant,frame,measured,", 0), 0u) << header;
+  int frameRows = 0;
+  while (std::getline(frameLog, row)) ++frameRows;
+  const int ran = 2; // cpu and serial
+  EXPECT_EQ(frameRows, ran * (30 + j["warmup"].get<int>()));
+}
+
+TEST(Bench, CapturesWriteNumberedPngsWithSidecars) {
+  const fs::path dir = scratch("capture");
+  const fs::path caps = dir / "frames"; // created by bench
+  const ProcessResult r = runGraphsim({"bench", "--backend", "cpu", "--bodies", "256", "--frames", "10", "--warmup",
+                                       "0", "--variants", "none", "--capture-every", "5", "--capture-dir",
+                                       caps.string(), "--quiet"},
+                                      120);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  for (const char* stem : {"frame_000005", "frame_000010"}) {
+    ASSERT_TRUE(fs::exists(caps / (std::string(stem) + ".png"))) << stem;
+    EXPECT_GT(fs::file_size(caps / (std::string(stem) + ".png")), 1000u) << stem;
+    const json side = readJson(caps / (std::string(stem) + ".json"));
+    EXPECT_EQ(side["image"], std::string(stem) + ".png");
+    EXPECT_TRUE(side["frame"].is_number_integer());
+    EXPECT_GT(side["sim_time"].get<double>(), 0.0);
+    EXPECT_TRUE(side["params"].contains("dt"));
+    ASSERT_TRUE(side["nodes"].is_array());
+    bool forces = false;
+    for (const json& n : side["nodes"]) forces = forces || (n["name"] == "forces" && n["enabled"] == true);
+    EXPECT_TRUE(forces) << side.dump();
+  }
+  EXPECT_EQ(readJson(caps / "frame_000010.json")["frame"], 10);
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(caps)) {
+    ++files;
+    EXPECT_EQ(e.path().filename().string().find(".tmp"), std::string::npos) << e.path();
+  }
+  EXPECT_EQ(files, 4);
+}
+
+TEST(Bench, SimOnlyReportsRatesWithoutRendering) {
+  const fs::path dir = scratch("simonly");
+  const ProcessResult r = runGraphsim({"bench", "--backend", "cpu", "--bodies", "512", "--frames", "20", "--sim-only",
+                                       "--json", (dir / "s.json").string(), "--quiet"},
+                                      120);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const json j = readJson(dir / "s.json");
+  EXPECT_EQ(j["sim_only"], true);
+  expectFigures(j, "sim-only", false);
+  EXPECT_TRUE(j["host_overhead_us"]["vk_submit"].is_null());
+  for (const json& v : j["variants"]) {
+    if (v["name"] != "cpu") {
+      EXPECT_EQ(v["status"], "skipped") << v.dump();
+    }
+  }
+}
+
+TEST(Bench, CudaBackendWithoutCudaDeviceExitsThree) {
+  if (!listCudaDevices().devices.empty()) GTEST_SKIP() << "this machine has a CUDA device";
+  const ProcessResult r = runGraphsim({"bench", "--backend", "cuda", "--frames", "1"});
+  EXPECT_EQ(r.exitCode, 3) << r.err;
+  EXPECT_NE(r.err.find("CUDA"), std::string::npos) << r.err;
+  EXPECT_EQ(lineCount(r.err), 1) << r.err;
+}
+
+struct BadBench {
+  const char* name;
+  std::vector<std::string> args;
+  const char* mustMention;
+};
+void PrintTo(const BadBench& c, std::ostream* os) { *os << c.name; }
+
+class BenchBadInput : public ::testing::TestWithParam<BadBench> {};
+
+TEST_P(BenchBadInput, ExitsTwoWithOneLineReason) {
+  const BadBench& c = GetParam();
+  std::vector<std::string> args = {"bench", "--backend", "cpu"};
+  args.insert(args.end(), c.args.begin(), c.args.end());
+  const ProcessResult r = runGraphsim(args, 60);
+  ASSERT_FALSE(r.timedOut) << "hung";
+  ASSERT_EQ(r.signal, 0) << r.err;
+  EXPECT_EQ(r.exitCode, 2) << r.err;
+  EXPECT_NE(r.err.find(c.mustMention), std::string::npos) << "message does not mention '" << c.mustMention << "': "
+                                                           << r.err;
+  EXPECT_EQ(lineCount(r.err), 1) << r.err;
+  EXPECT_TRUE(r.out.empty()) << "nothing may be benchmarked: " << r.out;
+}
+
+std::vector<BadBench> badBench() {
+  const fs::path dir = fs::path(GRAPHSIM_TEST_TMP) / "bench";
+  fs::create_directories(dir / "adir.json");
+  const std::string file = (dir / "plain-file").string();
+  std::ofstream(file) << "x";
+  return {
+      {"frames_zero", {"--frames", "0"}, "--frames"},
+      {"frames_negative", {"--frames", "-4"}, "--frames"},
+      {"frames_not_a_number", {"--frames", "lots"}, "--frames"},
+      {"warmup_negative", {"--warmup", "-1"}, "--warmup"},
+      {"bodies_zero", {"--bodies", "0"}, "--bodies"},
+      {"bodies_absurd", {"--bodies", "99999999999"}, "--bodies"},
+      {"backend_unknown", {"--backend", "opencl"}, "--backend"},
+      {"scene_unknown", {"--scene", "fluid9"}, "fluid9"},
+      {"frames_in_flight", {"--frames-in-flight", "5"}, "--frames-in-flight"},
+      {"variants_unknown", {"--variants", "graph,warp"}, "--variants"},
+      {"variants_empty_item", {"--variants", "graph,,serial"}, "--variants"},
+      {"json_missing_dir", {"--json", (dir / "no" / "such" / "x.json").string()}, "--json"},
+      {"json_is_directory", {"--json", (dir / "adir.json").string()}, "--json"},
+      {"csv_missing_dir", {"--csv", (dir / "no" / "x.csv").string()}, "--csv"},
+      {"frame_log_missing_dir", {"--frame-log", (dir / "no" / "f.csv").string()}, "--frame-log"},
+      {"capture_every_without_dir", {"--capture-every", "3"}, "--capture-dir"},
+      {"capture_dir_without_every", {"--capture-dir", (dir / "c").string()}, "--capture-every"},
+      {"capture_every_zero", {"--capture-every", "0", "--capture-dir", (dir / "c").string()}, "--capture-every"},
+      {"capture_dir_is_file", {"--capture-every", "2", "--capture-dir", file}, "--capture-dir"},
+      {"capture_with_sim_only", {"--sim-only", "--capture-every", "2", "--capture-dir", (dir / "c").string()},
+       "--capture-every"},
+      {"variants_with_sim_only", {"--sim-only", "--variants", "stream"}, "--variants"},
+      {"validation_with_sim_only", {"--sim-only", "--validation"}, "--validation"},
+      {"gpu_negative", {"--gpu", "-2"}, "--gpu"},
+      {"wait_timeout_zero", {"--wait-timeout-ms", "0"}, "--wait-timeout-ms"},
+      {"unknown_flag", {"--turbo"}, "--turbo"},
+  };
+}
+
+INSTANTIATE_TEST_SUITE_P(Table, BenchBadInput, ::testing::ValuesIn(badBench()),
+                         [](const auto& p) { return std::string(p.param.name); });
+
+} // namespace
+} // namespace graphsim::test
