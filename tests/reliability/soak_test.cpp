@@ -14,7 +14,7 @@ TEST(Soak, CpuSoak2000FramesMatchesItsReplayBitForBit) {
   std::printf("%s", r.out.c_str());
   EXPECT_EQ(r.exitCode, 0) << r.out << r.err;
   EXPECT_TRUE(contains(r.out, "graphsim soak: 2000 of 2000 frames")) << r.out;
-  EXPECT_TRUE(contains(r.out, "80 every 25 frames against the cpu replay (bit for bit), 0 failed, 80 bit-identical"))
+  EXPECT_TRUE(contains(r.out, "200 every 10 frames against the cpu replay (bit for bit), 0 failed, 200 bit-identical"))
       << r.out;
   EXPECT_TRUE(contains(r.out, "validation messages: 0")) << r.out;
   EXPECT_TRUE(contains(r.out, "result: PASS")) << r.out;
