@@ -88,8 +88,9 @@ public:
     ++counts.parameters;
   }
 
+  // Structural changes alternate, body count first, so that any run with two of them (>= 800 frames) has both kinds.
   void structural(SimController& run, SimController& replay, ChangeCounts& counts) {
-    if (random_.between(0, 1) == 0) {
+    if ((counts.bodyCounts + counts.substeps) % 2 == 0) {
       // A quarter to all of the requested bodies (at least 2): body-count changes are whole-graph updates on CUDA.
       const std::int64_t quarter = std::max<std::int64_t>(bodies_ / 4, 1);
       std::int64_t n = quarter * random_.between(1, 4);

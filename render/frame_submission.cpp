@@ -162,6 +162,7 @@ void ParticleRenderer::submit(const FrameSubmit& frame) {
   slot.fenceWaited = false;
 
   slot.submittedFrame = frame.frame;
+  slot.submittedSimDoneWait = frame.waitSimDone.value_or(0);
   if (frame.capture) {
     slot.capturedFrame = frame.frame;
   }

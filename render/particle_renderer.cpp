@@ -98,14 +98,25 @@ void ParticleRenderer::Impl::waitSlotIdle(FrameSlot& slot, std::uint64_t frame) 
 }
 
 std::string ParticleRenderer::Impl::stallReport(std::uint64_t value, std::uint64_t frame) const {
-  std::string report = "render side stalled: renderDone did not reach " + std::to_string(value) + " for frame " +
-                       std::to_string(frame) + " within " + std::to_string(config.waitTimeout.count()) +
-                       " ms (renderDone is at " + std::to_string(renderDone.value());
-  // Reading the counter is not a wait, so it is fine on the CUDA-signalled semaphore: it tells who is late.
+  // renderDone = v is signalled by frame v-1's submit, which waits for simDone >= v (CUDA backend) or nothing.
+  // Reading the CUDA-signalled counter is not a wait (waits on it arrive late, see DESIGN.md), so it is fine here:
+  // it tells which side is late.
   const std::uint64_t simDoneNow = simDone.value();
-  if (highestSimDoneWait > simDoneNow) {
-    report += "; submitted frames wait for simDone >= " + std::to_string(highestSimDoneWait) + ", which is at " +
-              std::to_string(simDoneNow) + ": the sim side has not signalled it";
+  const FrameSlot& slot = slots[(value - 1) % config.framesInFlight];
+  const std::uint64_t simDoneWait = slot.submittedFrame == value - 1 ? slot.submittedSimDoneWait : 0;
+  const bool simSideLate = simDoneNow < simDoneWait && simDoneWait <= value;
+  std::string report = std::string(simSideLate ? "sim side stalled" : "render side stalled") +
+                       ": renderDone did not reach " + std::to_string(value) + " for frame " + std::to_string(frame) +
+                       " within " + std::to_string(config.waitTimeout.count()) + " ms (renderDone is at " +
+                       std::to_string(renderDone.value()) + ", simDone is at " + std::to_string(simDoneNow) + ": ";
+  if (simSideLate) {
+    report += "the simulation has not signalled frame " + std::to_string(value - 1) + "'s simDone = " +
+              std::to_string(simDoneWait);
+  } else if (simDoneWait > simDoneNow) {
+    report += "frame " + std::to_string(value - 1) + "'s render submit waits for simDone >= " +
+              std::to_string(simDoneWait) + ", past the frame's own value " + std::to_string(value);
+  } else {
+    report += "the simulation finished frame " + std::to_string(value - 1) + " but its render submit did not complete";
   }
   return report + ")";
 }

@@ -28,6 +28,7 @@ struct FrameSlot {
   OwnedFence fence;
   bool fenceWaited = true; // the fence of the last submit was waited on (and may be reset)
   std::optional<std::uint64_t> submittedFrame;   // the frame last recorded into this slot
+  std::uint64_t submittedSimDoneWait = 0;         // the simDone value that submit waits for (0: none)
   std::optional<FrameReadback> readback;         // created on the slot's first capture
   std::optional<std::uint64_t> capturedFrame;    // frame whose pixels the readback buffer holds (or will)
   // What the command buffer was last recorded with, when it can be submitted again as is: frames without overlay,

@@ -10,12 +10,16 @@ part=${2:-all}
 out=${OUT:-reliability-out}
 mkdir -p "$out"
 summary="$out/summary.txt"
+elapsed() { # seconds since a `date +%s%N` stamp, without bc (the GPU machine has none)
+  local ns=$(( $(date +%s%N) - $1 ))
+  printf '%d.%03d' $((ns / 1000000000)) $((ns / 1000000 % 1000))
+}
 step() { # name, command...: runs it, keeps its log, records exit code, seconds and the lines that matter
   local name=$1; shift
-  local start=$(date +%s.%N)
+  local start=$(date +%s%N)
   "$@" >"$out/$name.txt" 2>&1
   local rc=$?
-  local seconds=$(echo "$(date +%s.%N) - $start" | bc)
+  local seconds=$(elapsed "$start")
   printf '%-22s rc=%-3s %6.1fs  %s\n' "$name" "$rc" "$seconds" \
     "$(grep -E 'PASSED|FAILED|result:|checkpoint errors|graph:|ERROR SUMMARY|validation messages|timeout:|CUDA error|lacks|cannot write|interrupted' "$out/$name.txt" | tr '\n' ' ' | cut -c1-400)" | tee -a "$summary"
 }
@@ -47,11 +51,11 @@ mkdir -p "$out/sigint"
   --capture "$out/sigint/c.png" --capture-every 50 >"$out/sigint.txt" 2>&1 &
 pid=$!
 sleep 4
-t0=$(date +%s.%N)
+t0=$(date +%s%N)
 kill -INT $pid
 wait $pid
 rc=$?
-echo "exit $rc $(echo "$(date +%s.%N) - $t0" | bc) s after SIGINT; files: $(ls -a "$out/sigint" | tr '\n' ' ')" | tee -a "$out/sigint.txt"
+echo "exit $rc $(elapsed "$t0") s after SIGINT; files: $(ls -a "$out/sigint" | tr '\n' ' ')" | tee -a "$out/sigint.txt"
 printf '%-22s rc=%-3s %s\n' sigint "$rc" "$(tail -2 "$out/sigint.txt" | tr '\n' ' ' | cut -c1-300)" | tee -a "$summary"
 rm -rf "$out/sigint"
 

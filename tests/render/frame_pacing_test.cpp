@@ -60,9 +60,10 @@ TEST_F(RenderTest, StalledProducerTimesOutWithAMessageAndShutsDownCleanly) {
     FAIL() << "expected TimeoutError";
   } catch (const TimeoutError& error) {
     const std::string message = error.what();
-    EXPECT_NE(message.find("render side stalled"), std::string::npos) << message;
+    EXPECT_NE(message.find("sim side stalled"), std::string::npos) << message;
     EXPECT_NE(message.find("renderDone did not reach 1 for frame 0 within 200 ms"), std::string::npos) << message;
-    EXPECT_NE(message.find("simDone >= 1"), std::string::npos) << message;
+    EXPECT_NE(message.find("simDone is at 0: the simulation has not signalled frame 0's simDone = 1"), std::string::npos)
+        << message;
   }
   EXPECT_THROW(renderer->waitForSlot(2), TimeoutError);
   renderer.reset(); // must neither hang nor throw
