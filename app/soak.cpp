@@ -205,13 +205,10 @@ int runSoak(const SoakOptions& soak) {
 
   for (std::uint64_t k = 0; k < frames; ++k) {
     if (interruptRequested()) break;
-    // No change in the frame after a checkpoint: after a resync the replay's accelerations are recomputed from the
-    // CUDA positions, which only matches the CUDA backend once its forces stage has run again.
-    const bool afterCheckpoint = k > 0 && k % every == 0;
-    if (k >= nextStructural && !afterCheckpoint) {
+    if (k >= nextStructural) {
       changes.structural(run, replay, counts);
       nextStructural = k + static_cast<std::uint64_t>(changes.gap(200, 400));
-    } else if (k >= nextChange && !afterCheckpoint) {
+    } else if (k >= nextChange) {
       changes.small(run, replay, counts);
       nextChange = k + static_cast<std::uint64_t>(changes.gap(3, 12));
     }
@@ -242,10 +239,10 @@ int runSoak(const SoakOptions& soak) {
       failures.emplace_back(line);
       std::fprintf(stderr, "graphsim soak: checkpoint FAILED at %s\n", line);
     }
-    // Restart the replay from the run's state when they may legitimately differ (cuda), or after a failure so that
-    // later checkpoints are judged on their own. Only with forces on: see afterCheckpoint above.
-    if ((!exact || !ok) && replay.stageWanted(Stage::Forces) && d.sameSize && !d.bitIdentical) {
-      replayBackend.setState(got);
+    // Restart the replay from the run's whole state (with the accelerations, which are stale while forces is off)
+    // when they may legitimately differ (cuda), or after a failure, so that each checkpoint judges its own frames.
+    if ((!exact || !ok) && d.sameSize && !d.bitIdentical) {
+      replayBackend.setState(got, session.backend().downloadAccelerations());
       ++resyncs;
     }
   }

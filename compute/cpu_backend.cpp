@@ -28,7 +28,9 @@ void CpuBackend::reset(const SceneConfig& config) {
   colour_ = std::move(colour);
 }
 
-void CpuBackend::setState(BodyState state) {
+namespace {
+
+void checkState(const BodyState& state) {
   if (state.vel.size() != state.posMass.size()) {
     throw std::invalid_argument("setState: " + std::to_string(state.posMass.size()) + " positions but " +
                                 std::to_string(state.vel.size()) + " velocities");
@@ -36,9 +38,26 @@ void CpuBackend::setState(BodyState state) {
   if (static_cast<std::int64_t>(state.size()) > kMaxBodies) {
     throw std::invalid_argument("setState: more than " + std::to_string(kMaxBodies) + " bodies");
   }
+}
+
+} // namespace
+
+void CpuBackend::setState(BodyState state) {
+  checkState(state);
+  std::vector<Float4> accel;
+  cpu::computeForces(state.posMass, config_.params, forceScratch_, accel);
+  setState(std::move(state), std::move(accel));
+}
+
+void CpuBackend::setState(BodyState state, std::vector<Float4> accel) {
+  checkState(state);
+  if (accel.size() != state.size()) {
+    throw std::invalid_argument("setState: " + std::to_string(state.size()) + " bodies but " +
+                                std::to_string(accel.size()) + " accelerations");
+  }
   state_ = std::move(state);
+  accel_ = std::move(accel);
   config_.bodies = static_cast<std::int64_t>(state_.size());
-  cpu::computeForces(state_.posMass, config_.params, forceScratch_, accel_);
   cpu::computeColour(state_.vel, config_.params.colourScale, colour_);
 }
 

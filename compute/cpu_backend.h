@@ -18,6 +18,7 @@ public:
   bool stageEnabled(Stage stage) const override;
   void step() override;
   void download(BodyState& state, std::vector<float>& colour) override;
+  std::vector<Float4> downloadAccelerations() override { return accel_; }
   std::vector<NodeInfo> nodes() const override;
   bool setProfiling(bool enabled) override; // wall time of each stage call
   UpdateCounters counters() const override { return {}; }
@@ -29,8 +30,10 @@ public:
   const BodyState& state() const { return state_; }
   // Replaces the bodies (a hand-made test state, or one downloaded from another backend); velocities are taken as
   // half-step velocities. config().bodies follows the new count; accel and colour are recomputed from the new state
-  // by the forces and colour stages, so the next step does not use values of the old bodies.
+  // by the forces and colour stages, so the next step does not use values of the old bodies. The overload with
+  // accelerations takes them as given instead (a state downloaded while the forces stage was off).
   void setState(BodyState state);
+  void setState(BodyState state, std::vector<Float4> accel);
 
 private:
   SceneConfig config_;

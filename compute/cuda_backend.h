@@ -86,6 +86,7 @@ public:
   bool stageEnabled(Stage stage) const override;
   void step() override; // compute-only: launch one frame and wait (bounded)
   void download(BodyState& state, std::vector<float>& colour) override;
+  std::vector<Float4> downloadAccelerations() override;
   std::vector<NodeInfo> nodes() const override;
   bool setProfiling(bool enabled) override;
   UpdateCounters counters() const override;

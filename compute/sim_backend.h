@@ -48,6 +48,8 @@ public:
   virtual void step() = 0;
   // Current bodies (position+mass, half-step velocity) and per-body colour attribute, copied to the host.
   virtual void download(BodyState& state, std::vector<float>& colour) = 0;
+  // The accelerations the next step's first kick uses (what the forces stage last computed), copied to the host.
+  virtual std::vector<Float4> downloadAccelerations() = 0;
   virtual std::vector<NodeInfo> nodes() const = 0;
   // Per-node timing for nodes()[i].ms. Returns whether this backend can measure it.
   virtual bool setProfiling(bool enabled) = 0;

@@ -392,6 +392,11 @@ void CudaBackend::download(BodyState& state, std::vector<float>& colour) {
   impl_->bodies.download(state, colour);
 }
 
+std::vector<Float4> CudaBackend::downloadAccelerations() {
+  impl_->synchronize();
+  return impl_->bodies.downloadAccelerations();
+}
+
 std::vector<NodeInfo> CudaBackend::nodes() const { return impl_->graph->nodes(); }
 
 bool CudaBackend::setProfiling(bool enabled) {

@@ -34,4 +34,10 @@ void DeviceBodies::download(BodyState& state, std::vector<float>& colour) const 
   CUDA_CHECK(cudaMemcpy(colour.data(), colour_.get(), colour_.bytes(), cudaMemcpyDeviceToHost));
 }
 
+std::vector<Float4> DeviceBodies::downloadAccelerations() const {
+  std::vector<Float4> accel(size());
+  if (!accel.empty()) CUDA_CHECK(cudaMemcpy(accel.data(), accel_.get(), accel_.bytes(), cudaMemcpyDeviceToHost));
+  return accel;
+}
+
 } // namespace graphsim::cuda

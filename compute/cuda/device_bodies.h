@@ -27,6 +27,7 @@ public:
 
   // Copies the state back. The caller has synchronised the stream that writes it.
   void download(BodyState& state, std::vector<float>& colour) const;
+  std::vector<Float4> downloadAccelerations() const;
 
 private:
   DeviceArray<float4> posMass_, vel_, accel_;

@@ -218,6 +218,24 @@ TEST(Stages, AttractorPullsBodyAtRestTowardsItsPosition) {
   EXPECT_GT(backend.state().posMass[1].x, -2.0f);
 }
 
+// The soak restarts its CPU replay from a CUDA state downloaded while forces may be off: the given accelerations,
+// not ones recomputed from the positions, must drive the next kick.
+TEST(Stages, SetStateWithAccelerationsUsesThem) {
+  SceneConfig config = gravityOnly("two-body", 2);
+  test::enable(config, Stage::Forces, false);
+  CpuBackend backend(config);
+  const BodyState state{{{2, 0, 0, 0.5f}, {-2, 0, 0, 0.5f}}, {{}, {}}};
+  backend.setState(state);
+  EXPECT_LT(backend.downloadAccelerations()[0].x, 0.0f); // recomputed: body 0 is pulled towards body 1
+  const std::vector<Float4> given{{0, 1, 0, 0}, {0, -1, 0, 0}};
+  backend.setState(state, given);
+  EXPECT_EQ(backend.downloadAccelerations(), given);
+  backend.step();
+  EXPECT_GT(backend.state().vel[0].y, 0.0f); // the kick used the given acceleration (forces off: not recomputed)
+  EXPECT_EQ(backend.state().vel[0].x, 0.0f);
+  EXPECT_THROW(backend.setState(state, {{0, 0, 0, 0}}), std::invalid_argument);
+}
+
 TEST(Stages, WriteRenderPacksPositionAndColour) {
   static_assert(sizeof(Float4) == 16 && alignof(Float4) == 16, "render buffer layout is 4 packed floats");
   SceneConfig config;
