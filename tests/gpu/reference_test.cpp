@@ -7,18 +7,18 @@
 // bit-exact test below). Every O(N) stage evaluates the same float expression
 // (compute/nbody_math.h; the CUDA file is built without FMA contraction), so those stages agree bit for bit (the
 // forces-off toggle test checks exactly that). Only forces differs: the merged CUDA kernel sums j in another order
-// than the CPU (docs/FORCES.md), with rsqrtf (<= 2 ulp) and fused multiply-adds, so a_i differs in its last bits. Leapfrog turns an
-// acceleration error delta_a into a position error ~ delta_a * t^2 / 2 (t = 0.15 after 100 steps of 0.0015), and
-// chaotic growth multiplies it by e^(t / t_e); the shortest e-folding time here, close pairs at the softening length
-// (eps = 0.025, m = 1/4096), is ~ sqrt(eps^3 / (G m)) ~ 0.25, longer than the run. So float noise stays float noise.
+// than the CPU (docs/FORCES.md), with rsqrtf (<= 2 ulp) and fused multiply-adds, so a_i differs in its last bits.
+// Leapfrog turns an acceleration error delta_a into a position error ~ delta_a * t^2 / 2 (t = 0.15 after 100 steps
+// of 0.0015), and chaotic growth multiplies it by e^(t / t_e); the shortest e-folding time here, close pairs at the
+// softening length (eps = 0.025, m = 1/4096), is ~ sqrt(eps^3 / (G m)) ~ 0.25, longer than the run. So float noise
+// stays float noise.
 //
 // Measured on an H200 (CUDA 13.0, driver 580) with the merged kernel: galaxy-pair N=4096, 100 steps: worst body
 // 5.5e-6 = 1.66e-6 of the system scale (RMS radius 3.3), 99th percentile 2.4e-7 (7e-8 of the scale); the other
 // comparisons below <= 7.2e-8 of the scale (the j-ordered kernel before it: 8.8e-8 and 9e-9). The tolerances are
 // 1e-5 (worst body) and 1e-6 (99th percentile) of the scale: 6x and 14x the measured figures, room for other seeds
-// and an odd close encounter; and still ~50x below the smallest real bug: a wrong,
-// skipped or stale stage moves bodies by ~dt * |v| ~ 1.5e-3 (5e-4 of the scale) in a single frame, and more every
-// frame after. Each test prints its figures ("[ measured ]") so the margins can be re-checked.
+// and an odd close encounter; and still ~50x below the smallest real bug: a wrong, skipped or stale stage moves
+// bodies by ~dt * |v| ~ 1.5e-3 (5e-4 of the scale) in a single frame, and more every frame after. Each test prints its figures ("[ measured ]") so the margins can be re-checked.
 #include <gtest/gtest.h>
 
 #include <cmath>

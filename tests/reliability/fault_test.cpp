@@ -47,7 +47,8 @@ TEST(Faults, VulkanSemaphoreStallTimesOutNamingTheRenderSideAndFrame) {
   // Frame 10 signals renderDone = 11; with 3 frames in flight frame 13 is the first to wait for it.
   EXPECT_TRUE(contains(t.result.err, "timeout: render side stalled: renderDone did not reach 11")) << t.result.err;
   EXPECT_TRUE(contains(t.result.err, "for frame 13")) << t.result.err;
-  EXPECT_TRUE(contains(t.result.err, "frame 10's render submit waits for simDone >= 1048587, past the frame's own value 11"))
+  EXPECT_TRUE(contains(t.result.err, "frame 10's render submit waits for simDone >= 1048587, past the frame's own "
+                                     "value 11"))
       << t.result.err;
 }
 
@@ -67,7 +68,8 @@ TEST(Faults, CudaSemaphoreStallTimesOutNamingTheSimSide) {
   EXPECT_EQ(t.result.exitCode, 1) << t.result.err;
   EXPECT_LT(t.seconds, kStallBoundSeconds);
   // Frame 10's graph is never launched: frame 13 waits for renderDone = 11, whose submit waits for simDone = 11.
-  EXPECT_TRUE(contains(t.result.err, "timeout: sim side stalled: renderDone did not reach 11 for frame 13")) << t.result.err;
+  EXPECT_TRUE(contains(t.result.err, "timeout: sim side stalled: renderDone did not reach 11 for frame 13"))
+      << t.result.err;
   EXPECT_TRUE(contains(t.result.err, "simDone is at 10: the simulation has not signalled frame 10's simDone = 11"))
       << t.result.err;
 }
