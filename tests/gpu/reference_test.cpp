@@ -18,7 +18,8 @@
 // comparisons below <= 7.2e-8 of the scale (the j-ordered kernel before it: 8.8e-8 and 9e-9). The tolerances are
 // 1e-5 (worst body) and 1e-6 (99th percentile) of the scale: 6x and 14x the measured figures, room for other seeds
 // and an odd close encounter; and still ~50x below the smallest real bug: a wrong, skipped or stale stage moves
-// bodies by ~dt * |v| ~ 1.5e-3 (5e-4 of the scale) in a single frame, and more every frame after. Each test prints its figures ("[ measured ]") so the margins can be re-checked.
+// bodies by ~dt * |v| ~ 1.5e-3 (5e-4 of the scale) in a single frame, and more every frame after. Each test prints
+// its figures ("[ measured ]") so the margins can be re-checked.
 #include <gtest/gtest.h>
 
 #include <cmath>
