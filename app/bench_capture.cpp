@@ -61,7 +61,15 @@ CaptureWriter::CaptureWriter(fs::path dir, std::uint32_t width, std::uint32_t he
   // PNG encoding (stb, zlib level 8) of a 1280x720 frame takes tens of milliseconds: a few encoders keep up with a
   // capture every few frames of a fast scene, and leave the frame loop's own core alone on small machines.
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  const unsigned threads = std::clamp(cores / 2, 1u, 4u);
+  const unsigned threads = std::clamp(cores / 2, 1u, kMaxWorkers);
+  // Pixel buffers for the captures in flight, allocated and zero-filled (so their pages are mapped) here rather
+  // than in the frame loop: a fresh 3.7 MB buffer cost the loop ~3 ms in page faults on the H200 host, the copy into
+  // a mapped one ~0.5 ms. As many as can be in use at once (the queue and one per worker), within 64 MB; beyond
+  // that takeBuffer() allocates.
+  const std::size_t frameBytes = std::size_t{width} * height * 4;
+  const std::size_t upFront = std::clamp<std::size_t>((std::size_t{64} << 20) / std::max<std::size_t>(frameBytes, 1),
+                                                      1, kMaxQueued + threads);
+  for (std::size_t i = 0; i < upFront; ++i) spare_.emplace_back(frameBytes);
   for (unsigned i = 0; i < threads; ++i) workers_.emplace_back([this] { work(); });
 }
 
@@ -85,6 +93,14 @@ void CaptureWriter::enqueue(CapturedFrame frame) {
   if (error_) std::rethrow_exception(error_);
   queue_.push_back(std::move(frame));
   changed_.notify_all();
+}
+
+std::vector<std::uint8_t> CaptureWriter::takeBuffer() {
+  std::lock_guard lock(mutex_);
+  if (spare_.empty()) return {};
+  std::vector<std::uint8_t> buffer = std::move(spare_.back());
+  spare_.pop_back();
+  return buffer;
 }
 
 void CaptureWriter::finish() {
@@ -122,6 +138,8 @@ void CaptureWriter::work() {
       --busy_;
       if (failed && !error_) error_ = failed;
       if (!failed) ++written_;
+      // At most as many buffers as can be in use at once: the queue plus one per worker.
+      if (spare_.size() < kMaxQueued + kMaxWorkers) spare_.push_back(std::move(frame.rgba));
     }
     changed_.notify_all();
   }

@@ -44,6 +44,9 @@ public:
   // Blocks while kMaxQueued frames are waiting: a capture rate faster than the encoders slows the loop down
   // instead of filling memory.
   void enqueue(CapturedFrame frame);
+  // A pixel buffer for the next capture: an already mapped one (allocated up front, or one a worker has finished
+  // with) when there is one, so that the loop copies instead of faulting in fresh pages; else an empty vector.
+  std::vector<std::uint8_t> takeBuffer();
   // Waits until everything queued is written; rethrows the first write error.
   void finish();
   std::uint64_t written() const;
@@ -52,8 +55,10 @@ public:
 
 private:
   static constexpr std::size_t kMaxQueued = 8;
+  static constexpr unsigned kMaxWorkers = 4;
   void work();
   void write(const CapturedFrame& frame) const;
+  std::vector<std::vector<std::uint8_t>> spare_; // written frames' pixel buffers, for takeBuffer()
 
   std::filesystem::path dir_;
   std::uint32_t width_, height_;

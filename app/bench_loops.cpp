@@ -54,13 +54,20 @@ public:
   }
 
   // After the throttle for frame `next` (frames <= next - F are complete) or, with next = UINT64_MAX, after drain.
-  void collect(render::ParticleRenderer& renderer, std::uint64_t next) {
+  // Returns the loop time it took when it collected anything.
+  std::optional<double> collect(render::ParticleRenderer& renderer, std::uint64_t next) {
+    const auto start = BenchClock::now();
+    const std::uint64_t before = count_;
     while (!pending_.empty() && (next == UINT64_MAX || pending_.front().frame + f_ <= next)) {
       Pending p = std::move(pending_.front());
       pending_.pop_front();
-      setup_.capture->enqueue({p.frame, renderer.finishCapture(p.frame), std::move(p.sidecar)});
+      std::vector<std::uint8_t> pixels = setup_.capture->takeBuffer();
+      renderer.finishCapture(p.frame, pixels);
+      setup_.capture->enqueue({p.frame, std::move(pixels), std::move(p.sidecar)});
       ++count_;
     }
+    if (count_ == before) return std::nullopt;
+    return us(start, BenchClock::now());
   }
   std::uint64_t count() const { return count_; }
 
@@ -87,7 +94,7 @@ void startVariant(const LoopSetup& setup, std::uint32_t f, std::uint64_t total) 
 
 FrameLog::FrameLog(std::uint64_t warmup, std::uint64_t frames)
     : warmup_(warmup), frames_(frames), completion_(warmup + frames), host_(warmup + frames),
-      sim_(warmup + frames), render_(warmup + frames) {}
+      sim_(warmup + frames), render_(warmup + frames), capture_(warmup + frames) {}
 
 void FrameLog::summarise(VariantResult& r, double interactionsPerFrame, bool withSubmit, bool withWait) const {
   const auto& c = completion_;
@@ -135,10 +142,10 @@ void FrameLog::appendCsv(std::string& out, const std::string& variant) const {
     const double interval = t && previous ? 1e3 * seconds(*previous, *t) : -1;
     previous = t;
     const HostSample& h = host_[k];
-    std::snprintf(row, sizeof row, "%s,%llu,%d,%.6f,%.6f,%s,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n", variant.c_str(),
+    std::snprintf(row, sizeof row, "%s,%llu,%d,%.6f,%.6f,%s,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%s\n", variant.c_str(),
                   static_cast<unsigned long long>(k), k >= warmup_ ? 1 : 0, completed, interval,
                   optional(sim_[k]).c_str(), optional(render_[k]).c_str(), h.nodeUpdatesUs, h.graphLaunchUs,
-                  h.vkSubmitUs, h.vkQueueSubmitUs, h.totalUs, h.hostWaitUs);
+                  h.vkSubmitUs, h.vkQueueSubmitUs, h.totalUs, h.hostWaitUs, optional(capture_[k]).c_str());
     out += row;
   }
 }
@@ -174,7 +181,7 @@ LoopResult runInteropLoop(render::VulkanContext& context, const LoopSetup& setup
       if (const std::optional<double> ms = sim.frameGpuMs(k - f)) log.simMs(k - f, *ms);
     }
     if (const double ms = renderer.lastRenderGpuMs(); ms >= 0) log.renderMs(k, ms);
-    capture.collect(renderer, k);
+    if (const std::optional<double> spent = capture.collect(renderer, k)) log.captureUs(k, *spent);
     if (!submitAfterSim) {
       const render::FrameSubmit submit = submitFor(k);
       const auto t0 = BenchClock::now();
@@ -287,7 +294,7 @@ LoopResult runCpuLoop(render::VulkanContext& context, const LoopSetup& setup, st
     renderer.waitForSlot(k);
     if (k >= f) log.completed(k - f);
     if (const double ms = renderer.lastRenderGpuMs(); ms >= 0) log.renderMs(k, ms);
-    capture.collect(renderer, k);
+    if (const std::optional<double> spent = capture.collect(renderer, k)) log.captureUs(k, *spent);
     render::FrameSubmit submit = frameSubmit(options, k);
     submit.capture = capture.wants(k);
 

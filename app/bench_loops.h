@@ -41,13 +41,14 @@ public:
   void host(std::uint64_t frame, const HostSample& s) { host_.at(frame) = s; }
   void simMs(std::uint64_t frame, double ms) { sim_.at(frame) = ms; }
   void renderMs(std::uint64_t frame, double ms) { render_.at(frame) = ms; }
+  void captureUs(std::uint64_t frame, double us) { capture_.at(frame) = us; }
   // Fills the figures of `result` from the measured frames (k >= warmup). withSubmit/withWait: which optional
   // host fields this loop has.
   void summarise(VariantResult& result, double interactionsPerFrame, bool withSubmit, bool withWait) const;
   // One CSV row per frame (header: kCsvHeader), for --frame-log.
   static constexpr const char* kCsvHeader = "variant,frame,measured,completed_ms,interval_ms,sim_gpu_ms,"
                                             "render_gpu_ms,node_updates_us,graph_launch_us,vk_submit_us,"
-                                            "vk_queue_submit_us,host_total_us,host_wait_us\n";
+                                            "vk_queue_submit_us,host_total_us,host_wait_us,capture_us\n";
   void appendCsv(std::string& out, const std::string& variant) const;
 
 private:
@@ -56,6 +57,7 @@ private:
   std::vector<std::optional<BenchClock::time_point>> completion_;
   std::vector<HostSample> host_;
   std::vector<std::optional<double>> sim_, render_;
+  std::vector<std::optional<double>> capture_; // loop time spent collecting captures before frame k's launch
 };
 
 // What a loop needs to know about the run.

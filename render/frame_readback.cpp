@@ -57,10 +57,15 @@ void FrameReadback::cmdCopyFrom(VkCommandBuffer cmd, VkImage colourImage) const 
 }
 
 std::vector<std::uint8_t> FrameReadback::pixels() const {
-  std::vector<std::uint8_t> rgba(static_cast<std::size_t>(buffer_.size));
-  // Host-coherent memory: no invalidate needed. Row 0 of the image is the top row (the projection flips y).
-  std::memcpy(rgba.data(), buffer_.mapped, rgba.size());
+  std::vector<std::uint8_t> rgba;
+  copyPixels(rgba);
   return rgba;
+}
+
+void FrameReadback::copyPixels(std::vector<std::uint8_t>& out) const {
+  out.resize(static_cast<std::size_t>(buffer_.size));
+  // Host-coherent memory: no invalidate needed. Row 0 of the image is the top row (the projection flips y).
+  std::memcpy(out.data(), buffer_.mapped, out.size());
 }
 
 namespace {

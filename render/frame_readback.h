@@ -22,6 +22,8 @@ public:
 
   // RGBA8, top row first. Only after the frame that recorded cmdCopyFrom reached renderDone.
   std::vector<std::uint8_t> pixels() const;
+  // The same into `out`: a buffer that already has the size is reused as is (no allocation, no page faults).
+  void copyPixels(std::vector<std::uint8_t>& out) const;
 
 private:
   VkExtent2D extent_;

@@ -171,6 +171,12 @@ void ParticleRenderer::submit(const FrameSubmit& frame) {
 }
 
 std::vector<std::uint8_t> ParticleRenderer::finishCapture(std::uint64_t frame) {
+  std::vector<std::uint8_t> pixels;
+  finishCapture(frame, pixels);
+  return pixels;
+}
+
+void ParticleRenderer::finishCapture(std::uint64_t frame, std::vector<std::uint8_t>& out) {
   Impl& r = *impl_;
   const FrameSlot& slot = r.slots[slotOf(frame)];
   if (slot.capturedFrame != frame) {
@@ -178,7 +184,7 @@ std::vector<std::uint8_t> ParticleRenderer::finishCapture(std::uint64_t frame) {
                            "capture = true, or its slot has captured a later frame since");
   }
   r.waitRenderDone(frame + 1, frame);
-  return slot.readback->pixels();
+  slot.readback->copyPixels(out);
 }
 
 double ParticleRenderer::lastQueueSubmitUs() const { return impl_->lastQueueSubmitUs; }

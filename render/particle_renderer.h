@@ -110,6 +110,8 @@ public:
 
   // After submit(capture = true) for frame k: waits for it and returns RGBA8 pixels (width*height*4, top row first).
   std::vector<std::uint8_t> finishCapture(std::uint64_t frame);
+  // The same into `out`, reusing its memory when it already has the size (captures in a loop: no page faults).
+  void finishCapture(std::uint64_t frame, std::vector<std::uint8_t>& out);
   // Render GPU time of the last completed frame in ms (timestamp queries), or negative when unsupported.
   double lastRenderGpuMs() const;
   // Host time the last submit() spent in vkQueueSubmit itself, in microseconds (the rest is recording).

@@ -27,6 +27,13 @@ TEST_F(RenderTest, CapturesFromDifferentCamerasDifferAndShowBodies) {
   r.submit({.frame = 1, .bodyCount = kBodies, .camera = above, .style = style, .capture = true});
   const std::vector<std::uint8_t> first = r.finishCapture(0);
   const std::vector<std::uint8_t> second = r.finishCapture(1);
+  // Into a reused buffer (the benchmark's capture pool): every byte is overwritten, whatever it held.
+  std::vector<std::uint8_t> reused = first;
+  r.finishCapture(1, reused);
+  EXPECT_EQ(reused, second);
+  std::vector<std::uint8_t> wrongSize(7, 0xab);
+  r.finishCapture(0, wrongSize);
+  EXPECT_EQ(wrongSize, first);
 
   const std::size_t pixels = 96 * 96;
   EXPECT_GT(countNonBackground(first), pixels / 50) << "bodies should cover more than 2% of the frame";
