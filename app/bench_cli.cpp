@@ -26,7 +26,8 @@ cudaWait/SignalExternalSemaphoresAsync), whole-update (cudaGraphExecUpdate of a 
 reinstantiate (a new instantiation every frame), host-copy (no interop: device->host copy, Vulkan staging upload),
 serial (F = 1). LIST is comma-separated, or all, or none.
 
-Exit codes: 0 success, 1 internal error, timeout or validation messages, 2 bad usage, 3 no CUDA/Vulkan device.)";
+Exit codes: 0 success, 1 internal error, CUDA error, timeout or validation messages, 2 bad usage, 3 no CUDA/Vulkan
+device.)";
 
 // An output file must be creatable now, so that a typo fails before minutes of benchmarking.
 fs::path checkOutputFile(const std::string& flag, const std::string& value) {

@@ -30,7 +30,7 @@ closes, or for --frames N frames when given; --capture PATH then captures the la
 Keys and mouse:
 )") + keys::kHelp + R"(
 
-Exit codes: 0 success, 1 internal error or timeout, 2 bad usage or input, 3 the machine lacks what was asked
+Exit codes: 0 success, 1 internal error, CUDA error or timeout, 2 bad usage or input, 3 the machine lacks what was asked
 (no Vulkan device, no CUDA device, no matching device UUID, missing extension, no display).)";
 
 // CLI11 2.1 converts "-1" for an unsigned option by wrapping it to 2^64-1: refuse the sign before conversion.

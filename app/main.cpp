@@ -85,6 +85,9 @@ int mainImpl(int argc, char** argv) {
   } catch (const render::TimeoutError& e) {
     std::fprintf(stderr, "graphsim: timeout: %s\n", e.what());
     return kExitInternal;
+  } catch (const CudaError& e) {
+    std::fprintf(stderr, "graphsim: %s\n", e.what()); // "CUDA error: <what failed, which node>: <call> failed …"
+    return kExitInternal;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "graphsim: internal error: %s\n", e.what());
     return kExitInternal;

@@ -80,7 +80,7 @@ TEST(Faults, KernelFailIsReportedWithTheStageName) {
   ASSERT_FALSE(t.result.timedOut) << "hung:\n" << t.result.err;
   EXPECT_EQ(t.result.exitCode, 1) << t.result.err;
   EXPECT_LT(t.seconds, kStallBoundSeconds);
-  EXPECT_TRUE(contains(t.result.err, "CUDA error")) << t.result.err;
+  EXPECT_TRUE(contains(t.result.err, "graphsim: CUDA error: ")) << t.result.err; // not an "internal error"
   EXPECT_TRUE(contains(t.result.err, "node forces")) << t.result.err;
 }
 
