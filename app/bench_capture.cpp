@@ -67,8 +67,9 @@ CaptureWriter::CaptureWriter(fs::path dir, std::uint32_t width, std::uint32_t he
   // a mapped one ~0.5 ms. As many as can be in use at once (the queue and one per worker), within 64 MB; beyond
   // that takeBuffer() allocates.
   const std::size_t frameBytes = std::size_t{width} * height * 4;
-  const std::size_t upFront = std::clamp<std::size_t>((std::size_t{64} << 20) / std::max<std::size_t>(frameBytes, 1),
-                                                      1, kMaxQueued + threads);
+  maxSpare_ = kMaxQueued + threads;
+  const std::size_t upFront =
+      std::clamp<std::size_t>((std::size_t{64} << 20) / std::max<std::size_t>(frameBytes, 1), 1, maxSpare_);
   for (std::size_t i = 0; i < upFront; ++i) spare_.emplace_back(frameBytes);
   for (unsigned i = 0; i < threads; ++i) workers_.emplace_back([this] { work(); });
 }
@@ -138,8 +139,7 @@ void CaptureWriter::work() {
       --busy_;
       if (failed && !error_) error_ = failed;
       if (!failed) ++written_;
-      // At most as many buffers as can be in use at once: the queue plus one per worker.
-      if (spare_.size() < kMaxQueued + kMaxWorkers) spare_.push_back(std::move(frame.rgba));
+      if (spare_.size() < maxSpare_) spare_.push_back(std::move(frame.rgba));
     }
     changed_.notify_all();
   }

@@ -59,6 +59,7 @@ private:
   void work();
   void write(const CapturedFrame& frame) const;
   std::vector<std::vector<std::uint8_t>> spare_; // written frames' pixel buffers, for takeBuffer()
+  std::size_t maxSpare_ = kMaxQueued;            // as many as can be in use at once: the queue and the workers
 
   std::filesystem::path dir_;
   std::uint32_t width_, height_;

@@ -56,12 +56,6 @@ void FrameReadback::cmdCopyFrom(VkCommandBuffer cmd, VkImage colourImage) const 
                        nullptr);
 }
 
-std::vector<std::uint8_t> FrameReadback::pixels() const {
-  std::vector<std::uint8_t> rgba;
-  copyPixels(rgba);
-  return rgba;
-}
-
 void FrameReadback::copyPixels(std::vector<std::uint8_t>& out) const {
   out.resize(static_cast<std::size_t>(buffer_.size));
   // Host-coherent memory: no invalidate needed. Row 0 of the image is the top row (the projection flips y).

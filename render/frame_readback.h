@@ -20,9 +20,8 @@ public:
   // the colour image into this buffer and the barrier that makes the copy visible to host reads.
   void cmdCopyFrom(VkCommandBuffer cmd, VkImage colourImage) const;
 
-  // RGBA8, top row first. Only after the frame that recorded cmdCopyFrom reached renderDone.
-  std::vector<std::uint8_t> pixels() const;
-  // The same into `out`: a buffer that already has the size is reused as is (no allocation, no page faults).
+  // RGBA8 into `out`, top row first; a buffer that already has the size is reused as is (no allocation, no page
+  // faults). Only after the frame that recorded cmdCopyFrom reached renderDone.
   void copyPixels(std::vector<std::uint8_t>& out) const;
 
 private:

@@ -102,7 +102,7 @@ std::string ParticleRenderer::Impl::stallReport(std::uint64_t value, std::uint64
   // Reading the CUDA-signalled counter is not a wait (waits on it arrive late, see DESIGN.md), so it is fine here:
   // it tells which side is late.
   const std::uint64_t simDoneNow = simDone.value();
-  const FrameSlot& slot = slots[(value - 1) % config.framesInFlight];
+  const FrameSlot& slot = slots[slotOf(value - 1)];
   const std::uint64_t simDoneWait = slot.submittedFrame == value - 1 ? slot.submittedSimDoneWait : 0;
   const bool simSideLate = simDoneNow < simDoneWait && simDoneWait <= value;
   std::string report = std::string(simSideLate ? "sim side stalled" : "render side stalled") +
@@ -170,6 +170,7 @@ ParticleRenderer::~ParticleRenderer() {
 }
 
 const RendererConfig& ParticleRenderer::config() const { return impl_->config; }
+std::uint32_t ParticleRenderer::slotOf(std::uint64_t frame) const { return impl_->slotOf(frame); }
 VkRenderPass ParticleRenderer::renderPass() const { return impl_->target.renderPass(); }
 
 void ParticleRenderer::waitForSlot(std::uint64_t frame) {

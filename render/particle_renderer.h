@@ -88,7 +88,7 @@ public:
   const RendererConfig& config() const;
   // The pass every frame is drawn in, for pipelines that draw into it too (ImGui_ImplVulkan_InitInfo / Init).
   VkRenderPass renderPass() const;
-  std::uint32_t slotOf(std::uint64_t frame) const { return static_cast<std::uint32_t>(frame % config().framesInFlight); }
+  std::uint32_t slotOf(std::uint64_t frame) const;
 
   // Frames-in-flight throttle: waits until renderDone >= frame - F + 1, i.e. the frame that last used slotOf(frame)
   // finished. Host wait on a value Vulkan signals (never on a CUDA-signalled value: see docs). Throws TimeoutError.

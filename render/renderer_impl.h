@@ -49,6 +49,7 @@ struct ParticleRenderer::Impl {
   // Waits for the slot's last submit (timeline, then its fence) before the slot is reused.
   void waitSlotIdle(FrameSlot& slot, std::uint64_t frame) const;
   std::string stallReport(std::uint64_t value, std::uint64_t frame) const;
+  std::uint32_t slotOf(std::uint64_t frame) const { return static_cast<std::uint32_t>(frame % config.framesInFlight); }
   void recordFrame(FrameSlot& slot, std::uint32_t slotIndex, const FrameSubmit& frame);
   void drain() const;
   // Shutdown only: releases a queue stuck waiting for simDone values a vanished producer never signalled.
