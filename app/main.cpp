@@ -5,13 +5,13 @@
 #include <memory>
 #include <string>
 
-#include "app/bench.h"
-#include "app/cli.h"
-#include "app/errors.h"
-#include "app/frame_loop.h"
-#include "app/glfw_window.h"
-#include "app/list_gpus.h"
-#include "app/signals.h"
+#include "app/bench/bench.h"
+#include "app/cli/cli.h"
+#include "app/cli/errors.h"
+#include "app/run/frame_loop.h"
+#include "app/ui/glfw_window.h"
+#include "app/cli/list_gpus.h"
+#include "app/run/signals.h"
 #include "compute/cuda_backend.h"
 #include "compute/cuda_device.h"
 #include "render/particle_renderer.h"
@@ -39,13 +39,19 @@ int run(const RunOptions& options) {
   } else {
     window = std::make_unique<GlfwWindow>(options.scene.render.width, options.scene.render.height, "graphsim");
   }
-  const InterruptGuard interrupts; // Ctrl-C ends the run between frames, see app/signals.h
+  const InterruptGuard interrupts; // Ctrl-C ends the run between frames, see app/run/signals.h
   const RunSummary s = runSession(options, backend, *window);
   const double fps = s.wallSeconds > 0 ? static_cast<double>(s.frames) / s.wallSeconds : 0;
-  std::fprintf(stderr, "graphsim: %llu frames of %lld bodies in %.2f s (%.1f fps); sim %.3f ms/frame (%s), render GPU %.3f ms\n",
+  const auto ms = [](const std::optional<double>& v) {
+    if (!v) return std::string("not measured");
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3f ms", *v);
+    return std::string(text);
+  };
+  std::fprintf(stderr, "graphsim: %llu frames of %lld bodies in %.2f s (%.1f fps); sim %s/frame (%s), render GPU %s\n",
                static_cast<unsigned long long>(s.frames), static_cast<long long>(options.scene.sim.bodies), s.wallSeconds,
-               fps, s.simMsPerFrame, backend == BackendKind::Cuda ? "cuda graph, GPU time" : "cpu, wall time",
-               s.renderGpuMs);
+               fps, ms(s.simMsPerFrame).c_str(), backend == BackendKind::Cuda ? "cuda graph, GPU time" : "cpu, wall time",
+               ms(s.renderGpuMs).c_str());
   if (options.validation) {
     std::fprintf(stderr, "graphsim: validation messages: %llu\n", static_cast<unsigned long long>(s.validationMessages));
     if (s.validationMessages > 0) return kExitInternal;

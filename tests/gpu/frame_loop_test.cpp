@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "app/interop_bridge.h"
+#include "app/run/interop_bridge.h"
 #include "compute/cuda_backend.h"
 #include "compute/cuda_device.h"
 #include "gpu_test_support.h"

@@ -25,7 +25,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "app/interop_bridge.h"
+#include "app/run/interop_bridge.h"
 #include "compute/cuda_backend.h"
 #include "compute/cuda_device.h"
 #include "render/particle_renderer.h"

@@ -14,7 +14,7 @@
 #include "compute/cuda/cuda_check.h"
 #include "compute/cuda/cuda_handles.h"
 #include "compute/cuda/external_interop.h"
-#include "app/interop_bridge.h"
+#include "app/run/interop_bridge.h"
 #include "compute/cuda_backend.h"
 #include "render/body_buffers.h"
 #include "render/particle_renderer.h"

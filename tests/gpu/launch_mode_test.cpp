@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "app/interop_bridge.h"
+#include "app/run/interop_bridge.h"
 #include "compute/cuda_backend.h"
 #include "tests/gpu/gpu_test_support.h"
 

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <string>
 
-#include "app/resize_storm.h"
+#include "app/ui/resize_storm.h"
 #include "tests/cli/run_graphsim.h"
 
 namespace {

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "app/frame_loop.h"
-#include "app/scene_config.h"
-#include "app/window.h"
+#include "app/run/frame_loop.h"
+#include "app/cli/scene_config.h"
+#include "app/ui/window.h"
 #include "compute/cuda_device.h"
 #include "compute/nbody.h"
 

@@ -1,7 +1,7 @@
 // Panel logic without ImGui: what each request does to a backend (the CPU reference here).
 #include <gtest/gtest.h>
 
-#include "app/sim_controller.h"
+#include "app/run/sim_controller.h"
 #include "compute/cpu_backend.h"
 
 namespace graphsim::app {

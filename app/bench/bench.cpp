@@ -1,0 +1,309 @@
+#include "app/bench/bench.h"
+
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "app/bench/bench_capture.h"
+#include "app/bench/bench_loops.h"
+#include "app/cli/errors.h"
+#include "compute/cuda_backend.h"
+#include "compute/cuda_device.h"
+#include "render/driver_info.h"
+#include "render/vulkan_context.h"
+
+namespace graphsim::app {
+namespace {
+
+std::string utcNow() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+std::string cudaVersionText(int version) {
+  return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
+}
+
+// The NVIDIA kernel module's version ("580.95.05") when no Vulkan device is open (--sim-only).
+std::optional<std::string> nvidiaModuleVersion() {
+  std::ifstream file("/proc/driver/nvidia/version");
+  std::string line;
+  if (!file || !std::getline(file, line)) return std::nullopt;
+  // "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build  ...": the first word
+  // after "Kernel Module" that starts with a digit.
+  const std::string marker = "Kernel Module";
+  const std::size_t at = line.find(marker);
+  if (at == std::string::npos) return std::nullopt;
+  std::istringstream rest(line.substr(at + marker.size()));
+  for (std::string word; rest >> word;) {
+    if (!word.empty() && word[0] >= '0' && word[0] <= '9') return word;
+  }
+  return std::nullopt;
+}
+
+std::string describeCudaDevices(const CudaDeviceList& list) {
+  if (list.devices.empty()) return "no CUDA device (" + list.whyNone + ")";
+  std::string s;
+  for (const auto& d : list.devices) s += (s.empty() ? "" : ", ") + std::to_string(d.index) + ": " + d.name;
+  return s;
+}
+
+VariantResult skipped(std::string name, std::string description, std::string reason) {
+  VariantResult v;
+  v.name = std::move(name);
+  v.description = std::move(description);
+  v.skipped = std::move(reason);
+  return v;
+}
+
+std::string describe(BenchVariant v, std::uint32_t f) {
+  switch (v) {
+  case BenchVariant::Graph:
+    return "product: one CUDA graph per frame (semaphore wait/signal nodes, individual node updates), F = " +
+           std::to_string(f);
+  case BenchVariant::EventSubmit:
+    return "product graph; render k submitted once the host sees CUDA frame k complete (no Vulkan wait on an "
+           "unsignalled simDone)";
+  case BenchVariant::Stream: return "same kernels launched on a stream, cudaWait/SignalExternalSemaphoresAsync";
+  case BenchVariant::WholeUpdate: return "graph rebuilt every frame and applied with cudaGraphExecUpdate";
+  case BenchVariant::Reinstantiate: return "graph rebuilt and instantiated every frame";
+  case BenchVariant::HostCopy:
+    return "no interop: compute-only graph, device->host copy, Vulkan staging upload (vkCmdCopyBuffer)";
+  case BenchVariant::Serial: return "product path with F = 1 (no pipelining)";
+  }
+  return {};
+}
+
+LaunchMode launchModeOf(BenchVariant v) {
+  switch (v) {
+  case BenchVariant::Stream: return LaunchMode::Stream;
+  case BenchVariant::WholeUpdate: return LaunchMode::WholeUpdate;
+  case BenchVariant::Reinstantiate: return LaunchMode::Reinstantiate;
+  default: return LaunchMode::Graph;
+  }
+}
+
+void fillRatios(BenchReport& report) {
+  // Mean frame time (1 / fps): completions can come in bursts, so the median interval alone can mislead.
+  const double product = report.variants.front().frameMs.mean;
+  for (VariantResult& v : report.variants) {
+    if (!v.skipped && product > 0) v.ratioToProduct = v.frameMs.mean / product;
+  }
+}
+
+void runCuda(const BenchOptions& options, BenchReport& report) {
+  const CudaDeviceList cuda = listCudaDevices();
+  const int device = options.gpu.value_or(0);
+  if (cuda.devices.empty()) throw NoCudaDevice("--backend cuda: " + describeCudaDevices(cuda));
+  if (device >= static_cast<int>(cuda.devices.size()))
+    throw NoCudaDevice("--gpu " + std::to_string(device) + ": no such CUDA device; have: " + describeCudaDevices(cuda));
+  const CudaDeviceInfo& info = cuda.devices[static_cast<std::size_t>(device)];
+  report.gpu = info.name;
+  report.cudaVersion = cudaVersionText(cuda.driverVersion);
+  report.cudaRuntime = cudaVersionText(cuda.runtimeVersion);
+  report.simTimer = "cuda-events";
+  report.driver = nvidiaModuleVersion().value_or("unknown");
+
+  LoopSetup setup{&options, device, report.interactionsPerFrame, nullptr, "graph"};
+  if (options.simOnly) {
+    LoopResult product = runCudaSimOnlyLoop(setup);
+    report.frameLogCsv += product.frameCsv;
+    product.result.name = "graph";
+    product.result.description = "compute-only graph (no semaphore nodes, no rendering), launched back to back";
+    report.startupSeconds = product.startupSeconds;
+    report.variants.push_back(std::move(product.result));
+    for (BenchVariant v : kBenchVariants) {
+      if (v == BenchVariant::Graph) continue;
+      report.variants.push_back(skipped(std::string(benchVariantName(v)), describe(v, options.framesInFlight),
+                                        "--sim-only measures the compute-only graph alone"));
+    }
+    return;
+  }
+
+  render::DeviceRequest request;
+  request.uuid = info.uuid;
+  request.requireInterop = true;
+  request.validation = options.validation;
+  std::optional<render::VulkanContext> opened;
+  try {
+    opened.emplace(request);
+  } catch (const render::MissingCapability& e) {
+    throw render::MissingCapability(std::string(e.what()) + " CUDA devices: " + describeCudaDevices(cuda));
+  }
+  render::VulkanContext& context = *opened;
+  const render::DriverInfo driver = render::describeDriver(context);
+  report.vulkanDevice = driver.deviceName;
+  if (!driver.driverInfo.empty()) report.driver = driver.driverInfo;
+
+  std::optional<CaptureWriter> capture;
+  if (options.captureEvery > 0) capture.emplace(*options.captureDir, report.width, report.height);
+  setup.capture = capture ? &*capture : nullptr;
+  LoopResult product = runInteropLoop(context, setup, LaunchMode::Graph, options.framesInFlight);
+  if (capture) capture->finish();
+  report.frameLogCsv += product.frameCsv;
+  product.result.name = "graph";
+  product.result.description = describe(BenchVariant::Graph, options.framesInFlight);
+  product.result.validationMessages = context.validationMessages();
+  report.startupSeconds = product.startupSeconds;
+  report.variants.push_back(std::move(product.result));
+
+  setup.capture = nullptr;
+  for (BenchVariant v : options.variants) {
+    if (v == BenchVariant::Graph) continue; // the product path, already run
+    const std::string name(benchVariantName(v));
+    setup.variantName = name;
+    if (v == BenchVariant::Serial && options.framesInFlight == 1) {
+      report.variants.push_back(skipped(name, describe(v, 1), "--frames-in-flight is 1: the product path is serial"));
+      continue;
+    }
+    if (v == BenchVariant::EventSubmit && options.framesInFlight == 1) {
+      report.variants.push_back(skipped(name, describe(v, 1), "needs --frames-in-flight >= 2 (the render is submitted "
+                                                              "one frame after its simulation is launched)"));
+      continue;
+    }
+    const std::uint64_t messagesBefore = context.validationMessages();
+    const std::uint32_t f = v == BenchVariant::Serial ? 1 : options.framesInFlight;
+    LoopResult r = v == BenchVariant::HostCopy ? runHostCopyLoop(context, setup)
+                                               : runInteropLoop(context, setup, launchModeOf(v), f,
+                                                                v == BenchVariant::EventSubmit);
+    report.frameLogCsv += r.frameCsv;
+    r.result.name = name;
+    r.result.description = describe(v, options.framesInFlight);
+    r.result.validationMessages = context.validationMessages() - messagesBefore;
+    report.variants.push_back(std::move(r.result));
+  }
+}
+
+void runCpu(const BenchOptions& options, BenchReport& report) {
+  report.simTimer = "cpu-wall";
+  const std::string needsCuda = "needs --backend cuda (the CPU backend has no CUDA graph, stream or interop)";
+  LoopSetup setup{&options, 0, report.interactionsPerFrame, nullptr, "cpu"};
+  const std::string productDescription = "product path of the CPU backend: the stage list on the host, written to "
+                                         "a mapped Vulkan buffer, F = " +
+                                         std::to_string(options.framesInFlight);
+  if (options.simOnly) {
+    report.gpu = "none (cpu backend)";
+    report.driver = "none";
+    LoopResult product = runCpuSimOnlyLoop(setup);
+    report.frameLogCsv += product.frameCsv;
+    product.result.name = "cpu";
+    product.result.description = "the CPU backend's step, back to back (no rendering)";
+    report.startupSeconds = product.startupSeconds;
+    report.variants.push_back(std::move(product.result));
+    for (BenchVariant v : kBenchVariants) {
+      report.variants.push_back(skipped(std::string(benchVariantName(v)), describe(v, options.framesInFlight),
+                                        "--sim-only measures the simulation alone"));
+    }
+    return;
+  }
+  render::DeviceRequest request;
+  request.index = options.gpu;
+  request.validation = options.validation;
+  render::VulkanContext context(request);
+  const render::DriverInfo driver = render::describeDriver(context);
+  report.gpu = driver.deviceName;
+  report.vulkanDevice = driver.deviceName;
+  report.driver = driver.driverName + (driver.driverInfo.empty() ? "" : " " + driver.driverInfo);
+
+  std::optional<CaptureWriter> capture;
+  if (options.captureEvery > 0) capture.emplace(*options.captureDir, report.width, report.height);
+  setup.capture = capture ? &*capture : nullptr;
+  LoopResult product = runCpuLoop(context, setup, options.framesInFlight);
+  if (capture) capture->finish();
+  report.frameLogCsv += product.frameCsv;
+  product.result.name = "cpu";
+  product.result.description = productDescription;
+  product.result.validationMessages = context.validationMessages();
+  report.startupSeconds = product.startupSeconds;
+  report.variants.push_back(std::move(product.result));
+
+  setup.capture = nullptr;
+  for (BenchVariant v : options.variants) {
+    const std::string name(benchVariantName(v));
+    if (v != BenchVariant::Serial) {
+      report.variants.push_back(skipped(name, describe(v, options.framesInFlight), needsCuda));
+      continue;
+    }
+    if (options.framesInFlight == 1) {
+      report.variants.push_back(skipped(name, describe(v, 1), "--frames-in-flight is 1: the product path is serial"));
+      continue;
+    }
+    setup.variantName = name;
+    const std::uint64_t messagesBefore = context.validationMessages();
+    LoopResult r = runCpuLoop(context, setup, 1);
+    report.frameLogCsv += r.frameCsv;
+    r.result.name = name;
+    r.result.description = "CPU backend's frame loop with F = 1 (no pipelining)";
+    r.result.validationMessages = context.validationMessages() - messagesBefore;
+    report.variants.push_back(std::move(r.result));
+  }
+}
+
+} // namespace
+
+BenchReport runBench(const BenchOptions& options) {
+  BenchReport report;
+  report.date = utcNow();
+  report.commandLine = options.commandLine;
+  const SceneConfig& sim = options.scene.sim;
+  report.scene = sim.scene;
+  report.initial = sim.initial;
+  report.backend = options.backend == BackendKind::Cuda ? "cuda" : "cpu";
+  report.bodies = sim.bodies;
+  report.substeps = sim.substeps;
+  report.seed = sim.seed;
+  report.frames = options.frames;
+  report.warmup = options.warmup;
+  report.framesInFlight = options.framesInFlight;
+  report.width = options.scene.render.width;
+  report.height = options.scene.render.height;
+  report.simOnly = options.simOnly;
+  // N^2 pairs per forces launch (the nbody sample's count: the self pair included), one launch per substep.
+  const bool forces = sim.enabled[static_cast<int>(Stage::Forces)];
+  report.interactionsPerFrame =
+      forces ? static_cast<double>(sim.bodies) * static_cast<double>(sim.bodies) * sim.substeps : 0.0;
+  if (options.backend == BackendKind::Cuda) {
+    runCuda(options, report);
+  } else {
+    runCpu(options, report);
+  }
+  fillRatios(report);
+  return report;
+}
+
+int runBenchCommand(const BenchOptions& options) {
+  const BenchReport report = runBench(options);
+  std::fputs(toTable(report).c_str(), stdout);
+  std::fflush(stdout);
+  if (options.json) {
+    writeFileAtomically(*options.json, toJson(report).dump(2) + "\n");
+    std::fprintf(stderr, "graphsim bench: wrote %s\n", options.json->c_str());
+  }
+  if (options.csv) {
+    writeFileAtomically(*options.csv, toCsv(report));
+    std::fprintf(stderr, "graphsim bench: wrote %s\n", options.csv->c_str());
+  }
+  if (options.frameLog) {
+    writeFileAtomically(*options.frameLog, FrameLog::kCsvHeader + report.frameLogCsv);
+    std::fprintf(stderr, "graphsim bench: wrote %s\n", options.frameLog->c_str());
+  }
+  std::uint64_t messages = 0;
+  for (const VariantResult& v : report.variants) messages += v.validationMessages;
+  if (options.validation) {
+    std::fprintf(stderr, "graphsim bench: validation messages: %llu\n", static_cast<unsigned long long>(messages));
+    if (messages > 0) return kExitInternal;
+  }
+  return kExitOk;
+}
+
+} // namespace graphsim::app

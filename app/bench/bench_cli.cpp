@@ -1,0 +1,182 @@
+#include "app/bench/bench_cli.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <system_error>
+
+#include <CLI/CLI.hpp>
+
+#include "app/cli/errors.h"
+
+namespace graphsim::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kBenchFooter = R"(
+Runs headless with the scene preset's fixed seed. The product path runs first; every variant listed runs after it
+on the same scene and seed for the same frames, and the ones this backend cannot run are listed as skipped, with
+the reason. Prints a table; --json / --csv write the same figures (docs/PERFORMANCE.md explains each).
+
+Variants: graph (CUDA graph, node updates, F frames in flight: the product), event-submit (the same graph; each
+render submitted once the host sees its CUDA frame complete), stream (same kernels on a stream, semaphores through
+cudaWait/SignalExternalSemaphoresAsync), whole-update (cudaGraphExecUpdate of a rebuilt graph every frame),
+reinstantiate (a new instantiation every frame), host-copy (no interop: device->host copy, Vulkan staging upload),
+serial (F = 1). LIST is comma-separated, or all, or none.
+
+Exit codes: 0 success, 1 internal error, CUDA error, timeout or validation messages, 2 bad usage, 3 no CUDA/Vulkan
+device.)";
+
+// An output file must be creatable now, so that a typo fails before minutes of benchmarking.
+fs::path checkOutputFile(const std::string& flag, const std::string& value) {
+  const fs::path path(value);
+  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  std::error_code ec;
+  const std::string what = flag + " " + value + ": directory " + dir.string();
+  if (!fs::is_directory(dir, ec)) throw UsageError(what + " does not exist");
+  if (::access(dir.c_str(), W_OK) != 0) throw UsageError(what + " is not writable");
+  if (fs::is_directory(path, ec)) throw UsageError(flag + " " + value + ": is a directory");
+  return path;
+}
+
+std::vector<BenchVariant> parseVariants(const std::string& list) {
+  std::string allowed = "all, none";
+  for (BenchVariant v : kBenchVariants) allowed += ", " + std::string(benchVariantName(v));
+  if (list == "all") return {kBenchVariants.begin(), kBenchVariants.end()};
+  if (list == "none") return {};
+  std::vector<BenchVariant> chosen;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t comma = list.find(',', start);
+    const std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const std::optional<BenchVariant> v = benchVariantFromName(name);
+    if (!v) throw UsageError("--variants: unknown variant '" + name + "' (allowed: " + allowed + ")");
+    if (std::find(chosen.begin(), chosen.end(), *v) == chosen.end()) chosen.push_back(*v);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  std::sort(chosen.begin(), chosen.end()); // report order is kBenchVariants order
+  return chosen;
+}
+
+} // namespace
+
+std::string_view benchVariantName(BenchVariant variant) {
+  switch (variant) {
+  case BenchVariant::Graph: return "graph";
+  case BenchVariant::EventSubmit: return "event-submit";
+  case BenchVariant::Stream: return "stream";
+  case BenchVariant::WholeUpdate: return "whole-update";
+  case BenchVariant::Reinstantiate: return "reinstantiate";
+  case BenchVariant::HostCopy: return "host-copy";
+  case BenchVariant::Serial: return "serial";
+  }
+  return "unknown";
+}
+
+std::optional<BenchVariant> benchVariantFromName(std::string_view name) {
+  for (BenchVariant v : kBenchVariants)
+    if (benchVariantName(v) == name) return v;
+  return std::nullopt;
+}
+
+BenchCommandLine::BenchCommandLine(CLI::App& app) {
+  bench_ = app.add_subcommand("bench", "Benchmark the frame (headless, fixed seed): the product path and the "
+                                       "variants it is compared with; table, JSON, CSV, captures.");
+  bench_->add_option("--scene", scene_, "Scene to run (nbody)")->capture_default_str();
+  bench_->add_option("--bodies", bodies_,
+                     "Number of bodies (default: the preset's; 1.." + std::to_string(kMaxBodies) + ")");
+  bench_->add_option("--frames", frames_, "Measured frames per variant (after the warm-up)")->capture_default_str();
+  bench_->add_option("--warmup", warmup_, "Frames run before measuring (default: frames/10, 10..200)");
+  bench_->add_option("--backend", backend_, "cpu | cuda")->capture_default_str();
+  bench_->add_option("--json", json_, "Write the results as JSON to PATH");
+  bench_->add_option("--csv", csv_, "Write one row per variant as CSV to PATH");
+  bench_->add_option("--frame-log", frameLog_, "Write every frame of every variant as CSV to PATH (timings)");
+  bench_->add_option("--variants", variants_, "Variants to compare with the product path: LIST, all or none")
+      ->capture_default_str();
+  bench_->add_flag("--sim-only", simOnly_, "Compute-only graph stepped back to back: no rendering, no semaphores "
+                                           "(compare with nbody -benchmark -numbodies=N)");
+  bench_->add_option("--frames-in-flight", framesInFlight_, "Frames in flight F, 1..4")->capture_default_str();
+  bench_->add_option("--capture-every", captureEvery_, "Capture frames K, 2K, ... of the product path (PNG + JSON)");
+  bench_->add_option("--capture-dir", captureDir_, "Directory for --capture-every (created if missing)");
+  bench_->add_flag("--validation", validation_, "Enable the Khronos validation layer; any message fails the run");
+  bench_->add_option("--gpu", gpu_, "cpu backend: Vulkan device index; cuda backend: CUDA device index");
+  bench_->add_option("--wait-timeout-ms", waitTimeoutMs_, "Timeout of every host wait, in ms")->capture_default_str();
+  bench_->add_flag("--quiet", quiet_, "No progress lines on stderr");
+  bench_->footer(kBenchFooter);
+}
+
+bool BenchCommandLine::parsed() const { return bench_->parsed(); }
+
+BenchOptions BenchCommandLine::options(int argc, char** argv) const {
+  BenchOptions o;
+  for (int i = 0; i < argc; ++i) o.commandLine += (i > 0 ? " " : "") + std::string(argv[i]);
+
+  if (backend_ == "cpu") {
+    o.backend = BackendKind::Cpu;
+  } else if (backend_ == "cuda") {
+    o.backend = BackendKind::Cuda;
+  } else {
+    throw UsageError("--backend: unknown backend '" + backend_ + "' (allowed: cpu, cuda)");
+  }
+  o.scene = loadPreset(scene_);
+  if (framesInFlight_ < 1 || framesInFlight_ > 4)
+    throw UsageError("--frames-in-flight: must be 1..4, got " + std::to_string(framesInFlight_));
+  o.framesInFlight = static_cast<std::uint32_t>(framesInFlight_);
+  if (bench_->count("--bodies") > 0) o.scene.sim.bodies = bodies_;
+  checkBodyCount(o.scene.sim.bodies, o.framesInFlight);
+  if (o.scene.sim.initial == "two-body" && o.scene.sim.bodies != 2)
+    throw UsageError("--bodies: the two-body initial condition needs exactly 2 bodies");
+  if (frames_ < 1 || frames_ > 10'000'000)
+    throw UsageError("--frames: must be 1..10000000, got " + std::to_string(frames_));
+  o.frames = static_cast<std::uint64_t>(frames_);
+  if (bench_->count("--warmup") > 0) {
+    if (warmup_ < 0 || warmup_ > 1'000'000)
+      throw UsageError("--warmup: must be 0..1000000, got " + std::to_string(warmup_));
+    o.warmup = static_cast<std::uint64_t>(warmup_);
+  } else {
+    o.warmup = std::clamp<std::uint64_t>(o.frames / 10, 10, 200);
+  }
+
+  o.simOnly = simOnly_;
+  if (bench_->count("--variants") > 0 && o.simOnly)
+    throw UsageError("--variants: --sim-only measures the compute-only graph alone; drop one of the two");
+  o.variants = parseVariants(variants_);
+
+  if (captureEvery_ < 0) throw UsageError("--capture-every: must be >= 1, got " + std::to_string(captureEvery_));
+  if (bench_->count("--capture-every") > 0 && captureEvery_ == 0)
+    throw UsageError("--capture-every: must be >= 1, got 0");
+  if (captureEvery_ > 0 && captureDir_.empty()) throw UsageError("--capture-every: needs --capture-dir DIR");
+  if (!captureDir_.empty() && captureEvery_ == 0) throw UsageError("--capture-dir: needs --capture-every K");
+  if (captureEvery_ > 0 && o.simOnly) throw UsageError("--capture-every: --sim-only renders nothing to capture");
+  if (captureEvery_ > 0) {
+    const fs::path dir(captureDir_);
+    std::error_code ec;
+    if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+      throw UsageError("--capture-dir " + captureDir_ + ": exists and is not a directory");
+    if (!fs::exists(dir, ec) && !fs::create_directories(dir, ec))
+      throw UsageError("--capture-dir " + captureDir_ + ": cannot be created (" + ec.message() + ")");
+    if (::access(dir.c_str(), W_OK) != 0) throw UsageError("--capture-dir " + captureDir_ + ": is not writable");
+    o.captureEvery = static_cast<std::uint64_t>(captureEvery_);
+    o.captureDir = dir;
+  }
+  if (!json_.empty()) o.json = checkOutputFile("--json", json_);
+  if (!csv_.empty()) o.csv = checkOutputFile("--csv", csv_);
+  if (!frameLog_.empty()) o.frameLog = checkOutputFile("--frame-log", frameLog_);
+
+  o.validation = validation_;
+  if (o.validation && o.simOnly) throw UsageError("--validation: --sim-only uses no Vulkan");
+  if (bench_->count("--gpu") > 0) {
+    if (gpu_ < 0) throw UsageError("--gpu: must be >= 0, got " + std::to_string(gpu_));
+    o.gpu = gpu_;
+  }
+  if (waitTimeoutMs_ < 1 || waitTimeoutMs_ > 600000)
+    throw UsageError("--wait-timeout-ms: must be 1..600000, got " + std::to_string(waitTimeoutMs_));
+  o.waitTimeout = std::chrono::milliseconds(waitTimeoutMs_);
+  o.quiet = quiet_;
+  return o;
+}
+
+} // namespace graphsim::app

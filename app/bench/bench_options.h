@@ -1,0 +1,54 @@
+// What `graphsim bench` was asked to do, after parsing and validation (app/bench/bench_cli.cpp).
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "app/cli/run_options.h"
+#include "app/cli/scene_config.h"
+
+namespace graphsim::app {
+
+// The paths a bench run compares, in report order. Graph is the product path of the CUDA backend; the CPU backend's
+// product path is its own frame loop (reported as "cpu"). Every variant runs the same scene, seed and frame count.
+enum class BenchVariant {
+  Graph,         // one CUDA graph per frame: semaphore nodes, individual node updates, F frames in flight
+  EventSubmit,   // the same graph; frame k's render submitted once the host sees frame k's CUDA end event
+  Stream,        // the same kernels on a stream with cudaWait/SignalExternalSemaphoresAsync
+  WholeUpdate,   // a rebuilt graph applied with cudaGraphExecUpdate every frame
+  Reinstantiate, // a rebuilt graph instantiated every frame
+  HostCopy,      // no interop: the compute-only graph, a device->host copy, a Vulkan staging upload
+  Serial,        // the product path with F = 1
+};
+inline constexpr std::array<BenchVariant, 7> kBenchVariants = {
+    BenchVariant::Graph,         BenchVariant::EventSubmit, BenchVariant::Stream, BenchVariant::WholeUpdate,
+    BenchVariant::Reinstantiate, BenchVariant::HostCopy,    BenchVariant::Serial};
+std::string_view benchVariantName(BenchVariant variant);
+std::optional<BenchVariant> benchVariantFromName(std::string_view name);
+
+struct BenchOptions {
+  SceneSettings scene;                         // the preset with --bodies; the preset's seed (fixed)
+  BackendKind backend = BackendKind::Cuda;     // Cpu or Cuda
+  std::uint64_t frames = 1000;                 // measured frames (after the warm-up)
+  std::uint64_t warmup = 100;                  // frames run first and not measured
+  std::uint32_t framesInFlight = 3;
+  std::vector<BenchVariant> variants;          // in kBenchVariants order; the product path always runs first
+  bool simOnly = false;                        // compute-only graph, no rendering, no semaphores
+  std::optional<std::filesystem::path> json, csv;
+  std::optional<std::filesystem::path> frameLog; // per-frame CSV of every variant (completion times, host, GPU)
+  std::uint64_t captureEvery = 0;              // > 0: product path, frames K, 2K, ... to captureDir
+  std::optional<std::filesystem::path> captureDir;
+  bool validation = false;
+  std::optional<int> gpu;                      // cpu: Vulkan device index; cuda: CUDA device index
+  std::chrono::milliseconds waitTimeout{5000};
+  bool quiet = false;
+  std::string commandLine;                     // as typed, for the report
+};
+
+} // namespace graphsim::app

@@ -1,0 +1,222 @@
+#include "app/bench/bench_report.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "app/version.h"
+
+namespace graphsim::app {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+json optionalNumber(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+json counters(const UpdateCounters& c) {
+  return {{"node_updates", c.nodeUpdates},
+          {"enable_toggles", c.enableToggles},
+          {"whole_graph_updates", c.wholeGraphUpdates},
+          {"reinstantiations", c.reinstantiations}};
+}
+
+// The per-variant figures; the top level repeats the product path's.
+void putFigures(json& j, const VariantResult& v) {
+  j["frames_in_flight"] = v.framesInFlight;
+  j["measured_seconds"] = v.measuredSeconds;
+  j["frame_ms"] = {{"p50", v.frameMs.p50}, {"p95", v.frameMs.p95}, {"p99", v.frameMs.p99}, {"mean", v.frameMs.mean}};
+  j["fps"] = v.fps;
+  j["sim_gpu_ms"] = optionalNumber(v.simGpuMs);
+  j["render_gpu_ms"] = optionalNumber(v.renderGpuMs);
+  json host = {{"node_updates", v.host.nodeUpdates},
+               {"graph_launch", v.host.graphLaunch},
+               {"vk_submit", optionalNumber(v.host.vkSubmit)},
+               {"total", v.host.total}};
+  if (v.host.vkQueueSubmit) host["vk_queue_submit"] = *v.host.vkQueueSubmit;
+  if (v.host.hostWait) host["host_wait"] = *v.host.hostWait;
+  j["host_overhead_us"] = host;
+  j["interactions_per_second"] = v.interactionsPerSecond;
+  j["gflops"] = v.gflops;
+}
+
+std::string fixed(double v, int decimals) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, v);
+  return buffer;
+}
+std::string fixed(const std::optional<double>& v, int decimals) { return v ? fixed(*v, decimals) : "-"; }
+std::string scientific(double v) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.3e", v);
+  return buffer;
+}
+
+std::string csvField(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string quoted = "\"";
+  for (char c : s) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+} // namespace
+
+Percentiles percentiles(std::vector<double> samples) {
+  Percentiles p;
+  if (samples.empty()) return p;
+  std::sort(samples.begin(), samples.end());
+  const auto rank = [&](double q) {
+    // Nearest rank: the smallest sample with at least q of the samples at or below it.
+    const auto index = static_cast<std::size_t>(std::ceil(q * static_cast<double>(samples.size())));
+    return samples[std::clamp<std::size_t>(index, 1, samples.size()) - 1];
+  };
+  p.p50 = rank(0.50);
+  p.p95 = rank(0.95);
+  p.p99 = rank(0.99);
+  double sum = 0;
+  for (double s : samples) sum += s;
+  p.mean = sum / static_cast<double>(samples.size());
+  return p;
+}
+
+double median(std::vector<double> samples) { return percentiles(std::move(samples)).p50; }
+
+nlohmann::ordered_json toJson(const BenchReport& r) {
+  json j;
+  j["tool"] = "graphsim bench";
+  j["version"] = kVersion;
+  j["date"] = r.date;
+  j["command"] = r.commandLine;
+  j["scene"] = r.scene;
+  j["initial"] = r.initial;
+  j["backend"] = r.backend;
+  j["gpu"] = r.gpu;
+  j["driver"] = r.driver;
+  j["cuda_version"] = r.cudaVersion ? json(*r.cudaVersion) : json(nullptr);
+  j["cuda_runtime"] = r.cudaRuntime ? json(*r.cudaRuntime) : json(nullptr);
+  j["vulkan_device"] = r.vulkanDevice.empty() ? json(nullptr) : json(r.vulkanDevice);
+  j["bodies"] = r.bodies;
+  j["substeps"] = r.substeps;
+  j["seed"] = r.seed;
+  j["frames"] = r.frames;
+  j["warmup"] = r.warmup;
+  j["sim_only"] = r.simOnly;
+  j["render_size"] = r.simOnly ? json(nullptr) : json::array({r.width, r.height});
+  j["startup_seconds"] = r.startupSeconds;
+  j["interactions_per_frame"] = r.interactionsPerFrame;
+  j["flops_per_interaction"] = 20;
+  j["timers"] = {{"frame", "steady_clock: interval between consecutive frame completions seen by the host"},
+                 {"sim", r.simTimer},
+                 {"render", r.simOnly ? "none" : "vulkan-timestamps"},
+                 {"host", "steady_clock, median per frame"}};
+  if (!r.variants.empty()) putFigures(j, r.variants.front());
+  json variants = json::array();
+  for (const VariantResult& v : r.variants) {
+    json e;
+    e["name"] = v.name;
+    e["description"] = v.description;
+    if (v.skipped) {
+      e["status"] = "skipped";
+      e["reason"] = *v.skipped;
+    } else {
+      e["status"] = "ok";
+      putFigures(e, v);
+      e["ratio_to_product"] = optionalNumber(v.ratioToProduct);
+      e["counters"] = counters(v.counters);
+      e["validation_messages"] = v.validationMessages;
+      e["captures"] = v.captures;
+    }
+    variants.push_back(std::move(e));
+  }
+  j["variants"] = std::move(variants);
+  return j;
+}
+
+std::string toCsv(const BenchReport& r) {
+  std::string out = "variant,status,reason,bodies,frames,frames_in_flight,frame_ms_p50,frame_ms_p95,frame_ms_p99,"
+                    "fps,sim_gpu_ms,render_gpu_ms,host_node_updates_us,host_graph_launch_us,host_vk_submit_us,"
+                    "host_total_us,interactions_per_second,gflops,ratio_to_product\n";
+  for (const VariantResult& v : r.variants) {
+    const auto num = [](const std::optional<double>& x) { return x ? fixed(*x, 6) : std::string(); };
+    out += csvField(v.name) + "," + (v.skipped ? "skipped," + csvField(*v.skipped) : std::string("ok,")) + "," +
+           std::to_string(r.bodies) + "," + std::to_string(r.frames);
+    if (v.skipped) {
+      out += std::string(14, ',') + "\n"; // the 14 figure columns, empty
+      continue;
+    }
+    out += "," + std::to_string(v.framesInFlight) + "," + fixed(v.frameMs.p50, 6) + "," + fixed(v.frameMs.p95, 6) +
+           "," + fixed(v.frameMs.p99, 6) + "," + fixed(v.fps, 3) + "," + num(v.simGpuMs) + "," + num(v.renderGpuMs) +
+           "," + fixed(v.host.nodeUpdates, 3) + "," + fixed(v.host.graphLaunch, 3) + "," + num(v.host.vkSubmit) +
+           "," + fixed(v.host.total, 3) + "," + scientific(v.interactionsPerSecond) + "," + fixed(v.gflops, 1) + "," +
+           num(v.ratioToProduct) + "\n";
+  }
+  return out;
+}
+
+std::string toTable(const BenchReport& r) {
+  std::string out;
+  char line[512];
+  std::snprintf(line, sizeof line, "graphsim bench: %s (%s), %lld bodies x %d substep%s, seed %llu, %llu frames after "
+                                   "%llu warm-up%s\n",
+                r.scene.c_str(), r.initial.c_str(), static_cast<long long>(r.bodies), r.substeps,
+                r.substeps == 1 ? "" : "s", static_cast<unsigned long long>(r.seed),
+                static_cast<unsigned long long>(r.frames), static_cast<unsigned long long>(r.warmup),
+                r.simOnly ? ", sim only (no rendering, no semaphores)" : "");
+  out += line;
+  std::snprintf(line, sizeof line, "backend %s on %s, driver %s%s%s; start-up %.3f s; %s\n", r.backend.c_str(),
+                r.gpu.c_str(), r.driver.c_str(), r.cudaVersion ? (", CUDA " + *r.cudaVersion).c_str() : "",
+                r.vulkanDevice.empty() ? "" : (", Vulkan device " + r.vulkanDevice).c_str(), r.startupSeconds,
+                r.simOnly ? "frame = one simulation step, nothing rendered"
+                          : ("render " + std::to_string(r.width) + "x" + std::to_string(r.height)).c_str());
+  out += line;
+  out += "\n";
+  std::snprintf(line, sizeof line, "%-14s %2s %9s %9s %9s %9s %9s %9s %9s | %8s %8s %8s %8s | %6s %10s %9s\n",
+                "variant", "F", "mean ms", "p50 ms", "p95 ms", "p99 ms", "fps", "sim ms", "render ms", "upd us",
+                "launch", "submit", "total us", "ratio", "inter/s", "GFLOP/s");
+  out += line;
+  for (const VariantResult& v : r.variants) {
+    if (v.skipped) {
+      std::snprintf(line, sizeof line, "%-14s skipped: %s\n", v.name.c_str(), v.skipped->c_str());
+      out += line;
+      continue;
+    }
+    std::snprintf(line, sizeof line,
+                  "%-14s %2u %9.4f %9.4f %9.4f %9.4f %9.1f %9s %9s | %8.2f %8.2f %8s %8.2f | %6s %10s %9.1f\n",
+                  v.name.c_str(), v.framesInFlight, v.frameMs.mean, v.frameMs.p50, v.frameMs.p95, v.frameMs.p99, v.fps,
+                  fixed(v.simGpuMs, 4).c_str(), fixed(v.renderGpuMs, 4).c_str(), v.host.nodeUpdates,
+                  v.host.graphLaunch, fixed(v.host.vkSubmit, 2).c_str(), v.host.total,
+                  fixed(v.ratioToProduct, 2).c_str(), scientific(v.interactionsPerSecond).c_str(), v.gflops);
+    out += line;
+  }
+  out += "\nframe: interval between consecutive frame completions (host steady_clock); sim: " + r.simTimer +
+         (r.simOnly ? "" : "; render: Vulkan timestamps") +
+         "; host columns: medians per frame in microseconds; ratio: mean frame / product's; 20 flops/interaction\n";
+  return out;
+}
+
+void writeFileAtomically(const std::filesystem::path& path, const std::string& text) {
+  std::filesystem::path tmp = path;
+  tmp += ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream file(tmp, std::ios::binary | std::ios::trunc);
+    if (!file) throw std::runtime_error("cannot write " + tmp.string() + ": " + std::strerror(errno));
+    file << text;
+    file.flush();
+    if (!file) throw std::runtime_error("cannot write " + tmp.string() + ": " + std::strerror(errno));
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    throw std::runtime_error("cannot rename " + tmp.string() + " to " + path.string() + ": " + ec.message());
+  }
+}
+
+} // namespace graphsim::app

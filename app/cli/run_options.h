@@ -1,0 +1,52 @@
+// What `graphsim run` was asked to do, after parsing and validation.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/reliability/fault_injection.h"
+#include "app/cli/scene_config.h"
+#include "render/swapchain.h"
+
+namespace graphsim::app {
+
+enum class BackendKind { Auto, Cpu, Cuda };
+
+// A scripted window change at loop iteration `tick` (hidden --window-script, for the windowed tests).
+struct WindowEvent {
+  enum class Kind { Resize, Minimise, Restore } kind = Kind::Resize;
+  std::uint64_t tick = 0;
+  std::uint32_t width = 0, height = 0;
+};
+
+struct RunOptions {
+  SceneSettings scene;
+  BackendKind backend = BackendKind::Auto;
+  bool headless = false;
+  std::int64_t frames = 300;                     // frames to render; 0 renders nothing but still starts up
+  bool untilClosed = false;                      // windowed without --frames: run until Esc or the window closes
+  std::optional<std::filesystem::path> capture;  // PNG of the last frame, or the pattern for --capture-every
+  std::int64_t captureEvery = 0;                 // > 0: capture frames K, 2K, ... to <stem>_<frame><ext>
+  bool validation = false;
+  std::optional<int> gpu;                        // CPU backend: Vulkan device index; CUDA backend: CUDA device index
+  std::uint32_t framesInFlight = 3;
+  std::optional<std::filesystem::path> dumpGraph; // CUDA backend: the frame graph as DOT
+  std::chrono::milliseconds waitTimeout{5000};
+  bool quiet = false;                            // no progress lines
+  render::PresentMode presentMode = render::PresentMode::Fifo;
+  bool profile = false;                          // per-node times in the panel's Graph section
+  bool panel = true;                             // draw the ImGui panel (windowed default; headless: --panel)
+  std::vector<WindowEvent> windowScript;
+  FaultPlan inject;                              // hidden --inject FAULT[@FRAME] (docs/RELIABILITY.md)
+};
+
+// The file a capture of frame k (0-based) goes to: the --capture path itself, or with --capture-every K the
+// path with "_<k+1, 6 digits>" before the extension.
+std::filesystem::path capturePath(const RunOptions& options, std::uint64_t frame);
+bool shouldCapture(const RunOptions& options, std::uint64_t frame);
+
+} // namespace graphsim::app

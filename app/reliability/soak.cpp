@@ -1,0 +1,288 @@
+#include "app/reliability/soak.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "app/run/frame_loop.h"
+#include "app/run/progress.h"
+#include "app/cli/scene_config.h"
+#include "app/run/signals.h"
+#include "app/run/sim_controller.h"
+#include "app/ui/window.h"
+#include "compute/cpu_backend.h"
+
+namespace graphsim::app {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The GPU tests' tolerances (tests/gpu/reference_test.cpp), relative to the system's RMS radius.
+constexpr double kMaxRelTolerance = 1e-5;
+constexpr double kP99RelTolerance = 1e-6;
+
+// SplitMix64: a tiny generator whose sequence is the same on every platform and standard library (the soak's
+// change sequence must replay identically on the CI machine and the GPU machine).
+class Random {
+public:
+  explicit Random(std::uint64_t seed) : state_(seed ^ 0x5d0a6b9c3e2f1a47ull) {}
+  std::uint64_t next() {
+    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  std::int64_t between(std::int64_t lo, std::int64_t hi) { // inclusive
+    return lo + static_cast<std::int64_t>(next() % static_cast<std::uint64_t>(hi - lo + 1));
+  }
+  float uniform(float lo, float hi) {
+    const double u = static_cast<double>(next() >> 11) * 0x1.0p-53;
+    return static_cast<float>(lo + (hi - lo) * u);
+  }
+
+private:
+  std::uint64_t state_;
+};
+
+struct ChangeCounts {
+  std::uint64_t toggles = 0, parameters = 0, bodyCounts = 0, substeps = 0;
+  std::uint64_t total() const { return toggles + parameters + bodyCounts + substeps; }
+};
+
+// Both controllers get every change: the Session's (what the panel drives) and the replay's.
+class ChangeMaker {
+public:
+  ChangeMaker(std::uint64_t seed, std::int64_t bodies) : random_(seed), bodies_(bodies) {}
+
+  void small(SimController& run, SimController& replay, ChangeCounts& counts) {
+    if (random_.between(0, 2) == 0) {
+      constexpr Stage kTogglable[] = {Stage::Forces, Stage::Attractor, Stage::Integrate,
+                                      Stage::Damping, Stage::Boundary, Stage::Colour};
+      const Stage stage = kTogglable[random_.between(0, std::size(kTogglable) - 1)];
+      const bool enabled = !run.stageWanted(stage);
+      run.setStageEnabled(stage, enabled);
+      replay.setStageEnabled(stage, enabled);
+      ++counts.toggles;
+      return;
+    }
+    NBodyParams p = run.params();
+    // Ranges a user reaches with the panel's sliders, kept where float noise stays noise over a checkpoint interval:
+    // dt, G and softening at most the preset's chaos (softening >= the preset's 0.025, dt <= its 0.0015).
+    switch (random_.between(0, 7)) {
+    case 0: p.dt = random_.uniform(0.0005f, 0.0015f); break;
+    case 1: p.G = random_.uniform(0.5f, 1.25f); break;
+    case 2: p.softening = random_.uniform(0.025f, 0.05f); break;
+    case 3: p.damping = random_.uniform(0.0f, 2.0f); break;
+    case 4: p.attractorStrength = random_.uniform(-4.0f, 4.0f); break;
+    case 5:
+      for (float& x : p.attractorPos) x = random_.uniform(-3.0f, 3.0f);
+      break;
+    case 6: p.boundaryRadius = random_.uniform(4.0f, 16.0f); break;
+    default: p.colourScale = random_.uniform(0.2f, 3.0f); break;
+    }
+    run.setParams(p);
+    replay.setParams(p);
+    ++counts.parameters;
+  }
+
+  // Structural changes alternate, body count first, so that any run with two of them (>= 800 frames) has both kinds.
+  void structural(SimController& run, SimController& replay, ChangeCounts& counts) {
+    if ((counts.bodyCounts + counts.substeps) % 2 == 0) {
+      // A quarter to all of the requested bodies (at least 2): body-count changes are whole-graph updates on CUDA.
+      const std::int64_t quarter = std::max<std::int64_t>(bodies_ / 4, 1);
+      std::int64_t n = quarter * random_.between(1, 4);
+      if (n == run.bodies()) n = n == bodies_ ? quarter * 2 : bodies_;
+      n = std::max<std::int64_t>(n, 2);
+      run.setBodies(n);
+      replay.setBodies(n);
+      ++counts.bodyCounts;
+    } else {
+      const int substeps = run.substeps() % 3 + 1; // 1 -> 2 -> 3 -> 1: a topology change, re-instantiated on CUDA
+      run.setSubsteps(substeps);
+      replay.setSubsteps(substeps);
+      ++counts.substeps;
+    }
+  }
+
+  std::int64_t gap(std::int64_t lo, std::int64_t hi) { return random_.between(lo, hi); }
+
+private:
+  Random random_;
+  std::int64_t bodies_;
+};
+
+struct Difference {
+  double maxAbs = 0, p99 = 0, scale = 0;
+  bool sameSize = true, bitIdentical = true;
+};
+
+Difference compare(const BodyState& a, const BodyState& b) {
+  Difference d;
+  d.sameSize = a.size() == b.size();
+  const std::size_t n = std::min(a.size(), b.size());
+  if (!d.sameSize) d.bitIdentical = false;
+  if (n == 0) return d;
+  std::vector<double> err(n);
+  double cx = 0, cy = 0, cz = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const Float4 p = a.posMass[i], q = b.posMass[i];
+    const double dx = double(p.x) - q.x, dy = double(p.y) - q.y, dz = double(p.z) - q.z;
+    err[i] = std::sqrt(dx * dx + dy * dy + dz * dz);
+    d.maxAbs = std::max(d.maxAbs, std::isnan(err[i]) ? INFINITY : err[i]);
+    if (!(p == q) || !(a.vel[i] == b.vel[i])) d.bitIdentical = false;
+    cx += p.x;
+    cy += p.y;
+    cz += p.z;
+  }
+  cx /= double(n);
+  cy /= double(n);
+  cz /= double(n);
+  double r2 = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const Float4 p = a.posMass[i];
+    r2 += (p.x - cx) * (p.x - cx) + (p.y - cy) * (p.y - cy) + (p.z - cz) * (p.z - cz);
+  }
+  d.scale = std::sqrt(r2 / double(n));
+  std::sort(err.begin(), err.end());
+  d.p99 = err[std::min(n - 1, n * 99 / 100)];
+  return d;
+}
+
+BodyState download(SimBackend& backend) {
+  BodyState state;
+  std::vector<float> colour;
+  backend.download(state, colour);
+  return state;
+}
+
+RunOptions runOptionsFor(const SoakOptions& soak) {
+  RunOptions run;
+  run.scene = loadPreset("nbody");
+  run.scene.sim.bodies = soak.bodies;
+  run.scene.sim.seed = soak.seed;
+  run.backend = soak.backend;
+  run.headless = true;
+  run.frames = soak.frames;
+  run.validation = soak.validation;
+  run.gpu = soak.gpu;
+  run.framesInFlight = soak.framesInFlight;
+  run.waitTimeout = soak.waitTimeout;
+  run.quiet = soak.quiet;
+  run.panel = false;
+  return run;
+}
+
+const char* backendName(BackendKind kind) { return kind == BackendKind::Cuda ? "cuda" : "cpu"; }
+
+} // namespace
+
+int runSoak(const SoakOptions& soak) {
+  const RunOptions options = runOptionsFor(soak);
+  const bool exact = soak.backend != BackendKind::Cuda; // cpu against cpu: bit for bit
+  const auto start = Clock::now();
+  const InterruptGuard interrupts;
+
+  HeadlessWindow window(options.scene.render.width, options.scene.render.height);
+  Session session(options, soak.backend, window);
+  SimController& run = session.controller();
+  CpuBackend replayBackend(options.scene.sim);
+  SimController replay(options.scene.sim, run.maxBodies());
+  ChangeMaker changes(soak.seed, soak.bodies);
+  ChangeCounts counts;
+
+  std::uint64_t checkpoints = 0, failed = 0, resyncs = 0, identical = 0;
+  double worstMax = 0, worstP99 = 0;
+  std::uint64_t worstFrame = 0;
+  std::vector<std::string> failures;
+  const auto frames = static_cast<std::uint64_t>(soak.frames);
+  const auto every = static_cast<std::uint64_t>(soak.checkpointEvery);
+  std::uint64_t nextChange = static_cast<std::uint64_t>(changes.gap(3, 12));
+  std::uint64_t nextStructural = static_cast<std::uint64_t>(changes.gap(200, 400));
+  Progress progress(frames, soak.quiet);
+
+  for (std::uint64_t k = 0; k < frames; ++k) {
+    if (interruptRequested()) break;
+    if (k >= nextStructural) {
+      changes.structural(run, replay, counts);
+      nextStructural = k + static_cast<std::uint64_t>(changes.gap(200, 400));
+    } else if (k >= nextChange) {
+      changes.small(run, replay, counts);
+      nextChange = k + static_cast<std::uint64_t>(changes.gap(3, 12));
+    }
+    session.tick();
+    if (replay.applyTo(replayBackend)) replayBackend.step();
+    progress.frameDone(session.framesRendered());
+
+    if ((k + 1) % every != 0 && k + 1 != frames) continue;
+    const BodyState got = download(session.backend());
+    const Difference d = compare(got, replayBackend.state());
+    ++checkpoints;
+    identical += d.bitIdentical ? 1 : 0;
+    const double relMax = d.scale > 0 ? d.maxAbs / d.scale : d.maxAbs;
+    const double relP99 = d.scale > 0 ? d.p99 / d.scale : d.p99;
+    if (relMax > worstMax) {
+      worstMax = relMax;
+      worstFrame = k + 1;
+    }
+    worstP99 = std::max(worstP99, relP99);
+    const bool ok = d.sameSize && (exact ? d.bitIdentical : relMax < kMaxRelTolerance && relP99 < kP99RelTolerance);
+    if (!ok) {
+      ++failed;
+      char line[256];
+      std::snprintf(line, sizeof line,
+                    "frame %llu: %zu vs %zu bodies, max |dx| = %.3e (%.3e of the scale %.3f), p99 %.3e of the scale%s",
+                    static_cast<unsigned long long>(k + 1), got.size(), replayBackend.state().size(), d.maxAbs, relMax,
+                    d.scale, relP99, exact ? ", not bit-identical" : "");
+      failures.emplace_back(line);
+      std::fprintf(stderr, "graphsim soak: checkpoint FAILED at %s\n", line);
+    }
+    // Restart the replay from the run's whole state (with the accelerations, which are stale while forces is off)
+    // when they may legitimately differ (cuda), or after a failure, so that each checkpoint judges its own frames.
+    if ((!exact || !ok) && d.sameSize && !d.bitIdentical) {
+      replayBackend.setState(got, session.backend().downloadAccelerations());
+      ++resyncs;
+    }
+  }
+
+  const RunSummary summary = session.finish();
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  const UpdateCounters c = session.backend().counters();
+  std::printf("graphsim soak: %llu of %llu frames, %s backend, %lld bodies, seed %llu, %.1f s (%.1f fps)\n",
+              static_cast<unsigned long long>(summary.frames), static_cast<unsigned long long>(frames),
+              backendName(soak.backend), static_cast<long long>(soak.bodies),
+              static_cast<unsigned long long>(soak.seed), seconds, static_cast<double>(summary.frames) / seconds);
+  std::printf("changes: %llu (stage toggles %llu, parameter moves %llu, body counts %llu, substep counts %llu)\n",
+              static_cast<unsigned long long>(counts.total()), static_cast<unsigned long long>(counts.toggles),
+              static_cast<unsigned long long>(counts.parameters), static_cast<unsigned long long>(counts.bodyCounts),
+              static_cast<unsigned long long>(counts.substeps));
+  std::printf("graph: node updates %llu, enable toggles %llu, whole-graph updates %llu, re-instantiations %llu%s%s\n",
+              static_cast<unsigned long long>(c.nodeUpdates), static_cast<unsigned long long>(c.enableToggles),
+              static_cast<unsigned long long>(c.wholeGraphUpdates), static_cast<unsigned long long>(c.reinstantiations),
+              c.lastFallbackReason.empty() ? "" : "; last fallback: ", c.lastFallbackReason.c_str());
+  std::printf("checkpoints: %llu every %lld frames against the cpu replay (%s), %llu failed, %llu bit-identical, "
+              "%llu replay restarts from the run's state\n",
+              static_cast<unsigned long long>(checkpoints), static_cast<long long>(soak.checkpointEvery),
+              exact ? "bit for bit" : "tolerance 1e-5 worst body, 1e-6 p99, of the RMS radius",
+              static_cast<unsigned long long>(failed), static_cast<unsigned long long>(identical),
+              static_cast<unsigned long long>(resyncs));
+  std::printf("checkpoint errors: worst body %.3e of the scale", worstMax);
+  if (worstMax > 0) std::printf(" (frame %llu)", static_cast<unsigned long long>(worstFrame));
+  std::printf(", worst p99 %.3e of the scale\n", worstP99);
+  for (std::size_t i = 0; i < failures.size() && i < 10; ++i) std::printf("  failed: %s\n", failures[i].c_str());
+  if (soak.validation) {
+    std::printf("validation messages: %llu\n", static_cast<unsigned long long>(summary.validationMessages));
+  } else {
+    std::printf("validation messages: not checked (add --validation)\n");
+  }
+  const bool interrupted = interruptRequested();
+  const bool pass = !interrupted && failed == 0 && summary.validationMessages == 0;
+  std::printf("result: %s\n", interrupted ? "INTERRUPTED" : pass ? "PASS" : "FAIL");
+  std::fflush(stdout);
+  if (interrupted) return interruptExitCode();
+  return pass ? 0 : 1;
+}
+
+} // namespace graphsim::app

@@ -1,0 +1,374 @@
+#include "app/run/frame_loop.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include <imgui.h>
+
+#include "app/cli/errors.h"
+#include "app/reliability/fault_injection.h"
+#include "app/run/frame_producer.h"
+#include "app/ui/imgui_layer.h"
+#include "app/run/progress.h"
+#include "app/run/signals.h"
+#include "compute/cuda_backend.h"
+#include "compute/cuda_device.h"
+#include "render/particle_renderer.h"
+#include "render/swapchain.h"
+
+namespace graphsim::app {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+namespace fs = std::filesystem;
+
+// Room for the body-count control to grow the scene without new render buffers (and new CUDA imports).
+constexpr std::int64_t kMinRenderCapacity = 65536;
+
+std::string describeCudaDevices(const CudaDeviceList& list) {
+  if (list.devices.empty()) return "no CUDA device (" + list.whyNone + ")";
+  std::string s;
+  for (const auto& d : list.devices)
+    s += "\n  CUDA " + std::to_string(d.index) + ": " + d.name + " UUID " + render::formatUuid(d.uuid);
+  return s;
+}
+
+std::string frameFileName(const char* prefix, std::uint64_t frame, const char* extension) {
+  char name[64];
+  std::snprintf(name, sizeof name, "%s_%06llu%s", prefix, static_cast<unsigned long long>(frame + 1), extension);
+  return name;
+}
+
+} // namespace
+
+struct Session::Impl {
+  Impl(const RunOptions& options, BackendKind backend, Window& window);
+  ~Impl();
+
+  void createContext();
+  void applyWindowScript();
+  bool fitToWindow(VkExtent2D size); // false: nothing to render into this tick
+  void runUi(PanelActions& actions);
+  void writeCapture(std::uint64_t frame, const fs::path& path);
+  void carryOut(const PanelActions& actions);
+
+  RunOptions options;
+  BackendKind backendKind;
+  Window& window;
+  int cudaDevice = 0;
+
+  // Declaration order is creation order; destruction (reverse) runs after ~Impl drained both APIs: the panel's
+  // buffers, then the CUDA imports (producer), then the renderer and swapchain, then the device.
+  std::optional<render::VulkanContext> context;
+  std::optional<render::Swapchain> swapchain;
+  std::optional<render::ParticleRenderer> renderer;
+  std::unique_ptr<FrameProducer> producer;
+  std::optional<SimController> controller;
+  std::optional<ImGuiLayer> imgui;
+
+  ViewState view;
+  FrameStats stats;
+  PanelLayout layout;
+  PanelInfo info;
+  std::uint64_t frame = 0; // frames rendered so far = index of the next frame
+  std::uint64_t ticks = 0;
+  std::size_t scriptNext = 0;
+  bool recreateSwapchain = false;
+  bool sceneCaptureNext = false; // F12 / button: next frame without the panel, captured
+  bool quitting = false;
+  Clock::time_point lastFrameEnd = Clock::now();
+  double simMsSum = 0;
+  std::uint64_t simMsSamples = 0;
+  std::uint64_t captures = 0;
+};
+
+Session::Impl::Impl(const RunOptions& options_, BackendKind backend, Window& window_)
+    : options(options_), backendKind(backend), window(window_) {
+  createContext();
+  const VkExtent2D size = window.framebufferSize();
+  render::RendererConfig config;
+  config.width = size.width > 0 ? size.width : options.scene.render.width;
+  config.height = size.height > 0 ? size.height : options.scene.render.height;
+  config.maxBodies = static_cast<std::uint32_t>(
+      std::clamp<std::int64_t>(std::max(options.scene.sim.bodies, kMinRenderCapacity), 1, kMaxBodies));
+  config.framesInFlight = options.framesInFlight;
+  config.mode = backendKind == BackendKind::Cuda ? render::BodyBufferMode::Exported : render::BodyBufferMode::HostVisible;
+  config.waitTimeout = options.waitTimeout;
+  if (!window.headless()) {
+    swapchain.emplace(*context, VkExtent2D{config.width, config.height}, options.presentMode, options.framesInFlight,
+                      options.waitTimeout);
+    config.width = swapchain->extent().width;
+    config.height = swapchain->extent().height;
+    info.presentMode = std::string(render::presentModeName(swapchain->mode()));
+  }
+  renderer.emplace(*context, config);
+  producer = backendKind == BackendKind::Cuda
+                 ? makeCudaProducer(options.scene.sim, *renderer, cudaDevice, options.waitTimeout)
+                 : makeCpuProducer(options.scene.sim, *renderer);
+  if (options.dumpGraph && !producer->hasGraph()) { // --backend auto that resolved to cpu
+    std::fprintf(stderr, "graphsim: --dump-graph: the %s backend has no CUDA graph; nothing written\n",
+                 std::string(producer->backend().name()).c_str());
+  } else if (options.dumpGraph) {
+    producer->dumpGraph(*options.dumpGraph);
+    std::fprintf(stderr, "graphsim: wrote the frame graph to %s\n", options.dumpGraph->c_str());
+  }
+  injectIntoBackend(options.inject, producer->backend()); // test hook: kernel-fail, cuda-semaphore-stall
+  controller.emplace(options.scene.sim, config.maxBodies);
+  if (options.panel) imgui.emplace(*context, renderer->renderPass(), options.framesInFlight, window, options.waitTimeout);
+
+  view.camera = options.scene.render.camera;
+  view.pointRadius = options.scene.render.pointRadius;
+  view.panelVisible = options.panel;
+  info.backend = std::string(producer->backend().name());
+  info.gpu = context->info().name;
+  info.framesInFlight = options.framesInFlight;
+  info.canDumpGraph = producer->hasGraph();
+  if (options.profile) {
+    info.profiling = producer->backend().setProfiling(true);
+    if (!info.profiling)
+      std::fprintf(stderr, "graphsim: --profile: the %s backend cannot time its nodes; running without\n",
+                   info.backend.c_str());
+  }
+}
+
+void Session::Impl::createContext() {
+  render::DeviceRequest request;
+  request.validation = options.validation;
+  if (!window.headless()) {
+    request.instanceExtensions = window.vulkanInstanceExtensions();
+    request.createSurface = [this](VkInstance instance) { return window.createSurface(instance); };
+  }
+  if (backendKind != BackendKind::Cuda) {
+    request.index = options.gpu;
+    injectIntoDeviceRequest(options.inject, request); // test hook: uuid-mismatch, missing-extension
+    try {
+      context.emplace(request);
+    } catch (const render::MissingCapability& e) {
+      if (options.inject.fault == Fault::None) throw;
+      const CudaDeviceList cuda = listCudaDevices();
+      throw render::MissingCapability(std::string(e.what()) + "CUDA devices:" + (cuda.devices.empty() ? " " : "") +
+                                      describeCudaDevices(cuda));
+    }
+    return;
+  }
+  const CudaDeviceList cuda = listCudaDevices();
+  cudaDevice = options.gpu.value_or(0);
+  if (cuda.devices.empty()) throw NoCudaDevice("--backend cuda: " + describeCudaDevices(cuda));
+  if (cudaDevice >= static_cast<int>(cuda.devices.size()))
+    throw NoCudaDevice("--gpu " + std::to_string(cudaDevice) + ": no such CUDA device; have:" + describeCudaDevices(cuda));
+  request.uuid = cuda.devices[static_cast<std::size_t>(cudaDevice)].uuid;
+  request.requireInterop = true;
+  injectIntoDeviceRequest(options.inject, request);
+  // A device that cannot do interop is reported with both lists, so the user sees which GPU is which.
+  try {
+    context.emplace(request);
+  } catch (const render::MissingCapability& e) {
+    throw render::MissingCapability(std::string(e.what()) + "CUDA devices:" + describeCudaDevices(cuda));
+  }
+}
+
+Session::Impl::~Impl() {
+  // Explicit shutdown: every submitted frame and every graph launch finishes (bounded) before anything is freed.
+  // Errors are reported, never thrown: the owners below still release in order (the renderer's own destructor
+  // copes with a producer that never signalled).
+  try {
+    if (renderer) renderer->drain();
+    if (producer) producer->finish();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "graphsim: shutdown: %s\n", e.what());
+  }
+  imgui.reset();
+  producer.reset();
+}
+
+void Session::Impl::applyWindowScript() {
+  while (scriptNext < options.windowScript.size() && options.windowScript[scriptNext].tick <= ticks) {
+    const WindowEvent& e = options.windowScript[scriptNext++];
+    switch (e.kind) {
+    case WindowEvent::Kind::Resize:
+      window.requestSize(e.width, e.height);
+      break;
+    case WindowEvent::Kind::Minimise:
+      window.setMinimised(true);
+      break;
+    case WindowEvent::Kind::Restore:
+      window.setMinimised(false);
+      break;
+    }
+  }
+}
+
+bool Session::Impl::fitToWindow(VkExtent2D size) {
+  if (size.width == 0 || size.height == 0) return false; // minimised: keep the state, render nothing
+  if (swapchain) {
+    const VkExtent2D current = swapchain->extent();
+    if (recreateSwapchain || current.width != size.width || current.height != size.height) {
+      renderer->drain(); // no frame may still write the old images
+      swapchain->recreate(size);
+      recreateSwapchain = false;
+      size = swapchain->extent();
+      if (size.width == 0 || size.height == 0) return false;
+    }
+  }
+  const render::RendererConfig& config = renderer->config();
+  if (config.width != size.width || config.height != size.height) renderer->resize(size.width, size.height);
+  return true;
+}
+
+void Session::Impl::runUi(PanelActions& actions) {
+  if (!imgui) return;
+  imgui->beginFrame();
+  handleViewInput(view, *controller, actions);
+  if (view.panelVisible) {
+    drawPanel(info, stats, producer->backend().nodes(), *controller, view, actions, layout);
+  } else {
+    layout.clear();
+  }
+  imgui->endFrame();
+}
+
+void Session::Impl::writeCapture(std::uint64_t k, const fs::path& path) {
+  const auto pixels = renderer->finishCapture(k);
+  const render::RendererConfig& config = renderer->config();
+  injectBeforeCapture(options.inject, k, path); // test hook: capture-unwritable
+  try {
+    render::writePng(path, pixels, config.width, config.height); // atomic: no partial file on failure
+  } catch (const std::runtime_error& e) {
+    throw OutputError("capture of frame " + std::to_string(k + 1) + ": " + e.what());
+  }
+  ++captures;
+  std::fprintf(stderr, "graphsim: captured frame %llu to %s\n", static_cast<unsigned long long>(k + 1),
+               fs::absolute(path).c_str());
+}
+
+void Session::Impl::carryOut(const PanelActions& actions) {
+  if (actions.quit) quitting = true;
+  if (actions.captureScene) sceneCaptureNext = true;
+  if (actions.dumpGraph && producer->hasGraph()) {
+    const fs::path dir = options.capture ? options.capture->parent_path() : fs::path();
+    const fs::path path = (dir.empty() ? fs::path(".") : dir) / frameFileName("graphsim_graph", frame, ".dot");
+    producer->dumpGraph(path);
+    std::fprintf(stderr, "graphsim: wrote the frame graph to %s\n", fs::absolute(path).c_str());
+  }
+}
+
+Session::Session(const RunOptions& options, BackendKind backend, Window& window)
+    : impl_(std::make_unique<Impl>(options, backend, window)) {}
+
+Session::~Session() = default;
+
+bool Session::tick() {
+  Impl& s = *impl_;
+  const bool limited = !s.options.untilClosed;
+  if (limited && s.frame >= static_cast<std::uint64_t>(s.options.frames)) return false;
+  ++s.ticks;
+  s.applyWindowScript();
+  s.window.pollEvents();
+  if (s.window.closeRequested()) s.quitting = true;
+  // Quitting with a --capture pending (a windowed run without --frames): one last frame carries it.
+  const bool finalCapture = s.quitting && s.options.untilClosed && s.options.capture && s.options.captureEvery == 0;
+  if (s.quitting && !finalCapture) return false;
+
+  if (!s.fitToWindow(s.window.framebufferSize())) {
+    s.window.waitEvents(std::chrono::milliseconds(50));
+    return !s.quitting;
+  }
+  const std::uint64_t k = s.frame;
+  try {
+    s.renderer->waitForSlot(k);
+  } catch (const render::TimeoutError&) {
+    s.producer->finish(); // a failed CUDA frame explains the stall better than the timeout: its error wins
+    throw;
+  }
+  std::optional<render::PresentTarget> target;
+  if (s.swapchain) {
+    target = s.swapchain->acquire(k);
+    if (!target) { // out of date: recreate on the next tick, render then
+      s.recreateSwapchain = true;
+      return true;
+    }
+  }
+
+  PanelActions actions;
+  s.runUi(actions);
+  const bool advance = s.controller->applyTo(s.producer->backend());
+
+  render::FrameSubmit submit;
+  submit.frame = k;
+  submit.bodyCount = static_cast<std::uint32_t>(s.producer->backend().config().bodies);
+  submit.camera = s.view.camera;
+  submit.style.pointRadius = s.view.pointRadius;
+  submit.waitSimDone = shouldProduce(s.options.inject, k) ? s.producer->produce(k, advance) : k + 1;
+  injectIntoSubmit(s.options.inject, k, submit); // test hook: vulkan-semaphore-stall
+  const bool sceneCapture = s.sceneCaptureNext;
+  const bool optionCapture = finalCapture || (limited && shouldCapture(s.options, k)) ||
+                             (s.options.untilClosed && s.options.captureEvery > 0 && shouldCapture(s.options, k));
+  submit.capture = sceneCapture || optionCapture;
+  submit.overlay = s.imgui && s.view.panelVisible && !sceneCapture ? &*s.imgui : nullptr;
+  submit.present = target ? &*target : nullptr;
+  s.renderer->submit(submit);
+  if (target && !s.swapchain->present(*target)) s.recreateSwapchain = true;
+
+  if (sceneCapture) {
+    const fs::path dir = s.options.capture ? s.options.capture->parent_path() : fs::path();
+    s.writeCapture(k, (dir.empty() ? fs::path(".") : dir) / frameFileName("graphsim_frame", k, ".png"));
+    s.sceneCaptureNext = false;
+  } else if (optionCapture) {
+    s.writeCapture(k, finalCapture ? *s.options.capture : capturePath(s.options, k));
+  }
+  s.carryOut(actions);
+
+  const auto now = Clock::now();
+  s.stats.addFrame(std::chrono::duration<double, std::milli>(now - s.lastFrameEnd).count());
+  s.lastFrameEnd = now;
+  s.stats.simMs = s.producer->simMs();
+  s.stats.renderGpuMs = s.renderer->lastRenderGpuMs();
+  s.stats.updateHostUs = s.producer->updateHostUs();
+  s.stats.counters = s.producer->backend().counters();
+  if (advance && s.stats.simMs >= 0) {
+    s.simMsSum += s.stats.simMs;
+    ++s.simMsSamples;
+  }
+  ++s.frame;
+  if (finalCapture) return false;
+  return !(limited && s.frame >= static_cast<std::uint64_t>(s.options.frames));
+}
+
+RunSummary Session::finish() {
+  Impl& s = *impl_;
+  s.renderer->drain();
+  s.producer->finish();
+  RunSummary summary;
+  summary.frames = s.frame;
+  if (s.simMsSamples > 0) summary.simMsPerFrame = s.simMsSum / static_cast<double>(s.simMsSamples);
+  if (const double ms = s.renderer->lastRenderGpuMs(); ms >= 0) summary.renderGpuMs = ms;
+  summary.dataPath = s.info.backend == "cuda" ? "cuda interop" : s.info.backend;
+  summary.validationMessages = s.context->validationMessages();
+  summary.captures = s.captures;
+  return summary;
+}
+
+SimController& Session::controller() { return *impl_->controller; }
+SimBackend& Session::backend() { return impl_->producer->backend(); }
+render::ParticleRenderer& Session::renderer() { return *impl_->renderer; }
+ViewState& Session::view() { return impl_->view; }
+const FrameStats& Session::stats() const { return impl_->stats; }
+const PanelLayout& Session::layout() const { return impl_->layout; }
+std::uint64_t Session::framesRendered() const { return impl_->frame; }
+
+RunSummary runSession(const RunOptions& options, BackendKind backend, Window& window) {
+  const auto start = Clock::now();
+  Session session(options, backend, window);
+  Progress progress(options.untilClosed ? 0 : static_cast<std::uint64_t>(options.frames), options.quiet);
+  // Ctrl-C (app/run/signals.h) is read between frames: the frame in flight finishes, finish() drains both APIs.
+  while (!interruptRequested() && session.tick()) progress.frameDone(session.framesRendered());
+  RunSummary summary = session.finish();
+  summary.wallSeconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return summary;
+}
+
+} // namespace graphsim::app

@@ -1,0 +1,66 @@
+// The frame loop: simulation backend + renderer (+ ImGui panel, + swapchain when windowed), one frame per tick().
+// The same loop runs `graphsim run` windowed and headless, and the scripted UI tests.
+//
+// Frame k: waitForSlot(k) [throttle on renderDone, a value Vulkan signals] -> acquire (windowed) -> UI (input,
+// panel) -> controller applies requests to the backend -> produce (CPU: step + write the mapped slot; CUDA: launch
+// the frame's graph, which waits renderDone >= k-F+1 and signals simDone = k+1) -> submit the render (waits simDone
+// >= k+1 on the GPU; blits into the swapchain image) -> present -> captures. See docs/FRAME.md.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "app/ui/panel.h"
+#include "app/cli/run_options.h"
+#include "app/ui/window.h"
+
+namespace graphsim::render {
+class ParticleRenderer;
+}
+
+namespace graphsim::app {
+
+struct RunSummary {
+  std::uint64_t frames = 0;
+  double wallSeconds = 0;
+  std::optional<double> simMsPerFrame; // CPU: wall time of step(); CUDA: graph GPU time (events); none: not measured
+  std::optional<double> renderGpuMs;   // last frame's render GPU time (timestamps); none: not measured/unsupported
+  std::uint64_t validationMessages = 0;
+  std::uint64_t captures = 0;
+  std::string dataPath; // how frames reach the renderer: "cpu", "cuda interop" or "cuda host copy" (--interop)
+};
+
+class Session {
+public:
+  // backend: Cpu or Cuda (resolved). Throws UsageError, render::MissingCapability / NoCudaDevice (environment),
+  // render::TimeoutError, or other errors.
+  Session(const RunOptions& options, BackendKind backend, Window& window);
+  ~Session(); // drains both APIs' work (bounded), then releases CUDA imports before the Vulkan objects behind them
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // One loop iteration: normally one frame; none while minimised or when the swapchain had to be recreated.
+  // False when the run is over (frame limit, Esc, window closed).
+  bool tick();
+  // Drains and returns the summary (frames, timings, validation messages so far).
+  RunSummary finish();
+
+  SimController& controller();
+  SimBackend& backend();
+  render::ParticleRenderer& renderer();
+  ViewState& view();
+  const FrameStats& stats() const;
+  const PanelLayout& layout() const; // the panel's widgets in the last frame
+  std::uint64_t framesRendered() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Runs a Session until it ends; prints progress unless quiet.
+RunSummary runSession(const RunOptions& options, BackendKind backend, Window& window);
+
+} // namespace graphsim::app

@@ -1,0 +1,65 @@
+#include "app/run/sim_controller.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace graphsim::app {
+
+SimController::SimController(const SceneConfig& initial, std::int64_t maxBodies)
+    : params_(initial.params), enabled_(initial.enabled), bodies_(initial.bodies), substeps_(initial.substeps),
+      maxBodies_(std::max(maxBodies, initial.bodies)) {}
+
+void SimController::setStageEnabled(Stage stage, bool enabled) { enabled_[static_cast<int>(stage)] = enabled; }
+
+void SimController::setParams(const NBodyParams& params) { params_ = params; }
+
+void SimController::setBodies(std::int64_t bodies) {
+  if (bodies < 1 || bodies > maxBodies_) {
+    throw std::invalid_argument("bodies must be 1.." + std::to_string(maxBodies_) + " (the render buffers' size), got " +
+                                std::to_string(bodies));
+  }
+  bodies_ = bodies;
+}
+
+void SimController::setSubsteps(int substeps) {
+  if (substeps < 1 || substeps > kMaxSubsteps) {
+    throw std::invalid_argument("substeps must be 1.." + std::to_string(kMaxSubsteps) + ", got " +
+                                std::to_string(substeps));
+  }
+  substeps_ = substeps;
+}
+
+bool SimController::applyTo(SimBackend& backend) {
+  const SceneConfig& current = backend.config();
+  if (resetRequested_ || bodies_ != current.bodies || substeps_ != current.substeps) {
+    SceneConfig config = current;
+    config.bodies = bodies_;
+    config.substeps = substeps_;
+    config.params = params_;
+    config.enabled = enabled_;
+    backend.reset(config);
+    applied_ = params_;
+    simTime_ = 0;
+    lastStructural_ = std::string(resetRequested_ ? "reset" : "structural change") + ": " + std::to_string(bodies_) +
+                      " bodies, " + std::to_string(substeps_) + " substep" + (substeps_ > 1 ? "s" : "");
+    resetRequested_ = false;
+  }
+  for (int s = 0; s < kStageCount; ++s) {
+    const auto stage = static_cast<Stage>(s);
+    if (backend.stageEnabled(stage) != enabled_[s]) backend.setStageEnabled(stage, enabled_[s]);
+  }
+  const bool advance = !paused_ || stepRequested_;
+  stepRequested_ = false;
+  NBodyParams effective = params_;
+  if (!advance) effective.dt = 0.0f; // time stands still; the frame still runs
+  if (applied_ != effective) {
+    backend.setParams(effective);
+    applied_ = effective;
+  }
+  if (advance && backend.stageEnabled(Stage::Integrate)) {
+    simTime_ += static_cast<double>(params_.dt) * substeps_;
+  }
+  return advance;
+}
+
+} // namespace graphsim::app

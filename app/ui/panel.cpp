@@ -1,0 +1,241 @@
+#include "app/ui/panel.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include <glm/glm.hpp>
+
+#include "app/ui/keys.h"
+
+namespace graphsim::app {
+namespace {
+
+void record(PanelLayout& layout, const std::string& id) {
+  const ImVec2 min = ImGui::GetItemRectMin(), max = ImGui::GetItemRectMax();
+  layout[id] = {min.x, min.y, max.x, max.y};
+}
+
+std::optional<Stage> stageOfNode(const std::string& nodeName) {
+  const std::string base = nodeName.substr(0, nodeName.find('#'));
+  for (int s = 0; s < kStageCount; ++s) {
+    if (kStageNames[static_cast<std::size_t>(s)] == base) return static_cast<Stage>(s);
+  }
+  return std::nullopt;
+}
+
+// The point under the mouse on the plane through the orbit target that faces the camera.
+glm::vec3 mouseOnTargetPlane(const render::Camera& camera, ImVec2 mouse, ImVec2 display) {
+  const float aspect = display.x / std::max(display.y, 1.0f);
+  const glm::mat4 inverse = glm::inverse(camera.projection(aspect) * camera.view());
+  const float x = 2.0f * mouse.x / display.x - 1.0f, y = 2.0f * mouse.y / display.y - 1.0f; // Vulkan: y down
+  const glm::vec4 nearH = inverse * glm::vec4(x, y, 0.0f, 1.0f), farH = inverse * glm::vec4(x, y, 1.0f, 1.0f);
+  const glm::vec3 nearP = glm::vec3(nearH) / nearH.w, farP = glm::vec3(farH) / farH.w;
+  const glm::vec3 normal = glm::normalize(camera.eye() - camera.target);
+  const glm::vec3 dir = farP - nearP;
+  const float denom = glm::dot(dir, normal);
+  if (std::fabs(denom) < 1e-6f) return camera.target;
+  return nearP + dir * (glm::dot(camera.target - nearP, normal) / denom);
+}
+
+void drawGraph(const PanelInfo& info, const std::vector<NodeInfo>& nodes, SimController& controller,
+               PanelLayout& layout) {
+  if (!ImGui::BeginTable("nodes", info.profiling ? 5 : 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) return;
+  ImGui::TableSetupColumn("#");
+  ImGui::TableSetupColumn("type");
+  ImGui::TableSetupColumn("node", ImGuiTableColumnFlags_WidthStretch);
+  if (info.profiling) ImGui::TableSetupColumn(info.backend == "cuda" ? "GPU ms" : "ms");
+  ImGui::TableSetupColumn("on");
+  ImGui::TableHeadersRow();
+  int index = 0;
+  for (const NodeInfo& node : nodes) {
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::Text("%d", index++);
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(node.type.c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(node.name.c_str());
+    if (info.profiling) {
+      ImGui::TableNextColumn();
+      if (node.ms >= 0) {
+        ImGui::Text("%.3f", node.ms);
+      } else {
+        ImGui::TextDisabled("-");
+      }
+    }
+    ImGui::TableNextColumn();
+    bool enabled = node.enabled;
+    const std::optional<Stage> stage = stageOfNode(node.name);
+    const bool togglable = node.togglable && stage.has_value();
+    if (!togglable) ImGui::BeginDisabled();
+    const std::string id = "##node:" + node.name;
+    if (ImGui::Checkbox(id.c_str(), &enabled) && togglable) controller.setStageEnabled(*stage, enabled);
+    if (!togglable) ImGui::EndDisabled();
+    record(layout, "node:" + node.name);
+    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
+      if (!togglable) {
+        ImGui::SetTooltip("cannot be disabled: %s", node.whyNotTogglable.c_str());
+      } else if (node.name.find('#') != std::string::npos || controller.substeps() > 1) {
+        ImGui::SetTooltip("toggles every substep instance of %s", std::string(kStageNames[static_cast<int>(*stage)]).c_str());
+      }
+    }
+  }
+  ImGui::EndTable();
+}
+
+void drawParameters(const FrameStats& stats, SimController& controller, ViewState& view, PanelLayout& layout) {
+  NBodyParams p = controller.params();
+  const ImGuiSliderFlags log = ImGuiSliderFlags_Logarithmic;
+  ImGui::SliderFloat("dt", &p.dt, 1e-5f, 1e-2f, "%.5f", log);
+  record(layout, "param:dt");
+  ImGui::SliderFloat("G", &p.G, 0.01f, 10.0f, "%.3f", log);
+  record(layout, "param:G");
+  ImGui::SliderFloat("softening", &p.softening, 1e-3f, 1.0f, "%.4f", log);
+  record(layout, "param:softening");
+  ImGui::SliderFloat("damping", &p.damping, 0.0f, 5.0f, "%.3f");
+  record(layout, "param:damping");
+  ImGui::SliderFloat("attractor", &p.attractorStrength, 0.0f, 50.0f, "%.2f");
+  record(layout, "param:attractor");
+  ImGui::SliderFloat3("attractor pos", p.attractorPos, -10.0f, 10.0f, "%.2f");
+  record(layout, "param:attractor_pos");
+  ImGui::SliderFloat("colour scale", &p.colourScale, 0.05f, 10.0f, "%.2f", log);
+  record(layout, "param:colour_scale");
+  if (!(p == controller.params())) controller.setParams(p);
+  ImGui::SliderFloat("point size", &view.pointRadius, 1e-3f, 0.2f, "%.4f", log);
+  record(layout, "param:point_size");
+
+  // Structural: applied when the slider is released, not on every drag step (each is a graph update).
+  int substeps = view.substepsEdit > 0 ? view.substepsEdit : controller.substeps();
+  if (ImGui::SliderInt("substeps", &substeps, 1, 16)) view.substepsEdit = substeps;
+  record(layout, "param:substeps");
+  if (ImGui::IsItemDeactivatedAfterEdit()) {
+    controller.setSubsteps(substeps);
+    view.substepsEdit = 0;
+  }
+  int bodies = view.bodiesEdit > 0 ? view.bodiesEdit : static_cast<int>(controller.bodies());
+  if (ImGui::SliderInt("bodies", &bodies, 1, static_cast<int>(controller.maxBodies()), "%d", log)) view.bodiesEdit = bodies;
+  record(layout, "param:bodies");
+  if (ImGui::IsItemDeactivatedAfterEdit()) {
+    controller.setBodies(bodies);
+    view.bodiesEdit = 0;
+  }
+
+  const UpdateCounters& c = stats.counters;
+  ImGui::Text("node updates this frame: %.1f us host", stats.updateHostUs);
+  ImGui::Text("node updates %llu | toggles %llu", static_cast<unsigned long long>(c.nodeUpdates),
+              static_cast<unsigned long long>(c.enableToggles));
+  ImGui::Text("whole-graph updates %llu | re-instantiations %llu", static_cast<unsigned long long>(c.wholeGraphUpdates),
+              static_cast<unsigned long long>(c.reinstantiations));
+  if (!c.lastFallbackReason.empty()) ImGui::TextWrapped("last fallback: %s", c.lastFallbackReason.c_str());
+  if (!controller.lastStructuralChange().empty()) ImGui::Text("%s", controller.lastStructuralChange().c_str());
+}
+
+void drawStats(const PanelInfo& info, const FrameStats& stats, const SimController& controller) {
+  ImGui::Text("%.1f fps", stats.fps);
+  if (stats.count > 0) {
+    float maxMs = 0;
+    for (std::size_t i = 0; i < stats.count; ++i) maxMs = std::max(maxMs, stats.frameMs[i]);
+    const int offset = static_cast<int>(stats.count < FrameStats::kHistory ? 0 : stats.next);
+    ImGui::PlotLines("frame ms", stats.frameMs.data(), static_cast<int>(stats.count), offset, nullptr, 0.0f,
+                     maxMs * 1.2f, ImVec2(0, 40));
+  }
+  ImGui::Text("sim %s: %.3f ms   render GPU: %.3f ms", info.backend == "cuda" ? "GPU" : "CPU", stats.simMs,
+              stats.renderGpuMs);
+  const double n = static_cast<double>(controller.bodies());
+  if (stats.simMs > 0 && !controller.paused()) {
+    ImGui::Text("%lld bodies, %.3g interactions/s", static_cast<long long>(controller.bodies()),
+                n * n * controller.substeps() / (stats.simMs * 1e-3));
+  } else {
+    ImGui::Text("%lld bodies%s", static_cast<long long>(controller.bodies()), controller.paused() ? " (paused)" : "");
+  }
+  ImGui::Text("backend %s on %s", info.backend.c_str(), info.gpu.c_str());
+  ImGui::Text("frames in flight %u%s%s | sim time %.3f", info.framesInFlight, info.presentMode.empty() ? "" : " | present ",
+              info.presentMode.c_str(), controller.simTime());
+}
+
+void drawActions(const PanelInfo& info, SimController& controller, PanelActions& actions, PanelLayout& layout) {
+  if (ImGui::Button(controller.paused() ? "Resume" : "Pause")) controller.togglePause();
+  record(layout, "action:pause");
+  ImGui::SameLine();
+  if (!controller.paused()) ImGui::BeginDisabled();
+  if (ImGui::Button("Step")) controller.requestStep();
+  if (!controller.paused()) ImGui::EndDisabled();
+  record(layout, "action:step");
+  ImGui::SameLine();
+  if (ImGui::Button("Reset")) controller.requestReset();
+  record(layout, "action:reset");
+  if (ImGui::Button("Capture PNG")) actions.captureScene = true;
+  record(layout, "action:capture");
+  ImGui::SameLine();
+  if (!info.canDumpGraph) ImGui::BeginDisabled();
+  if (ImGui::Button("Export DOT")) actions.dumpGraph = true;
+  if (!info.canDumpGraph) ImGui::EndDisabled();
+  record(layout, "action:dot");
+  if (!info.canDumpGraph && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    ImGui::SetTooltip("only the cuda backend runs a CUDA graph");
+  ImGui::PushTextWrapPos(0.0f);
+  ImGui::TextDisabled("%s", keys::kHelp);
+  ImGui::PopTextWrapPos();
+}
+
+} // namespace
+
+void handleViewInput(ViewState& view, SimController& controller, PanelActions& actions) {
+  const ImGuiIO& io = ImGui::GetIO();
+  render::Camera& camera = view.camera;
+  if (!io.WantCaptureMouse) {
+    if (io.MouseDown[0]) {
+      camera.yawDeg -= io.MouseDelta.x * 0.3f;
+      camera.pitchDeg = std::clamp(camera.pitchDeg + io.MouseDelta.y * 0.3f, -89.0f, 89.0f);
+    }
+    if (io.MouseDown[1]) camera.distance *= std::exp(io.MouseDelta.y * 0.01f);
+    if (io.MouseWheel != 0.0f) camera.distance *= std::pow(0.9f, io.MouseWheel);
+    camera.distance = std::clamp(camera.distance, 0.05f, 1000.0f);
+    if (io.MouseDown[2]) {
+      const glm::vec3 forward = glm::normalize(camera.target - camera.eye());
+      const glm::vec3 right = glm::normalize(glm::cross(forward, glm::vec3(0, 1, 0)));
+      const glm::vec3 up = glm::cross(right, forward);
+      const float scale = camera.distance * 0.0015f;
+      camera.target += (-io.MouseDelta.x * right + io.MouseDelta.y * up) * scale;
+    }
+  }
+  if (io.WantCaptureKeyboard) return;
+  if (ImGui::IsKeyPressed(keys::kSpace, false)) controller.togglePause();
+  if (ImGui::IsKeyPressed(keys::kS, false) && controller.paused()) controller.requestStep();
+  if (ImGui::IsKeyPressed(keys::kR, false)) controller.requestReset();
+  if (ImGui::IsKeyPressed(keys::kF1, false)) view.panelVisible = !view.panelVisible;
+  if (ImGui::IsKeyPressed(keys::kF12, false)) actions.captureScene = true;
+  if (ImGui::IsKeyPressed(keys::kEscape, false)) actions.quit = true;
+  if (ImGui::IsKeyDown(keys::kA) && ImGui::IsMousePosValid() && !io.WantCaptureMouse) {
+    if (ImGui::IsKeyPressed(keys::kA, false)) controller.setStageEnabled(Stage::Attractor, true);
+    const glm::vec3 p = mouseOnTargetPlane(camera, io.MousePos, io.DisplaySize);
+    NBodyParams params = controller.params();
+    params.attractorPos[0] = p.x;
+    params.attractorPos[1] = p.y;
+    params.attractorPos[2] = p.z;
+    controller.setParams(params);
+  }
+}
+
+void drawPanel(const PanelInfo& info, const FrameStats& stats, const std::vector<NodeInfo>& nodes,
+               SimController& controller, ViewState& view, PanelActions& actions, PanelLayout& layout) {
+  layout.clear();
+  const ImGuiIO& io = ImGui::GetIO();
+  ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowSize(ImVec2(380, std::max(200.0f, io.DisplaySize.y - 20)), ImGuiCond_FirstUseEver);
+  ImGui::SetNextWindowBgAlpha(0.85f);
+  if (ImGui::Begin("graphsim")) {
+    ImGui::PushItemWidth(-110); // sliders leave room for their labels
+    if (ImGui::CollapsingHeader("Graph", ImGuiTreeNodeFlags_DefaultOpen)) drawGraph(info, nodes, controller, layout);
+    if (ImGui::CollapsingHeader("Parameters", ImGuiTreeNodeFlags_DefaultOpen)) drawParameters(stats, controller, view, layout);
+    if (ImGui::CollapsingHeader("Stats", ImGuiTreeNodeFlags_DefaultOpen)) drawStats(info, stats, controller);
+    if (ImGui::CollapsingHeader("Actions", ImGuiTreeNodeFlags_DefaultOpen)) drawActions(info, controller, actions, layout);
+    ImGui::PopItemWidth();
+  }
+  ImGui::End();
+}
+
+} // namespace graphsim::app
