@@ -1,5 +1,5 @@
 // graphsim entry point: parse, pick the backend, run, map every failure to an exit code with a one-line reason.
-#include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <memory>
@@ -39,7 +39,7 @@ int run(const RunOptions& options) {
   } else {
     window = std::make_unique<GlfwWindow>(options.scene.render.width, options.scene.render.height, "graphsim");
   }
-  const InterruptGuard interrupts; // Ctrl-C ends the run between frames, see app/run/signals.h
+  const InterruptGuard interrupts; // Ctrl-C, SIGTERM, SIGHUP end the run between frames, see app/run/signals.h
   const RunSummary s = runSession(options, backend, *window);
   const double fps = s.wallSeconds > 0 ? static_cast<double>(s.frames) / s.wallSeconds : 0;
   const auto ms = [](const std::optional<double>& v) {
@@ -48,17 +48,27 @@ int run(const RunOptions& options) {
     std::snprintf(text, sizeof text, "%.3f ms", *v);
     return std::string(text);
   };
-  std::fprintf(stderr, "graphsim: %llu frames of %lld bodies in %.2f s (%.1f fps); sim %s/frame (%s), render GPU %s\n",
+  std::fprintf(stderr,
+               "graphsim: %llu frames of %lld bodies in %.2f s (%.1f fps); sim %s/frame (%s), render GPU %s; frames "
+               "reach the renderer by %s\n",
                static_cast<unsigned long long>(s.frames), static_cast<long long>(options.scene.sim.bodies), s.wallSeconds,
                fps, ms(s.simMsPerFrame).c_str(), backend == BackendKind::Cuda ? "cuda graph, GPU time" : "cpu, wall time",
-               ms(s.renderGpuMs).c_str());
+               ms(s.renderGpuMs).c_str(), s.dataPath.c_str());
+  // A period longer than the run (or a window closed early) is not an error, but an empty output folder would
+  // otherwise be the only sign.
+  if (options.captureEvery > 0 && s.frames < static_cast<std::uint64_t>(options.captureEvery)) {
+    std::fprintf(stderr, "graphsim: --capture-every %lld: the run ended after %llu frames, before frame %lld; nothing "
+                         "was captured\n",
+                 static_cast<long long>(options.captureEvery), static_cast<unsigned long long>(s.frames),
+                 static_cast<long long>(options.captureEvery));
+  }
   if (options.validation) {
     std::fprintf(stderr, "graphsim: validation messages: %llu\n", static_cast<unsigned long long>(s.validationMessages));
     if (s.validationMessages > 0) return kExitInternal;
   }
   if (interruptRequested()) {
     std::fprintf(stderr, "graphsim: interrupted by %s after %llu frames; both APIs drained and released\n",
-                 interruptSignal() == SIGINT ? "SIGINT" : "SIGTERM", static_cast<unsigned long long>(s.frames));
+                 signalName(interruptSignal()).c_str(), static_cast<unsigned long long>(s.frames));
     return interruptExitCode();
   }
   return kExitOk;
@@ -85,6 +95,9 @@ int mainImpl(int argc, char** argv) {
   } catch (const NoCudaDevice& e) {
     std::fprintf(stderr, "graphsim: this machine lacks what was asked for: %s\n", e.what());
     return kExitEnvironment;
+  } catch (const SimulationBlowUp& e) {
+    std::fprintf(stderr, "graphsim: %s\n", e.what());
+    return kExitInternal;
   } catch (const OutputError& e) {
     std::fprintf(stderr, "graphsim: cannot write output: %s\n", e.what());
     return kExitInternal;

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -26,6 +27,7 @@ void CpuBackend::reset(const SceneConfig& config) {
   state_ = std::move(state);
   accel_ = std::move(accel);
   colour_ = std::move(colour);
+  blowUp_.reset();
 }
 
 namespace {
@@ -59,6 +61,7 @@ void CpuBackend::setState(BodyState state, std::vector<Float4> accel) {
   accel_ = std::move(accel);
   config_.bodies = static_cast<std::int64_t>(state_.size());
   cpu::computeColour(state_.vel, config_.params.colourScale, colour_);
+  blowUp_.reset();
 }
 
 void CpuBackend::setParams(const NBodyParams& params) { config_.params = params; }
@@ -90,28 +93,66 @@ void runStage(bool enabled, bool profiling, std::vector<double>& ms, std::size_t
 
 constexpr std::size_t kStagesPerSubstep = 5; // forces, attractor, integrate, damping, boundary
 
+// Blow-up detection after one stage instance: the arrays the stage writes, in the order it writes them (integrate
+// kicks the velocity, then drifts the position with it), the first non-finite element of each. Accelerations are
+// checked where they enter the state, as on the GPU (nbody_kernels.h): a non-finite acceleration always makes
+// integrate's velocity non-finite, and then forces of the same substep, which wrote it, is named. Colour and
+// write_render write none of the state.
+std::optional<BlowUp> nonFiniteAfter(Stage stage, int substep, std::uint64_t frame, const BodyState& state,
+                                     const std::vector<Float4>& accel) {
+  const auto check = [&](const std::vector<Float4>& values, Stage writer,
+                         const char* quantity) -> std::optional<BlowUp> {
+    const std::size_t i = cpu::firstNonFinite(values);
+    if (i == values.size()) return std::nullopt;
+    std::ostringstream what;
+    what << "non-finite " << quantity << ", body " << i << " = (" << values[i].x << ", " << values[i].y << ", "
+         << values[i].z << ")";
+    return BlowUp{frame, writer, substep, what.str()};
+  };
+  switch (stage) {
+  case Stage::Attractor:
+  case Stage::Damping: return check(state.vel, stage, "velocity");
+  case Stage::Integrate:
+    if (cpu::firstNonFinite(state.vel) != state.vel.size()) {
+      if (std::optional<BlowUp> b = check(accel, Stage::Forces, "acceleration")) return b;
+    }
+    [[fallthrough]];
+  case Stage::Boundary:
+    if (std::optional<BlowUp> b = check(state.vel, stage, "velocity")) return b;
+    return check(state.posMass, stage, "position");
+  case Stage::Forces:
+  case Stage::Colour:
+  case Stage::WriteRender: break;
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
-void CpuBackend::step() {
+void CpuBackend::step() { stepFrame(nextFrame_); }
+
+void CpuBackend::stepFrame(std::uint64_t k) {
   const NBodyParams& p = config_.params;
   const float dampFactor = dampingFactor(p); // once per frame, as the CUDA backend pushes it to its damping nodes
   const auto substeps = static_cast<std::size_t>(config_.substeps);
   if (profiling_) nodeMs_.assign(substeps * kStagesPerSubstep + 2, -1.0);
+  // A disabled stage is skipped, not run as identity: with forces off, accel keeps its last values. A stage that ran
+  // is checked for non-finite output until the first blow-up is recorded (O(N) passes; not in its profiled time).
+  const auto run = [&](Stage stage, std::size_t substep, std::size_t node, const auto& body) {
+    const bool enabled = stageEnabled(stage);
+    runStage(enabled, profiling_, nodeMs_, node, body);
+    if (enabled && !blowUp_) blowUp_ = nonFiniteAfter(stage, static_cast<int>(substep), k, state_, accel_);
+  };
   for (std::size_t s = 0; s < substeps; ++s) {
     const std::size_t n = s * kStagesPerSubstep;
-    // A disabled stage is skipped, not run as identity: with forces off, accel keeps its last values.
-    runStage(stageEnabled(Stage::Forces), profiling_, nodeMs_, n + 0,
-             [&] { cpu::computeForces(state_.posMass, p, forceScratch_, accel_); });
-    runStage(stageEnabled(Stage::Attractor), profiling_, nodeMs_, n + 1,
-             [&] { cpu::applyAttractor(state_.posMass, state_.vel, p); });
-    runStage(stageEnabled(Stage::Integrate), profiling_, nodeMs_, n + 2,
-             [&] { cpu::integrate(state_.posMass, state_.vel, accel_, p.dt); });
-    runStage(stageEnabled(Stage::Damping), profiling_, nodeMs_, n + 3, [&] { cpu::damp(state_.vel, dampFactor); });
-    runStage(stageEnabled(Stage::Boundary), profiling_, nodeMs_, n + 4,
-             [&] { cpu::applyBoundary(state_.posMass, state_.vel, p.boundaryRadius); });
+    run(Stage::Forces, s, n + 0, [&] { cpu::computeForces(state_.posMass, p, forceScratch_, accel_); });
+    run(Stage::Attractor, s, n + 1, [&] { cpu::applyAttractor(state_.posMass, state_.vel, p); });
+    run(Stage::Integrate, s, n + 2, [&] { cpu::integrate(state_.posMass, state_.vel, accel_, p.dt); });
+    run(Stage::Damping, s, n + 3, [&] { cpu::damp(state_.vel, dampFactor); });
+    run(Stage::Boundary, s, n + 4, [&] { cpu::applyBoundary(state_.posMass, state_.vel, p.boundaryRadius); });
   }
-  runStage(stageEnabled(Stage::Colour), profiling_, nodeMs_, substeps * kStagesPerSubstep,
-           [&] { cpu::computeColour(state_.vel, p.colourScale, colour_); });
+  run(Stage::Colour, 0, substeps * kStagesPerSubstep, [&] { cpu::computeColour(state_.vel, p.colourScale, colour_); });
+  nextFrame_ = k + 1;
 }
 
 bool CpuBackend::setProfiling(bool enabled) {

@@ -16,13 +16,18 @@ public:
   void setParams(const NBodyParams& params) override;
   void setStageEnabled(Stage stage, bool enabled) override;
   bool stageEnabled(Stage stage) const override;
-  void step() override;
+  void step() override; // stepFrame(the last frame + 1), frame 0 first
+  // step() as frame k of the frame loop: a blow-up in it is reported as frame k (the loop skips k while paused).
+  void stepFrame(std::uint64_t k);
   void download(BodyState& state, std::vector<float>& colour) override;
   std::vector<Float4> downloadAccelerations() override { return accel_; }
   std::vector<NodeInfo> nodes() const override;
   bool setProfiling(bool enabled) override; // wall time of each stage call
   UpdateCounters counters() const override { return {}; }
   const SceneConfig& config() const override { return config_; }
+  // Checked after every stage instance that wrote positions or velocities (accelerations where integrate uses them),
+  // until the first report.
+  std::optional<BlowUp> blowUp() const override { return blowUp_; }
 
   // The write_render stage: packs (x, y, z, colour) per body into dst (config().bodies entries), e.g. a mapped
   // Vulkan buffer. write_render is not togglable: the renderer draws a buffer every frame.
@@ -31,7 +36,8 @@ public:
   // Replaces the bodies (a hand-made test state, or one downloaded from another backend); velocities are taken as
   // half-step velocities. config().bodies follows the new count; accel and colour are recomputed from the new state
   // by the forces and colour stages, so the next step does not use values of the old bodies. The overload with
-  // accelerations takes them as given instead (a state downloaded while the forces stage was off).
+  // accelerations takes them as given instead (a state downloaded while the forces stage was off). Either clears
+  // blowUp(): the state it described is gone (a non-finite value in the new state is reported by the next step).
   void setState(BodyState state);
   void setState(BodyState state, std::vector<Float4> accel);
 
@@ -42,6 +48,8 @@ private:
   std::vector<float> colour_;
   cpu::ForceScratch forceScratch_; // reused by every forces stage: a step allocates nothing after the first
   bool profiling_ = false;
+  std::uint64_t nextFrame_ = 0;   // the frame step() runs next
+  std::optional<BlowUp> blowUp_;  // the first non-finite value since the last reset or setState
   mutable std::vector<double> nodeMs_; // in nodes() order, last step (and writeRender)
 };
 

@@ -2,6 +2,8 @@
 // less than the forces of a single body block and keep this file free of scheduling decisions.
 #include "compute/cpu_stages.h"
 
+#include <cfloat>
+#include <cmath>
 #include <cstdint>
 
 #include "compute/nbody_math.h"
@@ -113,6 +115,20 @@ void computeColour(const std::vector<Float4>& vel, float colourScale, std::vecto
 
 void writeRender(const std::vector<Float4>& posMass, const std::vector<float>& colour, Float4* dst) {
   for (std::size_t i = 0; i < posMass.size(); ++i) dst[i] = {posMass[i].x, posMass[i].y, posMass[i].z, colour[i]};
+}
+
+std::size_t firstNonFinite(const std::vector<Float4>& values) {
+  // |x| <= FLT_MAX is false exactly for +-inf and NaN. The healthy pass is an OR over all bodies with no early exit,
+  // so it stays a straight (vectorisable) loop; the index is looked for only when something was found.
+  const auto finite = [](const Float4& f) -> bool {
+    return (std::fabs(f.x) <= FLT_MAX) & (std::fabs(f.y) <= FLT_MAX) & (std::fabs(f.z) <= FLT_MAX);
+  };
+  bool allFinite = true;
+  for (const Float4& f : values) allFinite &= finite(f);
+  if (allFinite) return values.size();
+  std::size_t i = 0;
+  while (i < values.size() && finite(values[i])) ++i;
+  return i;
 }
 
 } // namespace graphsim::cpu

@@ -31,4 +31,8 @@ void computeColour(const std::vector<Float4>& vel, float colourScale, std::vecto
 // dst[i] = (x, y, z, colour[i]) for every body.
 void writeRender(const std::vector<Float4>& posMass, const std::vector<float>& colour, Float4* dst);
 
+// Blow-up detection: the index of the first element whose x, y or z is infinite or NaN, or values.size() if none
+// is (w, the mass or an unused lane, is not looked at). One branch-free pass while everything is finite.
+std::size_t firstNonFinite(const std::vector<Float4>& values);
+
 } // namespace graphsim::cpu

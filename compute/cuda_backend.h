@@ -31,6 +31,12 @@ struct CudaError : std::runtime_error {
   int code = 0;
 };
 
+// Importing the exported Vulkan memory or semaphores failed (CudaBackend's constructor with an InteropDesc): the
+// app can still run by copying frames through the host (--interop auto).
+struct InteropImportError : CudaError {
+  using CudaError::CudaError;
+};
+
 // Plain data from render/ (an exported Vulkan allocation). CUDA takes ownership of the fd on import.
 struct ExternalBufferDesc {
   int fd = -1;
@@ -91,6 +97,10 @@ public:
   bool setProfiling(bool enabled) override;
   UpdateCounters counters() const override;
   const SceneConfig& config() const override;
+  // One load of pinned host memory that the graph's report_blow_up node writes (docs/FRAME.md); never waits. A
+  // blow-up in frame k is seen once frame k has completed on the GPU: in the frame loop, by the time frame k+F is
+  // launched (the renderDone throttle before it implies that).
+  std::optional<BlowUp> blowUp() const override;
 
   // Interop frame k: updates the semaphore nodes (wait renderDone >= max(0, k-F+1), signal simDone = k+1), points
   // write_render at buffer k % F, applies changed parameters, launches. Does not wait.

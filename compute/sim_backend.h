@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +31,26 @@ struct UpdateCounters {
   std::string lastFallbackReason;
 };
 
+// The first non-finite position, velocity or acceleration a backend's stages wrote since its last reset (issue 12):
+// the integration blew up (softening too small for dt, an extreme attractor). Every later frame is non-finite
+// everywhere, so only the first report is kept; reset() clears it.
+struct BlowUp {
+  // Frame index k, 0-based: the k of CudaBackend::launchFrame(k) / CpuBackend::stepFrame(k). step() numbers its
+  // frames 0, 1, 2, ... over the backend's life (reset() does not restart them; on the CPU they continue from the
+  // last stepFrame(k)).
+  std::uint64_t frame = 0;
+  // The earliest stage instance in the frame's order that wrote one. Accelerations are checked where they enter the
+  // state: forces is named (with "non-finite acceleration") when integrate of its substep kicked a body with one.
+  Stage stage = Stage::Forces;
+  int substep = 0;  // which instance of it: nodes() names it stageInstanceName(stage, substep)
+  std::string what; // "non-finite velocity"; the CPU backend adds the body and its value
+};
+
+// One line for a log or a notice: "frame 12, stage integrate#1: non-finite velocity".
+inline std::string describe(const BlowUp& b) {
+  return "frame " + std::to_string(b.frame) + ", stage " + stageInstanceName(b.stage, b.substep) + ": " + b.what;
+}
+
 class SimBackend {
 public:
   virtual ~SimBackend() = default;
@@ -55,6 +76,10 @@ public:
   virtual bool setProfiling(bool enabled) = 0;
   virtual UpdateCounters counters() const = 0;
   virtual const SceneConfig& config() const = 0;
+  // The first blow-up since the last reset(), as far as it is known now; never waits. CPU: exact once step()
+  // returns. CUDA: known once the GPU has run the frame's report node (docs/FRAME.md, "Blow-up detection"): with
+  // frames in flight it may appear a few frames after the frame it names.
+  virtual std::optional<BlowUp> blowUp() const = 0;
 };
 
 } // namespace graphsim

@@ -1,11 +1,6 @@
 #include "render/frame_readback.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstring>
-#include <filesystem>
 #include <stdexcept>
 #include <string>
 
@@ -72,52 +67,21 @@ void appendBytes(void* context, void* data, int size) {
 
 } // namespace
 
-// Atomic: the PNG is encoded in memory, written to a private name beside the target and renamed over it, so a
-// reader (or a run interrupted by Ctrl-C, a full disk or a directory that became unwritable) never sees a
-// half-written file under the target's name. No fsync: this guards against partial files, not power loss.
-void writePng(const std::filesystem::path& path, const std::vector<std::uint8_t>& rgba, std::uint32_t width,
-              std::uint32_t height) {
+// In memory only: writing the file (atomically, every step checked) is the application's output writer's job
+// (app/io/output_file.h), and render/ must not depend on app/.
+std::vector<std::uint8_t> encodePng(const std::vector<std::uint8_t>& rgba, std::uint32_t width,
+                                    std::uint32_t height) {
   if (width == 0 || height == 0 || rgba.size() != std::size_t{width} * height * 4) {
-    throw std::invalid_argument("writePng(" + path.string() + "): expected " + std::to_string(width) + "x" +
-                                std::to_string(height) + " RGBA8 pixels, got " + std::to_string(rgba.size()) +
-                                " bytes");
+    throw std::invalid_argument("encodePng: expected " + std::to_string(width) + "x" + std::to_string(height) +
+                                " RGBA8 pixels, got " + std::to_string(rgba.size()) + " bytes");
   }
   std::vector<std::uint8_t> png;
   const int stride = static_cast<int>(width * 4);
   if (stbi_write_png_to_func(appendBytes, &png, static_cast<int>(width), static_cast<int>(height), 4, rgba.data(),
                              stride) == 0) {
-    throw std::runtime_error("cannot encode PNG " + path.string());
+    throw std::runtime_error("cannot encode a " + std::to_string(width) + "x" + std::to_string(height) + " PNG");
   }
-  const std::filesystem::path parent = path.parent_path();
-  const std::filesystem::path temporary =
-      (parent.empty() ? std::filesystem::path(".") : parent) /
-      ("." + path.filename().string() + ".tmp" + std::to_string(static_cast<long long>(::getpid())));
-  const auto fail = [&](const std::string& what, int error) {
-    std::error_code ignored;
-    std::filesystem::remove(temporary, ignored);
-    std::string why = what + ": " + std::strerror(error);
-    if (!parent.empty() && !std::filesystem::exists(parent, ignored)) {
-      why = "directory " + parent.string() + " does not exist";
-    } else if (!parent.empty() && !std::filesystem::is_directory(parent, ignored)) {
-      why = parent.string() + " is not a directory";
-    }
-    throw std::runtime_error("cannot write PNG " + path.string() + ": " + why);
-  };
-  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) fail("cannot create " + temporary.string(), errno);
-  std::size_t written = 0;
-  while (written < png.size()) {
-    const ssize_t n = ::write(fd, png.data() + written, png.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int error = n < 0 ? errno : EIO;
-      ::close(fd);
-      fail("writing " + temporary.string(), error);
-    }
-    written += static_cast<std::size_t>(n);
-  }
-  if (::close(fd) != 0) fail("closing " + temporary.string(), errno);
-  if (::rename(temporary.c_str(), path.c_str()) != 0) fail("renaming " + temporary.string() + " to it", errno);
+  return png;
 }
 
 } // namespace graphsim::render

@@ -128,9 +128,9 @@ private:
   std::unique_ptr<Impl> impl_;
 };
 
-// Writes RGBA8 pixels as PNG, atomically (a temporary file beside it, then rename): the path holds the old file or
-// the complete new one, never a partial one. Throws std::runtime_error naming the path and the OS error on failure.
-void writePng(const std::filesystem::path& path, const std::vector<std::uint8_t>& rgba, std::uint32_t width,
-              std::uint32_t height);
+// Encodes RGBA8 pixels (width x height, top row first) as a PNG file's bytes. Throws std::invalid_argument when
+// rgba is not width * height * 4 bytes. Writing them is the caller's (graphsim: app/io/output_file.h).
+std::vector<std::uint8_t> encodePng(const std::vector<std::uint8_t>& rgba, std::uint32_t width,
+                                    std::uint32_t height);
 
 } // namespace graphsim::render

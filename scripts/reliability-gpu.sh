@@ -21,7 +21,7 @@ step() { # name, command...: runs it, keeps its log, records exit code, seconds 
   local rc=$?
   local seconds=$(elapsed "$start")
   printf '%-22s rc=%-3s %6.1fs  %s\n' "$name" "$rc" "$seconds" \
-    "$(grep -E 'PASSED|FAILED|result:|checkpoint errors|graph:|ERROR SUMMARY|validation messages|timeout:|CUDA error|lacks|cannot write|interrupted' "$out/$name.txt" | tr '\n' ' ' | cut -c1-400)" | tee -a "$summary"
+    "$(grep -E 'PASSED|FAILED|result:|checkpoint errors|graph:|ERROR SUMMARY|validation messages|timeout:|CUDA error|lacks|cannot write|interrupted|interop unavailable|frames of|blew up' "$out/$name.txt" | tr '\n' ' ' | cut -c1-400)" | tee -a "$summary"
 }
 nvidia-smi -L | tee "$summary"
 run=("$bin/graphsim" run --backend cuda --headless --bodies 4096 --frames 300 --quiet --wait-timeout-ms 1000)
@@ -38,8 +38,17 @@ step vulkan_stall "${run[@]}" --validation --inject vulkan-semaphore-stall@10
 step cuda_stall "${run[@]}" --validation --inject cuda-semaphore-stall@10
 step kernel_fail "${run[@]}" --validation --inject kernel-fail:forces@10
 step kernel_fail_integ "${run[@]}" --inject kernel-fail:integrate@100
-step uuid_mismatch "${run[@]}" --inject uuid-mismatch
-step missing_ext "${run[@]}" --inject missing-extension
+# --interop auto (the default): each interop failure falls back to host copy, runs to the end and says so (exit 0);
+# --interop on keeps the environment error (exit 3), or the named CUDA error for a failed import (exit 1).
+step uuid_mismatch_auto "${run[@]}" --validation --inject uuid-mismatch
+step missing_ext_auto "${run[@]}" --validation --inject missing-extension
+step import_fail_auto "${run[@]}" --validation --inject import-fail
+step interop_off "${run[@]}" --validation --interop off
+step uuid_mismatch_on "${run[@]}" --interop on --inject uuid-mismatch
+step missing_ext_on "${run[@]}" --interop on --inject missing-extension
+step import_fail_on "${run[@]}" --interop on --inject import-fail
+step bench_fallback "$bin/graphsim" bench --backend cuda --bodies 4096 --frames 200 --warmup 20 --quiet \
+  --interop off --json "$out/bench_fallback.json"
 mkdir -p "$out/capdir"
 step capture_unwritable "${run[@]}" --capture "$out/capdir/c.png" --capture-every 2 --inject capture-unwritable@10
 ls -la "$out/capdir" "$out/capdir.inject-moved" >>"$out/capture_unwritable.txt" 2>&1
@@ -63,3 +72,6 @@ step memcheck_soak timeout 500 compute-sanitizer --tool memcheck --error-exitcod
   "$bin/graphsim" soak --backend cuda --frames 300 --bodies 256 --checkpoint-every 50 --quiet --wait-timeout-ms 60000
 step synccheck_soak timeout 500 compute-sanitizer --tool synccheck --error-exitcode 9 \
   "$bin/graphsim" soak --backend cuda --frames 300 --bodies 256 --checkpoint-every 50 --quiet --wait-timeout-ms 60000
+# The host-copy path (--interop off) under memcheck: the compute-only graph, the device->host copy, the staging upload.
+step memcheck_hostcopy timeout 500 compute-sanitizer --tool memcheck --error-exitcode 9 \
+  "$bin/graphsim" run --backend cuda --headless --interop off --bodies 2048 --frames 100 --quiet --wait-timeout-ms 60000

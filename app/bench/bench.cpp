@@ -13,6 +13,8 @@
 #include "app/bench/bench_capture.h"
 #include "app/bench/bench_loops.h"
 #include "app/cli/errors.h"
+#include "app/io/output_file.h"
+#include "app/run/open_devices.h"
 #include "compute/cuda_backend.h"
 #include "compute/cuda_device.h"
 #include "render/driver_info.h"
@@ -49,13 +51,6 @@ std::optional<std::string> nvidiaModuleVersion() {
     if (!word.empty() && word[0] >= '0' && word[0] <= '9') return word;
   }
   return std::nullopt;
-}
-
-std::string describeCudaDevices(const CudaDeviceList& list) {
-  if (list.devices.empty()) return "no CUDA device (" + list.whyNone + ")";
-  std::string s;
-  for (const auto& d : list.devices) s += (s.empty() ? "" : ", ") + std::to_string(d.index) + ": " + d.name;
-  return s;
 }
 
 VariantResult skipped(std::string name, std::string description, std::string reason) {
@@ -131,15 +126,11 @@ void runCuda(const BenchOptions& options, BenchReport& report) {
   }
 
   render::DeviceRequest request;
-  request.uuid = info.uuid;
-  request.requireInterop = true;
   request.validation = options.validation;
   std::optional<render::VulkanContext> opened;
-  try {
-    opened.emplace(request);
-  } catch (const render::MissingCapability& e) {
-    throw render::MissingCapability(std::string(e.what()) + " CUDA devices: " + describeCudaDevices(cuda));
-  }
+  const DataPath path = openCudaRenderDevice(request, info, cuda, options.interop, FaultPlan{}, opened);
+  report.dataPath = path.name();
+  report.dataPathReason = path.fallbackReason;
   render::VulkanContext& context = *opened;
   const render::DriverInfo driver = render::describeDriver(context);
   report.vulkanDevice = driver.deviceName;
@@ -148,11 +139,15 @@ void runCuda(const BenchOptions& options, BenchReport& report) {
   std::optional<CaptureWriter> capture;
   if (options.captureEvery > 0) capture.emplace(*options.captureDir, report.width, report.height);
   setup.capture = capture ? &*capture : nullptr;
-  LoopResult product = runInteropLoop(context, setup, LaunchMode::Graph, options.framesInFlight);
+  // Without interop the product graph cannot hand frames to Vulkan: its host-copy twin stands in (and says so).
+  LoopResult product = path.interop ? runInteropLoop(context, setup, LaunchMode::Graph, options.framesInFlight)
+                                    : runHostCopyLoop(context, setup);
   if (capture) capture->finish();
   report.frameLogCsv += product.frameCsv;
   product.result.name = "graph";
-  product.result.description = describe(BenchVariant::Graph, options.framesInFlight);
+  product.result.description = path.interop ? describe(BenchVariant::Graph, options.framesInFlight)
+                                             : "product graph with frames copied through the host (no interop: " +
+                                                   path.fallbackReason + ")";
   product.result.validationMessages = context.validationMessages();
   report.startupSeconds = product.startupSeconds;
   report.variants.push_back(std::move(product.result));
@@ -162,6 +157,11 @@ void runCuda(const BenchOptions& options, BenchReport& report) {
     if (v == BenchVariant::Graph) continue; // the product path, already run
     const std::string name(benchVariantName(v));
     setup.variantName = name;
+    if (!path.interop && v != BenchVariant::HostCopy) {
+      report.variants.push_back(skipped(name, describe(v, options.framesInFlight),
+                                        "needs Vulkan-CUDA interop, unavailable: " + path.fallbackReason));
+      continue;
+    }
     if (v == BenchVariant::Serial && options.framesInFlight == 1) {
       report.variants.push_back(skipped(name, describe(v, 1), "--frames-in-flight is 1: the product path is serial"));
       continue;
@@ -214,6 +214,7 @@ void runCpu(const BenchOptions& options, BenchReport& report) {
   report.gpu = driver.deviceName;
   report.vulkanDevice = driver.deviceName;
   report.driver = driver.driverName + (driver.driverInfo.empty() ? "" : " " + driver.driverInfo);
+  report.dataPath = "cpu";
 
   std::optional<CaptureWriter> capture;
   if (options.captureEvery > 0) capture.emplace(*options.captureDir, report.width, report.height);
@@ -286,15 +287,15 @@ int runBenchCommand(const BenchOptions& options) {
   std::fputs(toTable(report).c_str(), stdout);
   std::fflush(stdout);
   if (options.json) {
-    writeFileAtomically(*options.json, toJson(report).dump(2) + "\n");
+    writeOutput(*options.json, toJson(report).dump(2) + "\n");
     std::fprintf(stderr, "graphsim bench: wrote %s\n", options.json->c_str());
   }
   if (options.csv) {
-    writeFileAtomically(*options.csv, toCsv(report));
+    writeOutput(*options.csv, toCsv(report));
     std::fprintf(stderr, "graphsim bench: wrote %s\n", options.csv->c_str());
   }
   if (options.frameLog) {
-    writeFileAtomically(*options.frameLog, FrameLog::kCsvHeader + report.frameLogCsv);
+    writeOutput(*options.frameLog, FrameLog::kCsvHeader + report.frameLogCsv);
     std::fprintf(stderr, "graphsim bench: wrote %s\n", options.frameLog->c_str());
   }
   std::uint64_t messages = 0;

@@ -1,11 +1,11 @@
 #include "app/bench/bench_capture.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
+#include <span>
 
-#include "app/bench/bench_report.h"
+#include "app/io/output_file.h"
+#include "app/run/progress.h"
 #include "render/particle_renderer.h"
 
 namespace graphsim::app {
@@ -78,6 +78,7 @@ CaptureWriter::~CaptureWriter() {
   try {
     finish();
   } catch (const std::exception& e) {
+    endProgressLine();
     std::fprintf(stderr, "graphsim: capture: %s\n", e.what());
   }
   {
@@ -145,17 +146,11 @@ void CaptureWriter::work() {
   }
 }
 
+// The PNG before its sidecar, each replaced atomically by the writer: a sidecar that exists names a complete PNG.
 void CaptureWriter::write(const CapturedFrame& frame) const {
-  const fs::path png = pngPath(dir_, frame.frame);
-  fs::path tmp = dir_ / ("." + numbered(frame.frame, ".png") + ".tmp" + std::to_string(::getpid()));
-  render::writePng(tmp, frame.rgba, width_, height_);
-  std::error_code ec;
-  fs::rename(tmp, png, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw std::runtime_error("cannot rename " + tmp.string() + " to " + png.string() + ": " + ec.message());
-  }
-  writeFileAtomically(dir_ / numbered(frame.frame, ".json"), frame.sidecar.dump(2) + "\n");
+  const std::vector<std::uint8_t> png = render::encodePng(frame.rgba, width_, height_);
+  writeOutput(pngPath(dir_, frame.frame), std::as_bytes(std::span(png)));
+  writeOutput(dir_ / numbered(frame.frame, ".json"), frame.sidecar.dump(2) + "\n");
 }
 
 } // namespace graphsim::app

@@ -3,8 +3,8 @@
 //
 // The loop submits frame k with capture = true and collects its pixels F frames later, right after the throttle
 // says that slot is free again (the frame is complete by then, so finishCapture does not wait); the pixels and the
-// sidecar go to a bounded queue. Every file is written to a temporary name and renamed, the PNG before its sidecar:
-// a sidecar that exists names a complete PNG.
+// sidecar go to a bounded queue. Every file goes through the output writer (app/io/output_file.h: a temporary
+// beside it, fsync, rename), the PNG before its sidecar: a sidecar that exists names a complete PNG.
 #pragma once
 
 #include <condition_variable>

@@ -4,16 +4,20 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 #include <system_error>
 
 #include <CLI/CLI.hpp>
 
+#include "app/cli/cli.h" // number and --interop flags, shared with run and soak
 #include "app/cli/errors.h"
 
 namespace graphsim::app {
 namespace {
 
 namespace fs = std::filesystem;
+
+constexpr std::int64_t kMaxMeasuredFrames = 10'000'000, kMaxWarmup = 1'000'000;
 
 constexpr const char* kBenchFooter = R"(
 Runs headless with the scene preset's fixed seed. The product path runs first; every variant listed runs after it
@@ -26,8 +30,11 @@ cudaWait/SignalExternalSemaphoresAsync), whole-update (cudaGraphExecUpdate of a 
 reinstantiate (a new instantiation every frame), host-copy (no interop: device->host copy, Vulkan staging upload),
 serial (F = 1). LIST is comma-separated, or all, or none.
 
-Exit codes: 0 success, 1 internal error, CUDA error, timeout or validation messages, 2 bad usage, 3 no CUDA/Vulkan
-device.)";
+Without interop (--interop off, or auto when the devices cannot share memory) the product row is the host-copy
+path and the variants that need interop are skipped, with the reason in the table and the JSON ("data_path").
+
+Exit codes: 0 success, 1 internal error, CUDA error, timeout, validation messages or an output that cannot be
+written, 2 bad usage, 3 no CUDA/Vulkan device (with --interop on: no interop).)";
 
 // An output file must be creatable now, so that a typo fails before minutes of benchmarking.
 fs::path checkOutputFile(const std::string& flag, const std::string& value) {
@@ -86,11 +93,14 @@ BenchCommandLine::BenchCommandLine(CLI::App& app) {
   bench_ = app.add_subcommand("bench", "Benchmark the frame (headless, fixed seed): the product path and the "
                                        "variants it is compared with; table, JSON, CSV, captures.");
   bench_->add_option("--scene", scene_, "Scene to run (nbody)")->capture_default_str();
-  bench_->add_option("--bodies", bodies_,
-                     "Number of bodies (default: the preset's; 1.." + std::to_string(kMaxBodies) + ")");
-  bench_->add_option("--frames", frames_, "Measured frames per variant (after the warm-up)")->capture_default_str();
-  bench_->add_option("--warmup", warmup_, "Frames run before measuring (default: frames/10, 10..200)");
+  addIntegerOption(*bench_, "--bodies", bodies_,
+                   "Number of bodies (default: the preset's; 1.." + std::to_string(kMaxBodies) + ")");
+  addIntegerOption(*bench_, "--frames", frames_, "Measured frames per variant (after the warm-up), 1..10000000")
+      ->capture_default_str();
+  addIntegerOption(*bench_, "--warmup", warmup_,
+                   "Frames run before measuring, 0..1000000 (default: frames/10, 10..200)");
   bench_->add_option("--backend", backend_, "cpu | cuda")->capture_default_str();
+  addInteropOption(*bench_, interop_);
   bench_->add_option("--json", json_, "Write the results as JSON to PATH");
   bench_->add_option("--csv", csv_, "Write one row per variant as CSV to PATH");
   bench_->add_option("--frame-log", frameLog_, "Write every frame of every variant as CSV to PATH (timings)");
@@ -98,12 +108,14 @@ BenchCommandLine::BenchCommandLine(CLI::App& app) {
       ->capture_default_str();
   bench_->add_flag("--sim-only", simOnly_, "Compute-only graph stepped back to back: no rendering, no semaphores "
                                            "(compare with nbody -benchmark -numbodies=N)");
-  bench_->add_option("--frames-in-flight", framesInFlight_, "Frames in flight F, 1..4")->capture_default_str();
-  bench_->add_option("--capture-every", captureEvery_, "Capture frames K, 2K, ... of the product path (PNG + JSON)");
+  addIntegerOption(*bench_, "--frames-in-flight", framesInFlight_, "Frames in flight F, 1..4")->capture_default_str();
+  addIntegerOption(*bench_, "--capture-every", captureEvery_,
+                   "Capture frames K, 2K, ... of the product path (PNG + JSON), K >= 1");
   bench_->add_option("--capture-dir", captureDir_, "Directory for --capture-every (created if missing)");
   bench_->add_flag("--validation", validation_, "Enable the Khronos validation layer; any message fails the run");
-  bench_->add_option("--gpu", gpu_, "cpu backend: Vulkan device index; cuda backend: CUDA device index");
-  bench_->add_option("--wait-timeout-ms", waitTimeoutMs_, "Timeout of every host wait, in ms")->capture_default_str();
+  addIntegerOption(*bench_, "--gpu", gpu_, "cpu backend: Vulkan device index; cuda backend: CUDA device index");
+  addIntegerOption(*bench_, "--wait-timeout-ms", waitTimeoutMs_, "Timeout of every host wait, in ms, 1..600000")
+      ->capture_default_str();
   bench_->add_flag("--quiet", quiet_, "No progress lines on stderr");
   bench_->footer(kBenchFooter);
 }
@@ -121,21 +133,16 @@ BenchOptions BenchCommandLine::options(int argc, char** argv) const {
   } else {
     throw UsageError("--backend: unknown backend '" + backend_ + "' (allowed: cpu, cuda)");
   }
+  o.interop = parseInteropMode(interop_);
   o.scene = loadPreset(scene_);
-  if (framesInFlight_ < 1 || framesInFlight_ > 4)
-    throw UsageError("--frames-in-flight: must be 1..4, got " + std::to_string(framesInFlight_));
-  o.framesInFlight = static_cast<std::uint32_t>(framesInFlight_);
-  if (bench_->count("--bodies") > 0) o.scene.sim.bodies = bodies_;
+  o.framesInFlight = static_cast<std::uint32_t>(parseIntegerFlag("--frames-in-flight", framesInFlight_, 1, 4));
+  if (bench_->count("--bodies") > 0) o.scene.sim.bodies = parseIntegerFlag("--bodies", bodies_, 1, kMaxBodies);
   checkBodyCount(o.scene.sim.bodies, o.framesInFlight);
   if (o.scene.sim.initial == "two-body" && o.scene.sim.bodies != 2)
     throw UsageError("--bodies: the two-body initial condition needs exactly 2 bodies");
-  if (frames_ < 1 || frames_ > 10'000'000)
-    throw UsageError("--frames: must be 1..10000000, got " + std::to_string(frames_));
-  o.frames = static_cast<std::uint64_t>(frames_);
+  o.frames = static_cast<std::uint64_t>(parseIntegerFlag("--frames", frames_, 1, kMaxMeasuredFrames));
   if (bench_->count("--warmup") > 0) {
-    if (warmup_ < 0 || warmup_ > 1'000'000)
-      throw UsageError("--warmup: must be 0..1000000, got " + std::to_string(warmup_));
-    o.warmup = static_cast<std::uint64_t>(warmup_);
+    o.warmup = static_cast<std::uint64_t>(parseIntegerFlag("--warmup", warmup_, 0, kMaxWarmup));
   } else {
     o.warmup = std::clamp<std::uint64_t>(o.frames / 10, 10, 200);
   }
@@ -145,13 +152,14 @@ BenchOptions BenchCommandLine::options(int argc, char** argv) const {
     throw UsageError("--variants: --sim-only measures the compute-only graph alone; drop one of the two");
   o.variants = parseVariants(variants_);
 
-  if (captureEvery_ < 0) throw UsageError("--capture-every: must be >= 1, got " + std::to_string(captureEvery_));
-  if (bench_->count("--capture-every") > 0 && captureEvery_ == 0)
-    throw UsageError("--capture-every: must be >= 1, got 0");
-  if (captureEvery_ > 0 && captureDir_.empty()) throw UsageError("--capture-every: needs --capture-dir DIR");
-  if (!captureDir_.empty() && captureEvery_ == 0) throw UsageError("--capture-dir: needs --capture-every K");
-  if (captureEvery_ > 0 && o.simOnly) throw UsageError("--capture-every: --sim-only renders nothing to capture");
-  if (captureEvery_ > 0) {
+  std::uint64_t captureEvery = 0;
+  if (bench_->count("--capture-every") > 0)
+    captureEvery = static_cast<std::uint64_t>(
+        parseIntegerFlag("--capture-every", captureEvery_, 1, kMaxMeasuredFrames + kMaxWarmup));
+  if (captureEvery > 0 && captureDir_.empty()) throw UsageError("--capture-every: needs --capture-dir DIR");
+  if (!captureDir_.empty() && captureEvery == 0) throw UsageError("--capture-dir: needs --capture-every K");
+  if (captureEvery > 0 && o.simOnly) throw UsageError("--capture-every: --sim-only renders nothing to capture");
+  if (captureEvery > 0) {
     const fs::path dir(captureDir_);
     std::error_code ec;
     if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
@@ -159,7 +167,7 @@ BenchOptions BenchCommandLine::options(int argc, char** argv) const {
     if (!fs::exists(dir, ec) && !fs::create_directories(dir, ec))
       throw UsageError("--capture-dir " + captureDir_ + ": cannot be created (" + ec.message() + ")");
     if (::access(dir.c_str(), W_OK) != 0) throw UsageError("--capture-dir " + captureDir_ + ": is not writable");
-    o.captureEvery = static_cast<std::uint64_t>(captureEvery_);
+    o.captureEvery = captureEvery;
     o.captureDir = dir;
   }
   if (!json_.empty()) o.json = checkOutputFile("--json", json_);
@@ -168,13 +176,9 @@ BenchOptions BenchCommandLine::options(int argc, char** argv) const {
 
   o.validation = validation_;
   if (o.validation && o.simOnly) throw UsageError("--validation: --sim-only uses no Vulkan");
-  if (bench_->count("--gpu") > 0) {
-    if (gpu_ < 0) throw UsageError("--gpu: must be >= 0, got " + std::to_string(gpu_));
-    o.gpu = gpu_;
-  }
-  if (waitTimeoutMs_ < 1 || waitTimeoutMs_ > 600000)
-    throw UsageError("--wait-timeout-ms: must be 1..600000, got " + std::to_string(waitTimeoutMs_));
-  o.waitTimeout = std::chrono::milliseconds(waitTimeoutMs_);
+  if (bench_->count("--gpu") > 0)
+    o.gpu = static_cast<int>(parseIntegerFlag("--gpu", gpu_, 0, std::numeric_limits<int>::max()));
+  o.waitTimeout = std::chrono::milliseconds(parseIntegerFlag("--wait-timeout-ms", waitTimeoutMs_, 1, 600000));
   o.quiet = quiet_;
   return o;
 }

@@ -1,7 +1,6 @@
 // The `graphsim bench` subcommand: its flags (registered on the CLI11 app by cli.cpp) and their validation.
 #pragma once
 
-#include <cstdint>
 #include <string>
 
 #include "app/bench/bench_options.h"
@@ -25,10 +24,10 @@ public:
 
 private:
   CLI::App* bench_ = nullptr;
-  std::string scene_ = "nbody", backend_ = "cuda", variants_ = "all", json_, csv_, frameLog_, captureDir_;
-  std::int64_t bodies_ = 0, frames_ = 1000, warmup_ = -1, framesInFlight_ = 3, captureEvery_ = 0;
-  std::int64_t waitTimeoutMs_ = 5000;
-  int gpu_ = -1;
+  std::string scene_ = "nbody", backend_ = "cuda", interop_ = "auto", variants_ = "all", json_, csv_, frameLog_;
+  std::string captureDir_;
+  // Number flags as typed, converted by parseIntegerFlag (app/cli/cli.h) so that a refusal quotes them.
+  std::string bodies_, frames_ = "1000", warmup_, framesInFlight_ = "3", captureEvery_, gpu_, waitTimeoutMs_ = "5000";
   bool simOnly_ = false, validation_ = false, quiet_ = false;
 };
 

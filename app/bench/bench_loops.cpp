@@ -138,12 +138,14 @@ void FrameLog::appendCsv(std::string& out, const std::string& variant) const {
   const auto optional = [](const std::optional<double>& v) { return v ? std::to_string(*v) : std::string(); };
   for (std::uint64_t k = 0; k < total(); ++k) {
     const std::optional<BenchClock::time_point>& t = completion_[k];
-    const double completed = t ? 1e3 * seconds(start_, *t) : -1;
-    const double interval = t && previous ? 1e3 * seconds(*previous, *t) : -1;
+    // Empty when the completion was not seen (as the other optional columns): never a -1 that reads as a time.
+    const std::optional<double> completed = t ? std::optional(1e3 * seconds(start_, *t)) : std::nullopt;
+    const std::optional<double> interval = t && previous ? std::optional(1e3 * seconds(*previous, *t)) : std::nullopt;
     previous = t;
     const HostSample& h = host_[k];
-    std::snprintf(row, sizeof row, "%s,%llu,%d,%.6f,%.6f,%s,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%s\n", variant.c_str(),
-                  static_cast<unsigned long long>(k), k >= warmup_ ? 1 : 0, completed, interval,
+    std::snprintf(row, sizeof row, "%s,%llu,%d,%s,%s,%s,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%s\n", variant.c_str(),
+                  static_cast<unsigned long long>(k), k >= warmup_ ? 1 : 0, optional(completed).c_str(),
+                  optional(interval).c_str(),
                   optional(sim_[k]).c_str(), optional(render_[k]).c_str(), h.nodeUpdatesUs, h.graphLaunchUs,
                   h.vkSubmitUs, h.vkQueueSubmitUs, h.totalUs, h.hostWaitUs, optional(capture_[k]).c_str());
     out += row;

@@ -48,6 +48,7 @@ struct BenchOptions {
   std::optional<int> gpu;                      // cpu: Vulkan device index; cuda: CUDA device index
   std::chrono::milliseconds waitTimeout{5000};
   bool quiet = false;
+  InteropMode interop = InteropMode::Auto;     // cuda: interop or host copy for the product path
   std::string commandLine;                     // as typed, for the report
 };
 

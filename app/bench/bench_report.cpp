@@ -1,14 +1,8 @@
 #include "app/bench/bench_report.h"
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <fstream>
-#include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
@@ -102,6 +96,8 @@ nlohmann::ordered_json toJson(const BenchReport& r) {
   j["cuda_version"] = r.cudaVersion ? json(*r.cudaVersion) : json(nullptr);
   j["cuda_runtime"] = r.cudaRuntime ? json(*r.cudaRuntime) : json(nullptr);
   j["vulkan_device"] = r.vulkanDevice.empty() ? json(nullptr) : json(r.vulkanDevice);
+  j["data_path"] = r.dataPath.empty() ? json(nullptr) : json(r.dataPath);
+  if (!r.dataPathReason.empty()) j["data_path_reason"] = r.dataPathReason;
   j["bodies"] = r.bodies;
   j["substeps"] = r.substeps;
   j["seed"] = r.seed;
@@ -176,6 +172,7 @@ std::string toTable(const BenchReport& r) {
                 r.simOnly ? "frame = one simulation step, nothing rendered"
                           : ("render " + std::to_string(r.width) + "x" + std::to_string(r.height)).c_str());
   out += line;
+  if (!r.dataPathReason.empty()) out += "frames reach the renderer by " + r.dataPath + ": " + r.dataPathReason + "\n";
   out += "\n";
   std::snprintf(line, sizeof line, "%-14s %2s %9s %9s %9s %9s %9s %9s %9s | %8s %8s %8s %8s | %6s %10s %9s\n",
                 "variant", "F", "mean ms", "p50 ms", "p95 ms", "p99 ms", "fps", "sim ms", "render ms", "upd us",
@@ -199,24 +196,6 @@ std::string toTable(const BenchReport& r) {
          (r.simOnly ? "" : "; render: Vulkan timestamps") +
          "; host columns: medians per frame in microseconds; ratio: mean frame / product's; 20 flops/interaction\n";
   return out;
-}
-
-void writeFileAtomically(const std::filesystem::path& path, const std::string& text) {
-  std::filesystem::path tmp = path;
-  tmp += ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream file(tmp, std::ios::binary | std::ios::trunc);
-    if (!file) throw std::runtime_error("cannot write " + tmp.string() + ": " + std::strerror(errno));
-    file << text;
-    file.flush();
-    if (!file) throw std::runtime_error("cannot write " + tmp.string() + ": " + std::strerror(errno));
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    throw std::runtime_error("cannot rename " + tmp.string() + " to " + path.string() + ": " + ec.message());
-  }
 }
 
 } // namespace graphsim::app

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cstdint>
-#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -59,6 +58,9 @@ struct BenchReport {
   std::optional<std::string> cudaVersion; // driver API version, "13.0"; none on the CPU backend
   std::optional<std::string> cudaRuntime;
   std::string simTimer;    // "cuda-events" or "cpu-wall"
+  std::string dataPath;    // how the product's frames reach the renderer: "cuda interop", "cuda host copy", "cpu"
+                           // (empty in --sim-only); JSON "data_path"
+  std::string dataPathReason; // host copy: why (--interop off, or what failed under --interop auto)
   std::int64_t bodies = 0;
   int substeps = 1;
   std::uint64_t seed = 0;
@@ -75,9 +77,5 @@ struct BenchReport {
 nlohmann::ordered_json toJson(const BenchReport& report);
 std::string toCsv(const BenchReport& report);
 std::string toTable(const BenchReport& report);
-
-// Writes text to path through a temporary file in the same directory and a rename, so that a reader never sees a
-// half-written file. Throws std::runtime_error naming the path.
-void writeFileAtomically(const std::filesystem::path& path, const std::string& text);
 
 } // namespace graphsim::app

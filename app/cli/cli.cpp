@@ -2,7 +2,10 @@
 
 #include <unistd.h>
 
+#include <charconv>
 #include <iostream>
+#include <limits>
+#include <optional>
 
 #include <CLI/CLI.hpp>
 
@@ -23,22 +26,56 @@ Order of settings: the scene's preset (assets/scenes/<scene>.json, embedded in t
 
 Backends: cuda is the product (one CUDA graph per frame, Vulkan<->CUDA shared memory and timeline semaphores);
 cpu runs the same stages on the CPU (reference, and for machines without an NVIDIA GPU). auto picks cuda when a
-CUDA device exists, else cpu, and says so.
+CUDA device exists, else cpu, and says so. --interop picks how the cuda backend's frames reach the renderer.
 
 Window: without --headless graphsim opens a window (GLFW + Vulkan swapchain) and runs until Esc or the window
-closes, or for --frames N frames when given; --capture PATH then captures the last frame with the panel.
+closes, or for --frames N frames when given; --capture PATH then captures the last frame with the panel, and
+--capture-every K every K-th frame while the window is open. A period longer than the run captures nothing, and
+graphsim says so after the run.
 Keys and mouse:
 )") + keys::kHelp + R"(
 
-Exit codes: 0 success, 1 internal error, CUDA error or timeout, 2 bad usage or input, 3 the machine lacks what was asked
-(no Vulkan device, no CUDA device, no matching device UUID, missing extension, no display).)";
+Progress (stderr, none with --quiet): on a terminal one line updated in place; to a pipe or file a line per 10 %
+of the frames or per 10 s, whichever comes first (every 10 s when the window runs until closed).
 
-// CLI11 2.1 converts "-1" for an unsigned option by wrapping it to 2^64-1: refuse the sign before conversion.
-const CLI::Validator kNotNegative(
-    [](std::string& value) {
-      return value.find('-') == std::string::npos ? std::string() : "must be a non-negative integer, got " + value;
-    },
-    "");
+Ctrl-C (SIGINT), SIGTERM and SIGHUP (a closed terminal or ssh session) end the run between frames: the frame in
+flight finishes, both APIs are drained and released, and graphsim exits 128 + the signal (130, 143, 129).
+
+Outputs (PNG, DOT) are written atomically (temporary + fsync + rename); a failed write says "cannot write output:
+PATH: REASON", exit 1. A non-finite position or velocity (a blow-up) ends a headless run with exit 1 naming the
+frame and stage; a window pauses and shows it in red.
+
+Exit codes: 0 success, 1 internal error, CUDA error, timeout, unwritable output or blow-up, 2 bad usage or input,
+3 the machine lacks what was asked
+(no Vulkan device, no CUDA device, no matching device UUID, missing extension, no display; with --interop on: no
+interop), 129/130/143 interrupted (above).)";
+
+constexpr std::int64_t kMaxFrames = 1'000'000'000'000;
+
+// A flag's value as typed, for a message: clipped, and one line whatever was typed.
+std::string asTyped(const std::string& text) {
+  if (text.empty()) return "an empty value";
+  constexpr std::size_t kMax = 64;
+  std::string shown = text.substr(0, kMax);
+  for (char& c : shown)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return text.size() > kMax ? shown + "... (" + std::to_string(text.size()) + " characters)" : shown;
+}
+
+// The text as a whole signed decimal number (an optional sign, digits, nothing else), or nullopt; `overflow` says
+// whether it had that shape but did not fit 64 bits.
+std::optional<std::int64_t> wholeNumber(const std::string& text, bool& overflow) {
+  overflow = false;
+  const std::size_t digits = text.empty() || (text[0] != '+' && text[0] != '-') ? 0 : 1;
+  if (text.size() == digits || text.find_first_not_of("0123456789", digits) != std::string::npos) return std::nullopt;
+  // from_chars takes a '-' but not a '+'.
+  const char* first = text.data() + (text[0] == '+' ? 1 : 0);
+  std::int64_t value = 0;
+  const auto [end, ec] = std::from_chars(first, text.data() + text.size(), value);
+  if (ec == std::errc::result_out_of_range) overflow = true;
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
 
 BackendKind parseBackend(const std::string& name) {
   if (name == "auto") return BackendKind::Auto;
@@ -124,6 +161,51 @@ std::vector<WindowEvent> parseWindowScript(const std::string& script) {
 
 } // namespace
 
+CLI::Option* addIntegerOption(CLI::App& app, const std::string& name, std::string& text, const std::string& help) {
+  return app.add_option(name, text, help)->type_name("INT");
+}
+
+std::int64_t parseIntegerFlag(const std::string& flag, const std::string& text, std::int64_t lo, std::int64_t hi) {
+  bool overflow = false;
+  const std::optional<std::int64_t> value = wholeNumber(text, overflow);
+  const std::string range = std::to_string(lo) + ".." + std::to_string(hi);
+  if (!value && !overflow) throw UsageError(flag + ": must be a whole number " + range + ", got " + asTyped(text));
+  if (!value || *value < lo || *value > hi) throw UsageError(flag + ": must be " + range + ", got " + asTyped(text));
+  return *value;
+}
+
+std::uint64_t parseSeedFlag(const std::string& flag, const std::string& text) {
+  constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
+  const std::string range = "0.." + std::to_string(kMax);
+  // An optional sign, as the other number flags take it; a '-' is then out of range.
+  const std::size_t sign = !text.empty() && (text[0] == '+' || text[0] == '-') ? 1 : 0;
+  const bool negative = sign == 1 && text[0] == '-';
+  if (text.size() == sign || text.find_first_not_of("0123456789", sign) != std::string::npos)
+    throw UsageError(flag + ": must be a whole number " + range + ", got " + asTyped(text));
+  std::uint64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data() + sign, text.data() + text.size(), value);
+  if (negative || ec != std::errc() || end != text.data() + text.size())
+    throw UsageError(flag + ": must be " + range + ", got " + asTyped(text));
+  return value;
+}
+
+CLI::Option* addInteropOption(CLI::App& app, std::string& text) {
+  return app
+      .add_option("--interop", text,
+                  "auto | on | off: auto (default) falls back to copying frames through the host when Vulkan-CUDA "
+                  "interop is unavailable (no device with the CUDA GPU's UUID, a missing extension, a failed "
+                  "import) and says so; on: such a failure exits 3; off: always copy through the host")
+      ->type_name("MODE")
+      ->capture_default_str();
+}
+
+InteropMode parseInteropMode(const std::string& text) {
+  if (text == "auto") return InteropMode::Auto;
+  if (text == "on") return InteropMode::On;
+  if (text == "off") return InteropMode::Off;
+  throw UsageError("--interop: unknown mode '" + asTyped(text) + "' (allowed: auto, on, off)");
+}
+
 Command parseCommandLine(int argc, char** argv) {
   CLI::App app{"graphsim — n-body simulation: CUDA graph per frame, Vulkan renderer, shared memory and semaphores.",
                "graphsim"};
@@ -132,33 +214,39 @@ Command parseCommandLine(int argc, char** argv) {
   app.footer("Run 'graphsim run --help' for the simulation flags.");
 
   RunOptions options;
-  std::string scene = "nbody", backend = "auto", config;
-  std::int64_t bodies = 0, frames = options.frames, captureEvery = 0, waitTimeoutMs = options.waitTimeout.count();
-  std::uint64_t seed = 0;
+  std::string scene = "nbody", backend = "auto", config, interop = "auto";
+  // Number flags as typed (parseIntegerFlag): defaults shown by --help are the strings.
+  std::string bodies, frames, captureEvery, seed, gpu, framesInFlight = std::to_string(options.framesInFlight);
+  std::string waitTimeoutMs = std::to_string(options.waitTimeout.count());
   std::string capture, dumpGraph;
-  int gpu = -1;
-  std::int64_t framesInFlight = options.framesInFlight;
   std::string present = "fifo", windowScript;
   bool panel = false;
 
   CLI::App* run = app.add_subcommand("run", "Run a scene in a window with the graph panel, or headless with captures.");
   run->add_option("--scene", scene, "Scene to run (nbody)")->capture_default_str();
-  run->add_option("--bodies", bodies, "Number of bodies (default: the preset's; 1.." + std::to_string(kMaxBodies) + ")");
+  addIntegerOption(*run, "--bodies", bodies,
+                   "Number of bodies (default: the preset's; 1.." + std::to_string(kMaxBodies) + ")");
   run->add_option("--backend", backend, "auto | cpu | cuda")->capture_default_str();
+  addInteropOption(*run, interop);
   run->add_flag("--headless", options.headless, "Render offscreen, no window (no display needed)");
-  run->add_option("--frames", frames, "Frames to simulate and render (default: 300 headless; windowed: until closed)");
+  addIntegerOption(*run, "--frames", frames,
+                   "Frames to simulate and render, 0.." + std::to_string(kMaxFrames) +
+                       " (default: 300 headless; windowed: until closed)");
   run->add_option("--capture", capture, "Write the last frame as PNG to PATH (with --capture-every: a pattern)");
-  run->add_option("--capture-every", captureEvery, "Capture every K-th frame to <stem>_<frame>.png (needs --capture)");
-  CLI::Option* seedOpt = run->add_option("--seed", seed, "Seed of the initial conditions (default: the preset's)")
-                             ->check(kNotNegative);
+  addIntegerOption(*run, "--capture-every", captureEvery,
+                   "Capture every K-th frame, K >= 1, to <stem>_<frame>.png (needs --capture; without it only the "
+                   "last frame is captured)");
+  addIntegerOption(*run, "--seed", seed, "Seed of the initial conditions, 0..2^64-1 (default: the preset's)");
   run->add_option("--config", config, "Scene file (JSON) overriding the preset");
   run->add_flag("--validation", options.validation, "Enable the Khronos validation layer; any message fails the run");
-  run->add_option("--gpu", gpu, "cpu backend: Vulkan device index; cuda backend: CUDA device index (see list-gpus)");
-  run->add_option("--frames-in-flight", framesInFlight, "Frames in flight F, 1..4 (render buffers in the ring)")
+  addIntegerOption(*run, "--gpu", gpu,
+                   "cpu backend: Vulkan device index; cuda backend: CUDA device index (see list-gpus)");
+  addIntegerOption(*run, "--frames-in-flight", framesInFlight, "Frames in flight F, 1..4 (render buffers in the ring)")
       ->capture_default_str();
   run->add_option("--dump-graph", dumpGraph, "cuda backend: write the frame's CUDA graph as DOT to FILE");
-  run->add_option("--wait-timeout-ms", waitTimeoutMs, "Timeout of every host wait, in ms")->capture_default_str();
-  run->add_flag("--quiet", options.quiet, "No progress lines");
+  addIntegerOption(*run, "--wait-timeout-ms", waitTimeoutMs, "Timeout of every host wait, in ms, 1..600000")
+      ->capture_default_str();
+  run->add_flag("--quiet", options.quiet, "No progress lines (see 'Progress' below)");
   run->add_option("--present", present, "Window present mode: fifo | mailbox | immediate (falls back to fifo)")
       ->capture_default_str();
   run->add_flag("--profile", options.profile,
@@ -175,25 +263,31 @@ Command parseCommandLine(int argc, char** argv) {
 
   // graphsim soak (app/reliability/soak.h, docs/RELIABILITY.md): headless, live graph edits, checked against a CPU replay.
   SoakOptions soak;
-  std::string soakBackend = "auto";
-  std::int64_t soakTimeoutMs = soak.waitTimeout.count();
-  int soakGpu = -1;
+  std::string soakBackend = "auto", soakInterop = "auto", soakGpu;
+  std::string soakFrames = std::to_string(soak.frames), soakBodies = std::to_string(soak.bodies);
+  std::string soakSeed = std::to_string(soak.seed), soakCheckpointEvery = std::to_string(soak.checkpointEvery);
+  std::string soakTimeoutMs = std::to_string(soak.waitTimeout.count());
   CLI::App* soakCmd = app.add_subcommand(
       "soak", "Headless soak: seeded random toggles, parameter moves and structural changes, checked against a CPU replay.");
   soakCmd->add_option("--backend", soakBackend, "auto | cpu | cuda")->capture_default_str();
-  soakCmd->add_option("--frames", soak.frames, "Frames to run")->capture_default_str();
-  soakCmd->add_option("--bodies", soak.bodies, "Bodies (the CPU replay runs the same N: keep it small)")->capture_default_str();
-  soakCmd->add_option("--seed", soak.seed, "Seed of the initial conditions and of the change sequence")
-      ->capture_default_str()
-      ->check(kNotNegative);
-  soakCmd->add_option("--checkpoint-every", soak.checkpointEvery, "Frames between comparisons with the replay")
+  addInteropOption(*soakCmd, soakInterop);
+  addIntegerOption(*soakCmd, "--frames", soakFrames, "Frames to run, 1.." + std::to_string(kMaxFrames))
+      ->capture_default_str();
+  addIntegerOption(*soakCmd, "--bodies", soakBodies, "Bodies (the CPU replay runs the same N: keep it small)")
+      ->capture_default_str();
+  addIntegerOption(*soakCmd, "--seed", soakSeed, "Seed of the initial conditions and of the change sequence")
+      ->capture_default_str();
+  addIntegerOption(*soakCmd, "--checkpoint-every", soakCheckpointEvery,
+                   "Frames between comparisons with the replay, >= 2")
       ->capture_default_str();
   soakCmd->add_flag("--validation", soak.validation, "Enable the Khronos validation layer; any message fails the soak");
-  soakCmd->add_option("--gpu", soakGpu, "As for run");
-  soakCmd->add_option("--wait-timeout-ms", soakTimeoutMs, "Timeout of every host wait, in ms")->capture_default_str();
+  addIntegerOption(*soakCmd, "--gpu", soakGpu, "As for run");
+  addIntegerOption(*soakCmd, "--wait-timeout-ms", soakTimeoutMs, "Timeout of every host wait, in ms, 1..600000")
+      ->capture_default_str();
   soakCmd->add_flag("--quiet", soak.quiet, "No progress lines");
   soakCmd->footer("Prints a report (frames, changes by kind, graph updates, checkpoint errors, validation messages).\n"
-                  "Exit codes as for run, and 1 when a checkpoint or the validation fails. See docs/RELIABILITY.md.");
+                  "Exit codes as for run (130/143/129 when interrupted by SIGINT/SIGTERM/SIGHUP), and 1 when a\n"
+                  "checkpoint or the validation fails. See docs/RELIABILITY.md.");
 
   if (argc <= 1) {
     std::cout << app.help();
@@ -222,19 +316,16 @@ Command parseCommandLine(int argc, char** argv) {
   if (bench.parsed()) return bench.options(argc, argv);
   if (soakCmd->parsed()) {
     soak.backend = parseBackend(soakBackend);
-    if (soak.frames < 1 || soak.frames > 1'000'000'000'000)
-      throw UsageError("--frames: must be 1..1000000000000, got " + std::to_string(soak.frames));
+    soak.interop = parseInteropMode(soakInterop);
+    soak.frames = parseIntegerFlag("--frames", soakFrames, 1, kMaxFrames);
+    // The replay needs two bodies to interact; checkBodyCount adds this machine's memory.
+    soak.bodies = parseIntegerFlag("--bodies", soakBodies, 2, kMaxBodies);
     checkBodyCount(soak.bodies, soak.framesInFlight);
-    if (soak.bodies < 2) throw UsageError("--bodies: the soak needs at least 2 bodies, got " + std::to_string(soak.bodies));
-    if (soak.checkpointEvery < 2)
-      throw UsageError("--checkpoint-every: must be >= 2, got " + std::to_string(soak.checkpointEvery));
-    if (soakCmd->count("--gpu") > 0) {
-      if (soakGpu < 0) throw UsageError("--gpu: must be >= 0, got " + std::to_string(soakGpu));
-      soak.gpu = soakGpu;
-    }
-    if (soakTimeoutMs < 1 || soakTimeoutMs > 600000)
-      throw UsageError("--wait-timeout-ms: must be 1..600000, got " + std::to_string(soakTimeoutMs));
-    soak.waitTimeout = std::chrono::milliseconds(soakTimeoutMs);
+    soak.seed = parseSeedFlag("--seed", soakSeed);
+    soak.checkpointEvery = parseIntegerFlag("--checkpoint-every", soakCheckpointEvery, 2, kMaxFrames);
+    if (soakCmd->count("--gpu") > 0)
+      soak.gpu = static_cast<int>(parseIntegerFlag("--gpu", soakGpu, 0, std::numeric_limits<int>::max()));
+    soak.waitTimeout = std::chrono::milliseconds(parseIntegerFlag("--wait-timeout-ms", soakTimeoutMs, 1, 600000));
     return soak;
   }
   if (!run->parsed()) {
@@ -243,13 +334,10 @@ Command parseCommandLine(int argc, char** argv) {
   }
 
   options.backend = parseBackend(backend);
+  options.interop = parseInteropMode(interop);
   options.scene = loadPreset(scene);
   if (!config.empty()) applyConfigFile(options.scene, config);
-  // CLI11 2.1 saturates an out-of-range integer to INT64_MAX: a bound turns that into an error too.
-  constexpr std::int64_t kMaxFrames = 1'000'000'000'000;
-  if (frames < 0 || frames > kMaxFrames)
-    throw UsageError("--frames: must be 0.." + std::to_string(kMaxFrames) + ", got " + std::to_string(frames));
-  options.frames = frames;
+  if (run->count("--frames") > 0) options.frames = parseIntegerFlag("--frames", frames, 0, kMaxFrames);
   options.untilClosed = !options.headless && run->count("--frames") == 0;
   options.presentMode = parsePresentMode(present);
   options.panel = run->count("--panel") + run->count("--no-panel") > 0 ? panel : !options.headless;
@@ -258,21 +346,23 @@ Command parseCommandLine(int argc, char** argv) {
   options.inject = parseFault(inject);
   if (!options.windowScript.empty() && options.headless)
     throw UsageError("--window-script: needs a window (drop --headless)");
-  if (framesInFlight < 1 || framesInFlight > 4)
-    throw UsageError("--frames-in-flight: must be 1..4, got " + std::to_string(framesInFlight));
-  options.framesInFlight = static_cast<std::uint32_t>(framesInFlight);
-  if (run->count("--bodies") > 0) options.scene.sim.bodies = bodies;
+  options.framesInFlight = static_cast<std::uint32_t>(parseIntegerFlag("--frames-in-flight", framesInFlight, 1, 4));
+  if (run->count("--bodies") > 0) options.scene.sim.bodies = parseIntegerFlag("--bodies", bodies, 1, kMaxBodies);
   checkBodyCount(options.scene.sim.bodies, options.framesInFlight);
   if (options.scene.sim.initial == "two-body" && options.scene.sim.bodies != 2)
     throw UsageError("--bodies: the two-body initial condition needs exactly 2 bodies");
-  if (seedOpt->count() > 0) options.scene.sim.seed = seed;
-  if (run->count("--gpu") > 0) {
-    if (gpu < 0) throw UsageError("--gpu: must be >= 0, got " + std::to_string(gpu));
-    options.gpu = gpu;
+  if (run->count("--seed") > 0) options.scene.sim.seed = parseSeedFlag("--seed", seed);
+  if (run->count("--gpu") > 0)
+    options.gpu = static_cast<int>(parseIntegerFlag("--gpu", gpu, 0, std::numeric_limits<int>::max()));
+  if (run->count("--capture-every") > 0) {
+    // 0 used to mean "the last frame only", which is what leaving the flag out does: one way to say it.
+    bool overflow = false;
+    if (const std::optional<std::int64_t> k = wholeNumber(captureEvery, overflow); k && *k < 1)
+      throw UsageError("--capture-every: must be >= 1 (omit it to capture only the last frame), got " +
+                       asTyped(captureEvery));
+    options.captureEvery = parseIntegerFlag("--capture-every", captureEvery, 1, kMaxFrames);
+    if (capture.empty()) throw UsageError("--capture-every: needs --capture PATH.png as the name pattern");
   }
-  if (captureEvery < 0) throw UsageError("--capture-every: must be >= 0, got " + std::to_string(captureEvery));
-  if (captureEvery > 0 && capture.empty()) throw UsageError("--capture-every: needs --capture PATH.png as the name pattern");
-  options.captureEvery = captureEvery;
   if (run->count("--capture") > 0 && capture.empty()) throw UsageError("--capture: empty path");
   if (!capture.empty()) {
     checkCapturePath(capture);
@@ -286,9 +376,7 @@ Command parseCommandLine(int argc, char** argv) {
     if (fs::is_directory(dumpGraph, ec)) throw UsageError("--dump-graph " + dumpGraph + ": is a directory");
     options.dumpGraph = fs::path(dumpGraph);
   }
-  if (waitTimeoutMs < 1 || waitTimeoutMs > 600000)
-    throw UsageError("--wait-timeout-ms: must be 1..600000, got " + std::to_string(waitTimeoutMs));
-  options.waitTimeout = std::chrono::milliseconds(waitTimeoutMs);
+  options.waitTimeout = std::chrono::milliseconds(parseIntegerFlag("--wait-timeout-ms", waitTimeoutMs, 1, 600000));
   return options;
 }
 

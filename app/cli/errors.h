@@ -3,6 +3,8 @@
 
 #include <stdexcept>
 
+#include "app/io/output_file.h" // OutputError: an output file could not be written, exit 1
+
 namespace graphsim::app {
 
 enum ExitCode : int {
@@ -17,9 +19,9 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// A file the run writes (a capture) could not be written, e.g. its directory became unwritable: exit 1, and
-// nothing half-written is left under the file's name.
-struct OutputError : std::runtime_error {
+// A headless run's simulation produced a non-finite position, velocity or acceleration: exit 1. (In a window the
+// run pauses with a notice instead.) The message names the frame and the stage.
+struct SimulationBlowUp : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 

@@ -16,6 +16,13 @@ namespace graphsim::app {
 
 enum class BackendKind { Auto, Cpu, Cuda };
 
+// --interop: how the CUDA backend's frames reach the renderer (app/run/open_devices.h).
+enum class InteropMode {
+  Auto, // shared memory and semaphores when the devices allow it, else copy through the host and say why
+  On,   // shared memory and semaphores, or exit 3
+  Off,  // always copy through the host
+};
+
 // A scripted window change at loop iteration `tick` (hidden --window-script, for the windowed tests).
 struct WindowEvent {
   enum class Kind { Resize, Minimise, Restore } kind = Kind::Resize;
@@ -30,7 +37,7 @@ struct RunOptions {
   std::int64_t frames = 300;                     // frames to render; 0 renders nothing but still starts up
   bool untilClosed = false;                      // windowed without --frames: run until Esc or the window closes
   std::optional<std::filesystem::path> capture;  // PNG of the last frame, or the pattern for --capture-every
-  std::int64_t captureEvery = 0;                 // > 0: capture frames K, 2K, ... to <stem>_<frame><ext>
+  std::int64_t captureEvery = 0;                 // > 0: capture frames K, 2K, ... to <stem>_<frame><ext>; 0: not given
   bool validation = false;
   std::optional<int> gpu;                        // CPU backend: Vulkan device index; CUDA backend: CUDA device index
   std::uint32_t framesInFlight = 3;
@@ -42,6 +49,7 @@ struct RunOptions {
   bool panel = true;                             // draw the ImGui panel (windowed default; headless: --panel)
   std::vector<WindowEvent> windowScript;
   FaultPlan inject;                              // hidden --inject FAULT[@FRAME] (docs/RELIABILITY.md)
+  InteropMode interop = InteropMode::Auto;
 };
 
 // The file a capture of frame k (0-based) goes to: the --capture path itself, or with --capture-every K the

@@ -52,14 +52,17 @@ public:
   const json& at(std::string_view key) const { return object_.at(std::string(key)); }
   std::string keyPath(std::string_view key) const { return path_.empty() ? std::string(key) : path_ + "." + std::string(key); }
 
-  void number(std::string_view key, float& out, double lo, double hi) const {
+  // why: said after the range when a bound is not obvious.
+  void number(std::string_view key, float& out, double lo, double hi, std::string_view why = {}) const {
     if (!has(key)) return;
-    out = checkedNumber(at(key), key, lo, hi);
+    out = checkedNumber(at(key), key, lo, hi, why);
   }
-  float checkedNumber(const json& v, std::string_view key, double lo, double hi) const {
+  float checkedNumber(const json& v, std::string_view key, double lo, double hi, std::string_view why = {}) const {
     if (!v.is_number()) fail(key, "must be a number, got " + std::string(v.type_name()));
     const double d = v.get<double>();
-    if (!std::isfinite(d) || d < lo || d > hi) fail(key, "must be in [" + fmt(lo) + ", " + fmt(hi) + "], got " + shown(v));
+    if (!std::isfinite(d) || d < lo || d > hi)
+      fail(key, "must be in [" + fmt(lo) + ", " + fmt(hi) + "], got " + shown(v) +
+                    (why.empty() ? "" : "; " + std::string(why)));
     return static_cast<float>(d);
   }
   template <class Int> void integer(std::string_view key, Int& out, std::int64_t lo, std::int64_t hi) const {
@@ -114,7 +117,8 @@ void applyParams(NBodyParams& p, const Reader& r) {
                "colour_scale"});
   r.number("dt", p.dt, 1e-7, 0.1);
   r.number("G", p.G, 0.0, 1e3);
-  r.number("softening", p.softening, 0.0, 10.0);
+  r.number("softening", p.softening, kMinSoftening, 10.0,
+           "a smaller softening lets close encounters give unbounded accelerations (the run blows up)");
   r.number("damping", p.damping, 0.0, 100.0);
   r.number("attractor_strength", p.attractorStrength, -1e3, 1e3);
   r.number("boundary_radius", p.boundaryRadius, 1e-3, 1e6);

@@ -32,7 +32,8 @@ std::vector<std::string> sceneNames();
 // The embedded preset of a scene. Throws UsageError naming the allowed scenes.
 SceneSettings loadPreset(std::string_view scene);
 // Overlays a JSON document on settings. Unknown keys, wrong types and out-of-range values throw UsageError whose
-// message starts with `source` and names the key path ("params.dt") and what is allowed.
+// message starts with `source` and names the key path ("params.dt") and what is allowed. params.softening has the
+// lower bound kMinSoftening (compute/nbody.h says why); the backends themselves accept any softening >= 0.
 void applyJson(SceneSettings& settings, const nlohmann::json& doc, std::string_view source);
 // Reads, parses and overlays a --config file: missing, unreadable, a directory, larger than 1 MiB or not JSON
 // all throw UsageError naming the path.

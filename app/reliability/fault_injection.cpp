@@ -1,14 +1,17 @@
 #include "app/reliability/fault_injection.h"
 
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <string>
 
 #include "app/cli/errors.h"
+#include "app/run/sim_controller.h"
 #include "compute/cuda_backend.h"
 #include "render/particle_renderer.h"
 #include "render/vulkan_context.h"
@@ -31,6 +34,8 @@ constexpr FaultEntry kFaults[] = {
     {Fault::CaptureUnwritable, "capture-unwritable", "the capture directory becomes unwritable before frame K"},
     {Fault::UuidMismatch, "uuid-mismatch", "Vulkan is asked for a device UUID that no device has"},
     {Fault::MissingExtension, "missing-extension", "the Vulkan device must offer an extension no driver has"},
+    {Fault::ImportFail, "import-fail", "cuda: importing the renderer's memory into CUDA fails"},
+    {Fault::NonFinite, "non-finite", "frame K's dt is NaN, so the velocities become NaN (blow-up detection)"},
 };
 
 // Far beyond any frame a stalled run reaches, and within maxTimelineSemaphoreValueDifference (>= 2^31 - 1) of the
@@ -109,8 +114,25 @@ void injectIntoDeviceRequest(const FaultPlan& plan, render::DeviceRequest& reque
   }
 }
 
+void injectIntoInterop(const FaultPlan& plan, InteropDesc& interop) {
+  if (plan.fault != Fault::ImportFail || interop.renderBuffers.empty()) return;
+  const int fake = ::memfd_create("graphsim-inject-import-fail", MFD_CLOEXEC);
+  if (fake < 0) throw std::runtime_error(std::string("--inject import-fail: memfd_create: ") + std::strerror(errno));
+  std::fprintf(stderr, "graphsim: --inject import-fail: handing CUDA an fd that is no Vulkan memory\n");
+  ::close(interop.renderBuffers.front().fd);
+  interop.renderBuffers.front().fd = fake;
+}
+
+void injectIntoController(const FaultPlan& plan, std::uint64_t k, SimController& controller) {
+  if (plan.fault != Fault::NonFinite || k != plan.frame) return;
+  NBodyParams params = controller.params();
+  params.dt = std::numeric_limits<float>::quiet_NaN();
+  controller.setParams(params);
+}
+
 void injectIntoBackend(const FaultPlan& plan, SimBackend& backend) {
-  if (plan.fault != Fault::KernelFail && plan.fault != Fault::CudaSemaphoreStall) return;
+  if (plan.fault != Fault::KernelFail && plan.fault != Fault::CudaSemaphoreStall && plan.fault != Fault::ImportFail)
+    return;
   auto* cuda = dynamic_cast<CudaBackend*>(&backend);
   if (cuda == nullptr) {
     throw UsageError("--inject " + std::string(faultName(plan.fault)) + ": needs --backend cuda (this run uses " +

@@ -14,13 +14,16 @@
 
 namespace graphsim {
 class SimBackend;
-}
+struct InteropDesc;
+} // namespace graphsim
 namespace graphsim::render {
 struct DeviceRequest;
 struct FrameSubmit;
 } // namespace graphsim::render
 
 namespace graphsim::app {
+
+class SimController;
 
 enum class Fault {
   None,
@@ -30,6 +33,9 @@ enum class Fault {
   CaptureUnwritable,    // the capture directory becomes unwritable before frame K's capture
   UuidMismatch,         // the Vulkan device is looked up with a UUID no device has (as if CUDA were another GPU)
   MissingExtension,     // the Vulkan device must offer an extension no driver has
+  ImportFail,           // cuda: CUDA is handed a render-buffer fd that is no Vulkan memory, so its import fails
+  NonFinite,            // frame K's dt becomes NaN (through the panel's path), so integrate writes NaN velocities:
+                        // no scene file within the documented ranges can make the n-body state non-finite
 };
 
 struct FaultPlan {
@@ -50,12 +56,19 @@ inline constexpr const char* kInjectedMissingExtension = "VK_GRAPHSIM_injected_m
 // Device choice (uuid-mismatch, missing-extension): changes the request before the VulkanContext is created.
 void injectIntoDeviceRequest(const FaultPlan& plan, render::DeviceRequest& request);
 
+// import-fail: before CUDA imports the renderer's exported handles, the first render buffer's fd is swapped for an
+// fd of an anonymous memory file (the real one is closed), which cudaImportExternalMemory rejects.
+void injectIntoInterop(const FaultPlan& plan, InteropDesc& interop);
+
 // Once the backend exists: arms kernel-fail on the CUDA backend; refuses (UsageError) a CUDA-only fault on another
 // backend.
 void injectIntoBackend(const FaultPlan& plan, SimBackend& backend);
 
 // vulkan-semaphore-stall: frame k's submit. Returns true when it changed the submit.
 bool injectIntoSubmit(const FaultPlan& plan, std::uint64_t k, render::FrameSubmit& submit);
+
+// non-finite: before frame k's parameters reach the backend.
+void injectIntoController(const FaultPlan& plan, std::uint64_t k, SimController& controller);
 
 // cuda-semaphore-stall: false when frame k's graph must not be launched.
 bool shouldProduce(const FaultPlan& plan, std::uint64_t k);

@@ -164,6 +164,7 @@ RunOptions runOptionsFor(const SoakOptions& soak) {
   run.scene.sim.bodies = soak.bodies;
   run.scene.sim.seed = soak.seed;
   run.backend = soak.backend;
+  run.interop = soak.interop;
   run.headless = true;
   run.frames = soak.frames;
   run.validation = soak.validation;
@@ -237,6 +238,7 @@ int runSoak(const SoakOptions& soak) {
                     static_cast<unsigned long long>(k + 1), got.size(), replayBackend.state().size(), d.maxAbs, relMax,
                     d.scale, relP99, exact ? ", not bit-identical" : "");
       failures.emplace_back(line);
+      endProgressLine();
       std::fprintf(stderr, "graphsim soak: checkpoint FAILED at %s\n", line);
     }
     // Restart the replay from the run's whole state (with the accelerations, which are stale while forces is off)
@@ -247,6 +249,7 @@ int runSoak(const SoakOptions& soak) {
     }
   }
 
+  progress.finish(); // the report may share the terminal with stderr
   const RunSummary summary = session.finish();
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   const UpdateCounters c = session.backend().counters();
@@ -268,9 +271,13 @@ int runSoak(const SoakOptions& soak) {
               exact ? "bit for bit" : "tolerance 1e-5 worst body, 1e-6 p99, of the RMS radius",
               static_cast<unsigned long long>(failed), static_cast<unsigned long long>(identical),
               static_cast<unsigned long long>(resyncs));
-  std::printf("checkpoint errors: worst body %.3e of the scale", worstMax);
-  if (worstMax > 0) std::printf(" (frame %llu)", static_cast<unsigned long long>(worstFrame));
-  std::printf(", worst p99 %.3e of the scale\n", worstP99);
+  if (checkpoints == 0) {
+    std::printf("checkpoint errors: not measured (no checkpoint reached)\n"); // not "0.000e+00": nothing compared
+  } else {
+    std::printf("checkpoint errors: worst body %.3e of the scale", worstMax);
+    if (worstMax > 0) std::printf(" (frame %llu)", static_cast<unsigned long long>(worstFrame));
+    std::printf(", worst p99 %.3e of the scale\n", worstP99);
+  }
   for (std::size_t i = 0; i < failures.size() && i < 10; ++i) std::printf("  failed: %s\n", failures[i].c_str());
   if (soak.validation) {
     std::printf("validation messages: %llu\n", static_cast<unsigned long long>(summary.validationMessages));
@@ -279,7 +286,11 @@ int runSoak(const SoakOptions& soak) {
   }
   const bool interrupted = interruptRequested();
   const bool pass = !interrupted && failed == 0 && summary.validationMessages == 0;
-  std::printf("result: %s\n", interrupted ? "INTERRUPTED" : pass ? "PASS" : "FAIL");
+  if (interrupted) {
+    std::printf("result: INTERRUPTED by %s\n", signalName(interruptSignal()).c_str());
+  } else {
+    std::printf("result: %s\n", pass ? "PASS" : "FAIL");
+  }
   std::fflush(stdout);
   if (interrupted) return interruptExitCode();
   return pass ? 0 : 1;

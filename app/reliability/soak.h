@@ -23,6 +23,7 @@ namespace graphsim::app {
 
 struct SoakOptions {
   BackendKind backend = BackendKind::Auto;
+  InteropMode interop = InteropMode::Auto; // cuda backend: as for run (--interop)
   std::int64_t frames = 10000;
   std::int64_t bodies = 1024;
   std::uint64_t seed = 1;         // seeds both the initial conditions and the change sequence

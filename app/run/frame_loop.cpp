@@ -12,9 +12,10 @@
 #include "app/cli/errors.h"
 #include "app/reliability/fault_injection.h"
 #include "app/run/frame_producer.h"
-#include "app/ui/imgui_layer.h"
+#include "app/run/open_devices.h"
 #include "app/run/progress.h"
 #include "app/run/signals.h"
+#include "app/ui/imgui_layer.h"
 #include "compute/cuda_backend.h"
 #include "compute/cuda_device.h"
 #include "render/particle_renderer.h"
@@ -29,14 +30,6 @@ namespace fs = std::filesystem;
 // Room for the body-count control to grow the scene without new render buffers (and new CUDA imports).
 constexpr std::int64_t kMinRenderCapacity = 65536;
 
-std::string describeCudaDevices(const CudaDeviceList& list) {
-  if (list.devices.empty()) return "no CUDA device (" + list.whyNone + ")";
-  std::string s;
-  for (const auto& d : list.devices)
-    s += "\n  CUDA " + std::to_string(d.index) + ": " + d.name + " UUID " + render::formatUuid(d.uuid);
-  return s;
-}
-
 std::string frameFileName(const char* prefix, std::uint64_t frame, const char* extension) {
   char name[64];
   std::snprintf(name, sizeof name, "%s_%06llu%s", prefix, static_cast<unsigned long long>(frame + 1), extension);
@@ -50,16 +43,20 @@ struct Session::Impl {
   ~Impl();
 
   void createContext();
+  void createRendererAndProducer(render::RendererConfig config);
   void applyWindowScript();
   bool fitToWindow(VkExtent2D size); // false: nothing to render into this tick
   void runUi(PanelActions& actions);
   void writeCapture(std::uint64_t frame, const fs::path& path);
   void carryOut(const PanelActions& actions);
+  void watchForBlowUp();
 
   RunOptions options;
   BackendKind backendKind;
   Window& window;
   int cudaDevice = 0;
+  CudaDeviceList cudaDevices;
+  DataPath dataPath; // CUDA: interop or host copy (--interop)
 
   // Declaration order is creation order; destruction (reverse) runs after ~Impl drained both APIs: the panel's
   // buffers, then the CUDA imports (producer), then the renderer and swapchain, then the device.
@@ -80,6 +77,7 @@ struct Session::Impl {
   bool recreateSwapchain = false;
   bool sceneCaptureNext = false; // F12 / button: next frame without the panel, captured
   bool quitting = false;
+  bool blowUpShown = false; // the notice of the backend's current blow-up was given
   Clock::time_point lastFrameEnd = Clock::now();
   double simMsSum = 0;
   std::uint64_t simMsSamples = 0;
@@ -96,7 +94,6 @@ Session::Impl::Impl(const RunOptions& options_, BackendKind backend, Window& win
   config.maxBodies = static_cast<std::uint32_t>(
       std::clamp<std::int64_t>(std::max(options.scene.sim.bodies, kMinRenderCapacity), 1, kMaxBodies));
   config.framesInFlight = options.framesInFlight;
-  config.mode = backendKind == BackendKind::Cuda ? render::BodyBufferMode::Exported : render::BodyBufferMode::HostVisible;
   config.waitTimeout = options.waitTimeout;
   if (!window.headless()) {
     swapchain.emplace(*context, VkExtent2D{config.width, config.height}, options.presentMode, options.framesInFlight,
@@ -105,10 +102,7 @@ Session::Impl::Impl(const RunOptions& options_, BackendKind backend, Window& win
     config.height = swapchain->extent().height;
     info.presentMode = std::string(render::presentModeName(swapchain->mode()));
   }
-  renderer.emplace(*context, config);
-  producer = backendKind == BackendKind::Cuda
-                 ? makeCudaProducer(options.scene.sim, *renderer, cudaDevice, options.waitTimeout)
-                 : makeCpuProducer(options.scene.sim, *renderer);
+  createRendererAndProducer(config);
   if (options.dumpGraph && !producer->hasGraph()) { // --backend auto that resolved to cpu
     std::fprintf(stderr, "graphsim: --dump-graph: the %s backend has no CUDA graph; nothing written\n",
                  std::string(producer->backend().name()).c_str());
@@ -124,6 +118,8 @@ Session::Impl::Impl(const RunOptions& options_, BackendKind backend, Window& win
   view.pointRadius = options.scene.render.pointRadius;
   view.panelVisible = options.panel;
   info.backend = std::string(producer->backend().name());
+  info.dataPath = backendKind == BackendKind::Cuda ? dataPath.name() : "cpu (mapped buffer)";
+  info.dataPathReason = dataPath.fallbackReason;
   info.gpu = context->info().name;
   info.framesInFlight = options.framesInFlight;
   info.canDumpGraph = producer->hasGraph();
@@ -149,26 +145,48 @@ void Session::Impl::createContext() {
       context.emplace(request);
     } catch (const render::MissingCapability& e) {
       if (options.inject.fault == Fault::None) throw;
-      const CudaDeviceList cuda = listCudaDevices();
-      throw render::MissingCapability(std::string(e.what()) + "CUDA devices:" + (cuda.devices.empty() ? " " : "") +
-                                      describeCudaDevices(cuda));
+      throw render::MissingCapability(std::string(e.what()) + "CUDA devices: " + describeCudaDevices(listCudaDevices()));
     }
     return;
   }
-  const CudaDeviceList cuda = listCudaDevices();
+  cudaDevices = listCudaDevices();
   cudaDevice = options.gpu.value_or(0);
-  if (cuda.devices.empty()) throw NoCudaDevice("--backend cuda: " + describeCudaDevices(cuda));
-  if (cudaDevice >= static_cast<int>(cuda.devices.size()))
-    throw NoCudaDevice("--gpu " + std::to_string(cudaDevice) + ": no such CUDA device; have:" + describeCudaDevices(cuda));
-  request.uuid = cuda.devices[static_cast<std::size_t>(cudaDevice)].uuid;
-  request.requireInterop = true;
-  injectIntoDeviceRequest(options.inject, request);
-  // A device that cannot do interop is reported with both lists, so the user sees which GPU is which.
-  try {
-    context.emplace(request);
-  } catch (const render::MissingCapability& e) {
-    throw render::MissingCapability(std::string(e.what()) + "CUDA devices:" + describeCudaDevices(cuda));
+  if (cudaDevices.devices.empty()) throw NoCudaDevice("--backend cuda: " + describeCudaDevices(cudaDevices));
+  if (cudaDevice >= static_cast<int>(cudaDevices.devices.size()))
+    throw NoCudaDevice("--gpu " + std::to_string(cudaDevice) + ": no such CUDA device; have:" +
+                       describeCudaDevices(cudaDevices));
+  dataPath = openCudaRenderDevice(request, cudaDevices.devices[static_cast<std::size_t>(cudaDevice)], cudaDevices,
+                                  options.interop, options.inject, context);
+}
+
+// CPU: a mapped buffer the host writes. CUDA: exported buffers CUDA imports, or (host copy) staged ones; an interop
+// renderer or import that fails falls back to host copy under --interop auto.
+void Session::Impl::createRendererAndProducer(render::RendererConfig config) {
+  if (backendKind != BackendKind::Cuda) {
+    config.mode = render::BodyBufferMode::HostVisible;
+    renderer.emplace(*context, config);
+    producer = makeCpuProducer(options.scene.sim, *renderer);
+    return;
   }
+  const CudaDeviceInfo& cuda = cudaDevices.devices[static_cast<std::size_t>(cudaDevice)];
+  if (dataPath.interop) {
+    try {
+      config.mode = render::BodyBufferMode::Exported;
+      renderer.emplace(*context, config);
+      producer = makeCudaProducer(options.scene.sim, *renderer, cudaDevice, options.waitTimeout, options.inject);
+      return;
+    } catch (const render::MissingCapability& e) { // the device cannot export the buffers after all
+      if (options.interop == InteropMode::On) throw;
+      dataPath = fallBackToHostCopy(e.what(), cuda, *context);
+    } catch (const InteropImportError& e) {
+      if (options.interop == InteropMode::On) throw;
+      dataPath = fallBackToHostCopy(e.what(), cuda, *context);
+    }
+    renderer.reset(); // its exports were closed by the failed import, or never made
+  }
+  config.mode = render::BodyBufferMode::Staged;
+  renderer.emplace(*context, config);
+  producer = makeCudaProducer(options.scene.sim, *renderer, cudaDevice, options.waitTimeout, options.inject);
 }
 
 Session::Impl::~Impl() {
@@ -228,6 +246,7 @@ void Session::Impl::runUi(PanelActions& actions) {
   } else {
     layout.clear();
   }
+  drawNotices(info);
   imgui->endFrame();
 }
 
@@ -235,12 +254,10 @@ void Session::Impl::writeCapture(std::uint64_t k, const fs::path& path) {
   const auto pixels = renderer->finishCapture(k);
   const render::RendererConfig& config = renderer->config();
   injectBeforeCapture(options.inject, k, path); // test hook: capture-unwritable
-  try {
-    render::writePng(path, pixels, config.width, config.height); // atomic: no partial file on failure
-  } catch (const std::runtime_error& e) {
-    throw OutputError("capture of frame " + std::to_string(k + 1) + ": " + e.what());
-  }
+  const std::vector<std::uint8_t> png = render::encodePng(pixels, config.width, config.height);
+  writeOutput(path, std::as_bytes(std::span(png))); // OutputError "PATH: REASON"; an earlier file there stays intact
   ++captures;
+  endProgressLine();
   std::fprintf(stderr, "graphsim: captured frame %llu to %s\n", static_cast<unsigned long long>(k + 1),
                fs::absolute(path).c_str());
 }
@@ -252,8 +269,30 @@ void Session::Impl::carryOut(const PanelActions& actions) {
     const fs::path dir = options.capture ? options.capture->parent_path() : fs::path();
     const fs::path path = (dir.empty() ? fs::path(".") : dir) / frameFileName("graphsim_graph", frame, ".dot");
     producer->dumpGraph(path);
+    endProgressLine();
     std::fprintf(stderr, "graphsim: wrote the frame graph to %s\n", fs::absolute(path).c_str());
   }
+}
+
+// Headless: the run ends (exit 1). In a window: a notice on stderr and in the panel, and the run pauses; a reset
+// (R) clears the backend's report and the notice with it.
+void Session::Impl::watchForBlowUp() {
+  const std::optional<BlowUp> blowUp = producer->backend().blowUp();
+  if (!blowUp) {
+    info.blowUp.clear();
+    blowUpShown = false;
+    return;
+  }
+  if (blowUpShown) return;
+  const std::string what = "the simulation blew up in frame " + std::to_string(blowUp->frame + 1) + ", stage " +
+                           stageInstanceName(blowUp->stage, blowUp->substep) + ": " + blowUp->what +
+                           " (softening too small for dt, or dt too large for the closest encounters)";
+  if (window.headless()) throw SimulationBlowUp(what);
+  endProgressLine();
+  std::fprintf(stderr, "graphsim: %s; paused (R resets)\n", what.c_str());
+  info.blowUp = what;
+  blowUpShown = true;
+  if (!controller->paused()) controller->togglePause();
 }
 
 Session::Session(const RunOptions& options, BackendKind backend, Window& window)
@@ -295,6 +334,7 @@ bool Session::tick() {
 
   PanelActions actions;
   s.runUi(actions);
+  injectIntoController(s.options.inject, k, *s.controller); // test hook: non-finite
   const bool advance = s.controller->applyTo(s.producer->backend());
 
   render::FrameSubmit submit;
@@ -329,6 +369,7 @@ bool Session::tick() {
   s.stats.renderGpuMs = s.renderer->lastRenderGpuMs();
   s.stats.updateHostUs = s.producer->updateHostUs();
   s.stats.counters = s.producer->backend().counters();
+  s.watchForBlowUp();
   if (advance && s.stats.simMs >= 0) {
     s.simMsSum += s.stats.simMs;
     ++s.simMsSamples;
@@ -346,7 +387,7 @@ RunSummary Session::finish() {
   summary.frames = s.frame;
   if (s.simMsSamples > 0) summary.simMsPerFrame = s.simMsSum / static_cast<double>(s.simMsSamples);
   if (const double ms = s.renderer->lastRenderGpuMs(); ms >= 0) summary.renderGpuMs = ms;
-  summary.dataPath = s.info.backend == "cuda" ? "cuda interop" : s.info.backend;
+  summary.dataPath = s.info.dataPath;
   summary.validationMessages = s.context->validationMessages();
   summary.captures = s.captures;
   return summary;
@@ -366,6 +407,7 @@ RunSummary runSession(const RunOptions& options, BackendKind backend, Window& wi
   Progress progress(options.untilClosed ? 0 : static_cast<std::uint64_t>(options.frames), options.quiet);
   // Ctrl-C (app/run/signals.h) is read between frames: the frame in flight finishes, finish() drains both APIs.
   while (!interruptRequested() && session.tick()) progress.frameDone(session.framesRendered());
+  progress.finish(session.framesRendered()); // a terminal's progress line ends before anything else is printed
   RunSummary summary = session.finish();
   summary.wallSeconds = std::chrono::duration<double>(Clock::now() - start).count();
   return summary;

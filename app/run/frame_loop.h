@@ -29,7 +29,7 @@ struct RunSummary {
   std::optional<double> renderGpuMs;   // last frame's render GPU time (timestamps); none: not measured/unsupported
   std::uint64_t validationMessages = 0;
   std::uint64_t captures = 0;
-  std::string dataPath; // how frames reach the renderer: "cpu", "cuda interop" or "cuda host copy" (--interop)
+  std::string dataPath; // how frames reach the renderer: "cuda interop", "cuda host copy" (--interop), or the cpu's
 };
 
 class Session {

@@ -1,13 +1,57 @@
 #include "app/run/frame_producer.h"
 
-#include <chrono>
+#include <stdlib.h> // mkstemp
+#include <unistd.h>
 
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "app/io/output_file.h"
+#include "app/reliability/fault_injection.h"
 #include "app/run/interop_bridge.h"
 #include "compute/cpu_backend.h"
 #include "compute/cuda_backend.h"
 
 namespace graphsim::app {
 namespace {
+
+// A private file the CUDA runtime writes into: removed when this goes out of scope.
+class StagingFile {
+public:
+  explicit StagingFile(std::string path) : path_(std::move(path)) {}
+  ~StagingFile() { ::unlink(path_.c_str()); }
+  StagingFile(const StagingFile&) = delete;
+  StagingFile& operator=(const StagingFile&) = delete;
+  const std::string& path() const { return path_; }
+
+private:
+  std::string path_;
+};
+
+// cudaGraphDebugDotPrint opens and writes its file itself, with none of the output writer's guarantees (checked
+// writes, temporary + rename, FIFO and device handling, the "PATH: REASON" message). So it writes a private file in
+// the temp directory, and the bytes read back from there reach the user's path through writeOutput.
+void dumpGraphThroughWriter(const CudaBackend& sim, const std::filesystem::path& path) {
+  std::error_code ec;
+  const std::filesystem::path tmpDir = std::filesystem::temp_directory_path(ec);
+  if (ec) throw OutputError(path, "no temporary directory to stage the graph in: " + ec.message());
+  std::string name = (tmpDir / "graphsim-graph-XXXXXX").string();
+  const int fd = ::mkstemp(name.data());
+  if (fd < 0) {
+    throw OutputError(path, "cannot stage the graph in " + tmpDir.string() + ": " + std::strerror(errno));
+  }
+  ::close(fd); // only the name is needed: the CUDA runtime opens it again
+  const StagingFile staged(name);
+  sim.dumpGraphDot(staged.path());
+  std::ifstream in(staged.path(), std::ios::binary);
+  if (!in) throw OutputError(path, "cannot read the graph back from " + staged.path() + ": " + std::strerror(errno));
+  const std::string dot{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  writeOutput(path, dot);
+}
 
 class CpuProducer final : public FrameProducer {
 public:
@@ -17,7 +61,7 @@ public:
   std::optional<std::uint64_t> produce(std::uint64_t k, bool advance) override {
     if (advance) {
       const auto t0 = std::chrono::steady_clock::now();
-      sim_.step();
+      sim_.stepFrame(k); // a blow-up report names the loop's frame k
       simMs_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     }
     sim_.writeRender(reinterpret_cast<Float4*>(renderer_.mappedBodies(renderer_.slotOf(k))));
@@ -35,26 +79,40 @@ private:
   double simMs_ = -1;
 };
 
+// Interop (the renderer's buffers are Exported): the graph writes the slot and signals simDone = k+1. Host copy (the
+// renderer's buffers are Staged, --interop off or its fallback): the compute-only graph, then the host waits for the
+// frame and copies it into the slot's staging buffer, which the render's commands upload.
 class CudaProducer final : public FrameProducer {
 public:
   CudaProducer(const SceneConfig& config, render::ParticleRenderer& renderer, int device,
-               std::chrono::milliseconds waitTimeout)
-      : interop_(exportForCuda(renderer)), sim_(config, device, &interop_, waitTimeout) {}
+               std::chrono::milliseconds waitTimeout, const FaultPlan& inject)
+      : renderer_(renderer), interop_(interopFor(renderer, inject)),
+        sim_(config, device, interop_ ? &*interop_ : nullptr, waitTimeout) {}
 
   SimBackend& backend() override { return sim_; }
   // Paused frames run too (with dt = 0, see SimController): every frame k has its graph launch and simDone = k+1.
   std::optional<std::uint64_t> produce(std::uint64_t k, bool /*advance*/) override {
     sim_.launchFrame(k);
-    return k + 1;
+    if (interop_) return k + 1;
+    sim_.copyRenderOutput(reinterpret_cast<Float4*>(renderer_.mappedBodies(renderer_.slotOf(k))));
+    return std::nullopt; // in the staging buffer before the submit: nothing to wait for on the GPU
   }
   double simMs() const override { return sim_.lastSimGpuMs(); }
   double updateHostUs() const override { return sim_.lastUpdateHostUs(); }
   bool hasGraph() const override { return true; }
-  void dumpGraph(const std::filesystem::path& path) const override { sim_.dumpGraphDot(path); }
+  void dumpGraph(const std::filesystem::path& path) const override { dumpGraphThroughWriter(sim_, path); }
   void finish() override { sim_.synchronize(); }
 
 private:
-  InteropDesc interop_;
+  static std::optional<InteropDesc> interopFor(render::ParticleRenderer& renderer, const FaultPlan& inject) {
+    if (renderer.config().mode != render::BodyBufferMode::Exported) return std::nullopt;
+    InteropDesc interop = exportForCuda(renderer);
+    injectIntoInterop(inject, interop); // test hook: import-fail
+    return interop;
+  }
+
+  render::ParticleRenderer& renderer_;
+  std::optional<InteropDesc> interop_; // the fds belong to sim_ once it is constructed
   CudaBackend sim_;
 };
 
@@ -65,8 +123,9 @@ std::unique_ptr<FrameProducer> makeCpuProducer(const SceneConfig& config, render
 }
 
 std::unique_ptr<FrameProducer> makeCudaProducer(const SceneConfig& config, render::ParticleRenderer& renderer,
-                                                int cudaDevice, std::chrono::milliseconds waitTimeout) {
-  return std::make_unique<CudaProducer>(config, renderer, cudaDevice, waitTimeout);
+                                                int cudaDevice, std::chrono::milliseconds waitTimeout,
+                                                const FaultPlan& inject) {
+  return std::make_unique<CudaProducer>(config, renderer, cudaDevice, waitTimeout, inject);
 }
 
 } // namespace graphsim::app

@@ -28,9 +28,12 @@ public:
   virtual void finish() = 0; // waits (bounded) for everything produced
 };
 
-// The renderer must be in HostVisible mode (CPU) or Exported mode (CUDA); cudaDevice: CUDA device index.
+// The renderer must be in HostVisible mode (CPU), or Exported (CUDA interop) or Staged (CUDA host copy) mode;
+// cudaDevice: CUDA device index. makeCudaProducer throws InteropImportError when CUDA cannot import the renderer's
+// exported handles (the caller may fall back to host copy, app/run/open_devices.h).
 std::unique_ptr<FrameProducer> makeCpuProducer(const SceneConfig& config, render::ParticleRenderer& renderer);
 std::unique_ptr<FrameProducer> makeCudaProducer(const SceneConfig& config, render::ParticleRenderer& renderer,
-                                                int cudaDevice, std::chrono::milliseconds waitTimeout);
+                                                int cudaDevice, std::chrono::milliseconds waitTimeout,
+                                                const FaultPlan& inject);
 
 } // namespace graphsim::app

@@ -1,8 +1,14 @@
-// Ctrl-C and kill: SIGINT / SIGTERM only set a flag (async-signal-safe); the frame loop reads it between frames,
-// so the frame in flight finishes, nothing is half-written, and the Session releases both APIs in order before
-// main() exits with 128 + the signal (130 for Ctrl-C). A second signal while shutting down ends the process at
-// once (the handlers are installed with SA_RESETHAND), for the case where the shutdown itself hangs.
+// Ctrl-C, kill and a closed terminal: SIGINT / SIGTERM / SIGHUP only set a flag (async-signal-safe); the frame loop
+// reads it between frames, so the frame in flight finishes, nothing is half-written, and the Session releases both
+// APIs in order before main() exits with 128 + the signal (130 for Ctrl-C, 143 for kill, 129 for a closed terminal
+// or ssh session). A second SIGINT or SIGTERM while shutting down ends the process at once (those handlers are
+// installed with SA_RESETHAND), for the case where the shutdown itself hangs. SIGHUP is not reset: a hang-up
+// usually comes twice (the shell relays it to its jobs, then the kernel sends it to the foreground group when the
+// shell exits), and nobody is left at the terminal to need the escape hatch. A SIGHUP ignored when graphsim starts
+// (nohup graphsim ...) stays ignored.
 #pragma once
+
+#include <string>
 
 namespace graphsim::app {
 
@@ -15,11 +21,13 @@ public:
   InterruptGuard& operator=(const InterruptGuard&) = delete;
 };
 
-// The signal that asked the run to stop (SIGINT or SIGTERM), or 0. Safe to call from any thread.
+// The first signal that asked the run to stop (SIGINT, SIGTERM or SIGHUP), or 0. Safe to call from any thread.
 int interruptSignal();
 inline bool interruptRequested() { return interruptSignal() != 0; }
 // The exit code for an interrupted run: 128 + the signal.
 int interruptExitCode();
+// "SIGINT", "SIGTERM", "SIGHUP", or "signal N" for another number; for messages.
+std::string signalName(int signal);
 // Tests: sets the flag as the handler would (without a signal) or clears it.
 void requestInterrupt(int signal);
 void clearInterrupt();

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
 
 #include <glm/glm.hpp>
 
@@ -88,18 +89,20 @@ void drawGraph(const PanelInfo& info, const std::vector<NodeInfo>& nodes, SimCon
 
 void drawParameters(const FrameStats& stats, SimController& controller, ViewState& view, PanelLayout& layout) {
   NBodyParams p = controller.params();
-  const ImGuiSliderFlags log = ImGuiSliderFlags_Logarithmic;
+  // AlwaysClamp: a value typed with Ctrl+click stays in the slider's range too (softening 0 would blow up).
+  const ImGuiSliderFlags log = ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp;
+  const ImGuiSliderFlags clamp = ImGuiSliderFlags_AlwaysClamp;
   ImGui::SliderFloat("dt", &p.dt, 1e-5f, 1e-2f, "%.5f", log);
   record(layout, "param:dt");
   ImGui::SliderFloat("G", &p.G, 0.01f, 10.0f, "%.3f", log);
   record(layout, "param:G");
   ImGui::SliderFloat("softening", &p.softening, 1e-3f, 1.0f, "%.4f", log);
   record(layout, "param:softening");
-  ImGui::SliderFloat("damping", &p.damping, 0.0f, 5.0f, "%.3f");
+  ImGui::SliderFloat("damping", &p.damping, 0.0f, 5.0f, "%.3f", clamp);
   record(layout, "param:damping");
-  ImGui::SliderFloat("attractor", &p.attractorStrength, 0.0f, 50.0f, "%.2f");
+  ImGui::SliderFloat("attractor", &p.attractorStrength, 0.0f, 50.0f, "%.2f", clamp);
   record(layout, "param:attractor");
-  ImGui::SliderFloat3("attractor pos", p.attractorPos, -10.0f, 10.0f, "%.2f");
+  ImGui::SliderFloat3("attractor pos", p.attractorPos, -10.0f, 10.0f, "%.2f", clamp);
   record(layout, "param:attractor_pos");
   ImGui::SliderFloat("colour scale", &p.colourScale, 0.05f, 10.0f, "%.2f", log);
   record(layout, "param:colour_scale");
@@ -142,8 +145,14 @@ void drawStats(const PanelInfo& info, const FrameStats& stats, const SimControll
     ImGui::PlotLines("frame ms", stats.frameMs.data(), static_cast<int>(stats.count), offset, nullptr, 0.0f,
                      maxMs * 1.2f, ImVec2(0, 40));
   }
-  ImGui::Text("sim %s: %.3f ms   render GPU: %.3f ms", info.backend == "cuda" ? "GPU" : "CPU", stats.simMs,
-              stats.renderGpuMs);
+  // Negative: not measured (yet, or the device has no timestamps): shown as such, never as a number.
+  const auto ms = [](double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, v >= 0 ? "%.3f ms" : "not measured", v);
+    return std::string(text);
+  };
+  ImGui::Text("sim %s: %s   render GPU: %s", info.backend == "cuda" ? "GPU" : "CPU", ms(stats.simMs).c_str(),
+              ms(stats.renderGpuMs).c_str());
   const double n = static_cast<double>(controller.bodies());
   if (stats.simMs > 0 && !controller.paused()) {
     ImGui::Text("%lld bodies, %.3g interactions/s", static_cast<long long>(controller.bodies()),
@@ -152,6 +161,12 @@ void drawStats(const PanelInfo& info, const FrameStats& stats, const SimControll
     ImGui::Text("%lld bodies%s", static_cast<long long>(controller.bodies()), controller.paused() ? " (paused)" : "");
   }
   ImGui::Text("backend %s on %s", info.backend.c_str(), info.gpu.c_str());
+  if (info.dataPathReason.empty()) {
+    ImGui::Text("frames reach the renderer by %s", info.dataPath.c_str());
+  } else {
+    ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.3f, 1.0f), "frames reach the renderer by %s (?)", info.dataPath.c_str());
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", info.dataPathReason.c_str());
+  }
   ImGui::Text("frames in flight %u%s%s | sim time %.3f", info.framesInFlight, info.presentMode.empty() ? "" : " | present ",
               info.presentMode.c_str(), controller.simTime());
 }
@@ -218,6 +233,22 @@ void handleViewInput(ViewState& view, SimController& controller, PanelActions& a
     params.attractorPos[2] = p.z;
     controller.setParams(params);
   }
+}
+
+void drawNotices(const PanelInfo& info) {
+  if (info.blowUp.empty()) return;
+  const ImGuiIO& io = ImGui::GetIO();
+  ImGui::SetNextWindowPos(ImVec2(io.DisplaySize.x * 0.5f, 10), ImGuiCond_Always, ImVec2(0.5f, 0));
+  ImGui::SetNextWindowBgAlpha(0.9f);
+  constexpr ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
+                                     ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav;
+  if (ImGui::Begin("##notice", nullptr, flags)) {
+    ImGui::PushTextWrapPos(io.DisplaySize.x * 0.6f);
+    ImGui::TextColored(ImVec4(1.0f, 0.25f, 0.2f, 1.0f), "%s", info.blowUp.c_str());
+    ImGui::TextUnformatted("Paused. R resets the scene; lower dt or raise the softening.");
+    ImGui::PopTextWrapPos();
+  }
+  ImGui::End();
 }
 
 void drawPanel(const PanelInfo& info, const FrameStats& stats, const std::vector<NodeInfo>& nodes,

@@ -16,9 +16,12 @@ namespace graphsim::app {
 struct PanelInfo {
   std::string backend;     // "cuda" / "cpu"
   std::string gpu;         // Vulkan device name
+  std::string dataPath;    // how frames reach the renderer: "cuda interop", "cuda host copy", "cpu (mapped buffer)"
+  std::string dataPathReason; // host copy: why (--interop off, or what failed under --interop auto)
   std::uint32_t framesInFlight = 0;
   std::string presentMode; // empty when headless
   bool canDumpGraph = false;
+  std::string blowUp;      // non-empty: the simulation produced non-finite values (frame, stage); shown in red
   bool profiling = false;  // nodes carry times (NodeInfo::ms)
 };
 
@@ -48,6 +51,8 @@ using PanelLayout = std::map<std::string, WidgetRect>;
 
 // Between ImGui::NewFrame and ImGui::Render. Camera and keys act only when ImGui does not want the mouse/keyboard.
 void handleViewInput(ViewState& view, SimController& controller, PanelActions& actions);
+// Notices that show whether or not the panel is visible (a blow-up, in red, at the top of the window).
+void drawNotices(const PanelInfo& info);
 void drawPanel(const PanelInfo& info, const FrameStats& stats, const std::vector<NodeInfo>& nodes,
                SimController& controller, ViewState& view, PanelActions& actions, PanelLayout& layout);
 

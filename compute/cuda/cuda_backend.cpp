@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -36,6 +37,10 @@ constexpr std::size_t kMaxFramesInFlight = 4;
 // Timing events per frame, in a ring larger than the frames that can be in flight, so that the frames whose events
 // lastSimGpuMs() and the stall message look at have not been re-recorded yet.
 constexpr std::size_t kTimingSlots = 8;
+// Launches whose frame index the host remembers for the blow-up report. The report of a launch is read at the
+// latest at the launch kLaunchLog later (Impl::launch), and every loop here keeps at most F <= 4 frames queued
+// (renderDone throttle, waitForFrame, step()), so the entry it needs is still there.
+constexpr std::size_t kLaunchLog = 64;
 
 // The host state a reset starts from. LeapfrogStart::Host builds it exactly as CpuBackend::reset does (same
 // functions, same order), so that both backends start bit-identical: bodies, leapfrog half-step velocities, a(0)
@@ -110,6 +115,21 @@ struct CudaBackend::Impl {
   cuda::DeviceArray<float4> computeOutput; // write_render's target without interop
   cuda::PinnedArray<float4> hostOutput;    // copyRenderOutput's staging, allocated on first use
   cuda::DeviceBodies bodies;
+
+  // Blow-up detection (docs/FRAME.md): the word the stage kernels flag (device memory), the word the graph's
+  // report_blow_up node writes once per reset (mapped pinned host memory), and the frame of each recent launch: the
+  // report names its launch by the ordinal the report node counts on the GPU, which the host counts alike.
+  cuda::DeviceArray<cuda::BlowUpDeviceState> blowUpState;
+  cuda::PinnedArray<unsigned long long> blowUpWord;
+  unsigned long long* d_blowUpWord = nullptr;
+  struct LaunchRecord {
+    std::uint32_t ordinal = 0;
+    std::uint64_t frame = 0;
+  };
+  std::array<LaunchRecord, kLaunchLog> launchLog{};
+  std::uint32_t nextLaunchOrdinal = 0; // wraps with the GPU's 32-bit count
+  mutable std::optional<BlowUp> blowUp;
+
   std::optional<cuda::FrameGraph> graph;
 
   struct InjectedFailure {
@@ -131,6 +151,7 @@ struct CudaBackend::Impl {
   }
 
   void launch(std::uint64_t frame) {
+    harvestBlowUp(); // before this launch's log entry replaces the one kLaunchLog launches back
     FrameTiming& t = timing[frame % kTimingSlots];
     // Events on the stream around the graph launch: the GPU time includes the wait node, which with frames in
     // flight usually finds renderDone already signalled.
@@ -151,6 +172,52 @@ struct CudaBackend::Impl {
     CUDA_CHECK(cudaEventRecord(t.end.get(), stream.get()));
     t.frame = frame;
     lastLaunched = frame;
+    launchLog[nextLaunchOrdinal % kLaunchLog] = {nextLaunchOrdinal, frame};
+    ++nextLaunchOrdinal;
+  }
+
+  // A fresh report: the GPU's word and launch count on the stream (ordered before every later launch), the host word
+  // directly. The caller makes sure no launch is running. The host word is mapped, so kernels write it in place.
+  void clearBlowUp() {
+    if (!blowUpState.get()) {
+      blowUpState = cuda::DeviceArray<cuda::BlowUpDeviceState>(1);
+      blowUpWord = cuda::PinnedArray<unsigned long long>(1, cudaHostAllocMapped);
+      void* onDevice = nullptr;
+      CUDA_CHECK(cudaHostGetDevicePointer(&onDevice, blowUpWord.get(), 0));
+      d_blowUpWord = static_cast<unsigned long long*>(onDevice);
+    }
+    cuda::BlowUpDeviceState* d_state = blowUpState.get();
+    CUDA_CHECK(cudaMemsetAsync(&d_state->first, 0xFF, sizeof(unsigned int), stream.get())); // = kNoBlowUp
+    CUDA_CHECK(cudaMemsetAsync(&d_state->launches, 0, 3 * sizeof(unsigned int), stream.get()));
+    static_assert(offsetof(cuda::BlowUpDeviceState, launches) == sizeof(unsigned int) &&
+                  sizeof(cuda::BlowUpDeviceState) == 4 * sizeof(unsigned int));
+    *blowUpWord.get() = ~0ull;
+    nextLaunchOrdinal = 0;
+    blowUp.reset();
+  }
+
+  // One load of the mapped host word (never a CUDA call, never a wait). It is written once, with one 8-byte store,
+  // by the report node of the first frame that had a non-finite value: (launch ordinal << 32) | code.
+  void harvestBlowUp() const {
+    if (blowUp || !blowUpWord.get()) return;
+    const unsigned long long word = *static_cast<const volatile unsigned long long*>(blowUpWord.get());
+    const auto code = static_cast<std::uint32_t>(word);
+    if (code == cuda::kNoBlowUp) return;
+    const auto ordinal = static_cast<std::uint32_t>(word >> 32);
+    const LaunchRecord& r = launchLog[ordinal % kLaunchLog];
+    BlowUp b;
+    // The else branch is not reachable through the loops here (see kLaunchLog); they number frames consecutively.
+    const std::uint32_t launchesAgo = nextLaunchOrdinal - 1 - ordinal;
+    b.frame = r.ordinal == ordinal ? r.frame : lastLaunched.value_or(0) - launchesAgo;
+    const unsigned int node = cuda::blowUpNode(code);
+    b.stage = static_cast<Stage>(node % kStageCount);
+    b.substep = static_cast<int>(node / kStageCount);
+    switch (cuda::blowUpQuantity(code)) {
+    case cuda::kBlowUpAcceleration: b.what = "non-finite acceleration"; break;
+    case cuda::kBlowUpVelocity: b.what = "non-finite velocity"; break;
+    default: b.what = "non-finite position"; break;
+    }
+    blowUp = std::move(b);
   }
 
   // The oldest launched frame whose end event has not completed, if any (for the stall message).
@@ -219,7 +286,7 @@ struct CudaBackend::Impl {
   void startBodies(const cuda::DeviceBodies& fresh, const NBodyParams& params) {
     CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
     if (leapfrogStart == LeapfrogStart::Device) {
-      // eps^2 as FrameGraph::stageSpecs computes it, so a(0) is what the first forces node would compute.
+      // eps^2 as FrameGraph::stageSpec computes it, so a(0) is what the first forces node would compute.
       const cuda::LeapfrogStartParams start{params.G, params.softening * params.softening, params.dt,
                                             params.colourScale};
       cuda::startLeapfrogOnDevice(fresh.view(), start, stream.get());
@@ -305,11 +372,15 @@ CudaBackend::CudaBackend(const SceneConfig& config, int device, const InteropDes
   }
   std::optional<cuda::FrameSemaphores> semaphores;
   if (interop != nullptr) {
-    m.renderDone = cuda::ExternalTimelineSemaphore(std::move(renderDoneFd), "the renderDone timeline semaphore");
-    m.simDone = cuda::ExternalTimelineSemaphore(std::move(simDoneFd), "the simDone timeline semaphore");
-    for (std::size_t i = 0; i < bufferFds.size(); ++i) {
-      const std::string what = "render buffer " + std::to_string(i);
-      m.renderBuffers.emplace_back(std::move(bufferFds[i]), interop->renderBuffers[i], what.c_str());
+    try {
+      m.renderDone = cuda::ExternalTimelineSemaphore(std::move(renderDoneFd), "the renderDone timeline semaphore");
+      m.simDone = cuda::ExternalTimelineSemaphore(std::move(simDoneFd), "the simDone timeline semaphore");
+      for (std::size_t i = 0; i < bufferFds.size(); ++i) {
+        const std::string what = "render buffer " + std::to_string(i);
+        m.renderBuffers.emplace_back(std::move(bufferFds[i]), interop->renderBuffers[i], what.c_str());
+      }
+    } catch (const CudaError& e) { // the caller may fall back to copying frames through the host (--interop auto)
+      throw InteropImportError(e.code, e.what());
     }
     semaphores = cuda::FrameSemaphores{m.renderDone.get(), m.simDone.get(),
                                        static_cast<std::uint32_t>(m.renderBuffers.size())};
@@ -320,8 +391,10 @@ CudaBackend::CudaBackend(const SceneConfig& config, int device, const InteropDes
   const HostStart hostStart = makeHostStart(config, start);
   m.bodies = cuda::DeviceBodies(hostStart.state, hostStart.accel, hostStart.colour);
   m.startBodies(m.bodies, config.params);
+  m.clearBlowUp();
   m.graph.emplace(m.bodies.view(), config.substeps, config.params, config.enabled,
-                  semaphores ? &*semaphores : nullptr, m.outputFor(0));
+                  semaphores ? &*semaphores : nullptr, m.outputFor(0),
+                  cuda::ReportBlowUpArgs{m.blowUpState.get(), m.d_blowUpWord});
   m.config = config;
 }
 
@@ -358,6 +431,7 @@ void CudaBackend::reset(const SceneConfig& config) {
   m.bodies = std::move(bodies);
   if (!m.interop()) m.computeOutput = std::move(computeOutput);
   m.config = config;
+  m.clearBlowUp(); // a new state: an old blow-up no longer describes it (nothing runs: synchronised above)
 }
 
 void CudaBackend::setParams(const NBodyParams& params) {
@@ -409,6 +483,11 @@ bool CudaBackend::setProfiling(bool enabled) {
 UpdateCounters CudaBackend::counters() const { return impl_->graph->counters(); }
 
 const SceneConfig& CudaBackend::config() const { return impl_->config; }
+
+std::optional<BlowUp> CudaBackend::blowUp() const {
+  impl_->harvestBlowUp();
+  return impl_->blowUp;
+}
 
 double CudaBackend::lastSimGpuMs() const { return impl_->lastSimGpuMs(); }
 

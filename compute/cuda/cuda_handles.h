@@ -106,14 +106,15 @@ private:
   std::size_t count_ = 0;
 };
 
-// cudaMallocHost'd (pinned) array of T: device<->host copies into it are true asynchronous DMA.
+// cudaHostAlloc'd (pinned) array of T: device<->host copies into it are true asynchronous DMA. With
+// cudaHostAllocMapped, kernels can also write it directly through cudaHostGetDevicePointer's pointer.
 template <typename T>
 class PinnedArray {
 public:
   PinnedArray() = default;
-  explicit PinnedArray(std::size_t count) : count_(count) {
+  explicit PinnedArray(std::size_t count, unsigned int flags = cudaHostAllocDefault) : count_(count) {
     void* p = nullptr;
-    CUDA_CHECK(cudaMallocHost(&p, (count > 0 ? count : 1) * sizeof(T)));
+    CUDA_CHECK(cudaHostAlloc(&p, (count > 0 ? count : 1) * sizeof(T), flags));
     data_ = static_cast<T*>(p);
   }
   ~PinnedArray() { reset(); }

@@ -44,8 +44,11 @@ const char* updateResultName(cudaGraphExecUpdateResult r) {
 
 FrameGraph::FrameGraph(const BodiesView& bodies, int substeps, const NBodyParams& params,
                        const std::array<bool, kStageCount>& enabled, const FrameSemaphores* semaphores,
-                       float4* output)
-    : bodies_(bodies), substeps_(substeps), params_(params), enabled_(enabled), output_(output) {
+                       float4* output, const ReportBlowUpArgs& blowUp)
+    : bodies_(bodies), substeps_(substeps), params_(params), enabled_(enabled), output_(output), blowUp_(blowUp) {
+  if (blowUp_.state == nullptr || blowUp_.hostWord == nullptr) {
+    throw std::invalid_argument("FrameGraph: the blow-up report needs its device state and host word");
+  }
   if (semaphores != nullptr) {
     if (semaphores->renderDone == nullptr || semaphores->simDone == nullptr || semaphores->framesInFlight < 1) {
       throw std::invalid_argument("FrameGraph: interop needs both semaphores and at least one frame in flight");
@@ -59,26 +62,30 @@ FrameGraph::FrameGraph(const BodiesView& bodies, int substeps, const NBodyParams
   syncEnableStates();
 }
 
-std::array<KernelNodeSpec, kStageCount> FrameGraph::stageSpecs() const {
+KernelNodeSpec FrameGraph::stageSpec(Stage stage, int substep) const {
   const BodiesView& b = bodies_;
   const NBodyParams& p = params_;
-  std::array<KernelNodeSpec, kStageCount> s;
+  // Node index substep * kStageCount + stage: the smaller, the earlier in the frame (nbody_kernels.h).
+  const auto node = [&](Stage s) { return static_cast<unsigned int>(substep * kStageCount + static_cast<int>(s)); };
+  const BlowUpFlag flag{&blowUp_.state->first, node(stage), node(Stage::Forces)};
   // Same float expressions as the CPU reference (cpu_stages.cpp): eps^2 and the damping factor on the host.
-  s[static_cast<int>(Stage::Forces)] = forcesSpec({b.posMass, b.accel, b.n, p.G, p.softening * p.softening, 0});
-  s[static_cast<int>(Stage::Attractor)] =
-      attractorSpec({b.posMass, b.vel, b.n, p.attractorPos[0], p.attractorPos[1], p.attractorPos[2],
-                     p.attractorStrength, p.dt, kAttractorSoftening, 0});
-  s[static_cast<int>(Stage::Integrate)] = integrateSpec({b.posMass, b.vel, b.accel, b.n, p.dt});
-  s[static_cast<int>(Stage::Damping)] = dampingSpec({b.vel, b.n, dampingFactor(p)});
-  s[static_cast<int>(Stage::Boundary)] = boundarySpec({b.posMass, b.vel, b.n, p.boundaryRadius});
-  s[static_cast<int>(Stage::Colour)] = colourSpec({b.vel, b.colour, b.n, p.colourScale});
-  s[static_cast<int>(Stage::WriteRender)] = writeRenderSpec({b.posMass, b.colour, output_, b.n, 0});
-  return s;
+  switch (stage) {
+  case Stage::Forces: return forcesSpec({b.posMass, b.accel, b.n, p.G, p.softening * p.softening, 0});
+  case Stage::Attractor:
+    return attractorSpec({b.posMass, b.vel, b.n, p.attractorPos[0], p.attractorPos[1], p.attractorPos[2],
+                          p.attractorStrength, p.dt, kAttractorSoftening, 0, flag});
+  case Stage::Integrate: return integrateSpec({b.posMass, b.vel, b.accel, b.n, p.dt, flag});
+  case Stage::Damping: return dampingSpec({b.vel, b.n, dampingFactor(p), flag});
+  case Stage::Boundary: return boundarySpec({b.posMass, b.vel, b.n, p.boundaryRadius, flag});
+  case Stage::Colour: return colourSpec({b.vel, b.colour, b.n, p.colourScale});
+  case Stage::WriteRender: return writeRenderSpec({b.posMass, b.colour, output_, b.n, 0});
+  }
+  throw std::logic_error("FrameGraph::stageSpec: unknown stage");
 }
 
 FrameGraph::Built FrameGraph::build(std::uint64_t waitValue, std::uint64_t signalValue) const {
   Built built{makeGraph(), {}};
-  built.nodes.reserve(static_cast<std::size_t>(substeps_) * std::size(kSubstepStages) + 4);
+  built.nodes.reserve(static_cast<std::size_t>(substeps_) * std::size(kSubstepStages) + 5);
   cudaGraph_t g = built.graph.get();
   cudaGraphNode_t prev = nullptr;
   const auto deps = [&] { return prev != nullptr ? &prev : nullptr; };
@@ -110,23 +117,25 @@ FrameGraph::Built FrameGraph::build(std::uint64_t waitValue, std::uint64_t signa
   };
   addMark();
 
-  const std::array<KernelNodeSpec, kStageCount> specs = stageSpecs();
-  const auto addKernel = [&](Stage stage, int substep) {
-    std::string name = stageInstanceName(stage, substep);
-    const KernelNodeSpec& spec = specs[static_cast<int>(stage)];
+  const auto addKernel = [&](std::string name, Kind kind, Stage stage, int substep, const KernelNodeSpec& spec) {
     void* argSlot[1];
     const cudaKernelNodeParams params = spec.nodeParams(argSlot);
     cudaGraphNode_t node = nullptr;
     CUDA_CHECK_CTX(cudaGraphAddKernelNode(&node, g, deps(), depCount(), &params), "adding node " + name);
-    built.nodes.push_back({std::move(name), Kind::Kernel, stage, node, spec});
+    built.nodes.push_back({std::move(name), kind, stage, node, spec, substep});
     prev = node;
     addMark();
   };
+  const auto addStage = [&](Stage stage, int substep) {
+    addKernel(stageInstanceName(stage, substep), Kind::Kernel, stage, substep, stageSpec(stage, substep));
+  };
   for (int s = 0; s < substeps_; ++s) {
-    for (Stage stage : kSubstepStages) addKernel(stage, s);
+    for (Stage stage : kSubstepStages) addStage(stage, s);
   }
-  addKernel(Stage::Colour, 0);
-  addKernel(Stage::WriteRender, 0);
+  addStage(Stage::Colour, 0);
+  addStage(Stage::WriteRender, 0);
+  // After every stage, before the signal: when Vulkan sees simDone = k+1, the report of frame k is in host memory.
+  addKernel(kBlowUpNodeName, Kind::BlowUpReport, Stage::Forces, 0, reportBlowUpSpec(blowUp_));
 
   if (hasSemaphores()) {
     cudaExternalSemaphore_t simDone = semaphores_.simDone;
@@ -179,10 +188,9 @@ void FrameGraph::syncEnableStates() {
 }
 
 void FrameGraph::applyChangedKernels(bool allStages) {
-  const std::array<KernelNodeSpec, kStageCount> specs = stageSpecs();
   for (Node& n : nodes_) {
     if (n.kind != Kind::Kernel || (!allStages && n.stage != Stage::WriteRender)) continue;
-    const KernelNodeSpec& want = specs[static_cast<int>(n.stage)];
+    const KernelNodeSpec want = stageSpec(n.stage, n.substep);
     if (want == n.applied) continue;
     void* argSlot[1];
     const cudaKernelNodeParams params = want.nodeParams(argSlot);
@@ -320,6 +328,12 @@ std::vector<NodeInfo> FrameGraph::nodes() const {
       CUDA_CHECK_CTX(cudaGraphNodeGetEnabled(exec_.get(), n.node, &isEnabled), n.name);
       info.enabled = isEnabled != 0;
       if (profiling_ && i < nodeMs_.size()) info.ms = nodeMs_[i];
+    } else if (n.kind == Kind::BlowUpReport) {
+      info.type = "kernel";
+      info.togglable = false;
+      info.enabled = true;
+      info.whyNotTogglable = kBlowUpNodeReason;
+      if (profiling_ && i < nodeMs_.size()) info.ms = nodeMs_[i];
     } else if (n.kind == Kind::EventRecord) {
       info.type = "event record";
       info.togglable = false;
@@ -338,13 +352,13 @@ std::vector<NodeInfo> FrameGraph::nodes() const {
 
 void FrameGraph::setProfiling(bool enabled, std::uint32_t slots) {
   if (enabled == profiling_) return;
-  const std::size_t kernels = static_cast<std::size_t>(substeps_) * std::size(kSubstepStages) + 2;
+  const std::size_t kernels = static_cast<std::size_t>(substeps_) * std::size(kSubstepStages) + 3; // + report_blow_up
   if (enabled) {
     markEvents_.clear();
     for (std::uint32_t s = 0; s < std::max<std::uint32_t>(slots, 1); ++s) {
       std::vector<Event> set;
       // One mark before the first kernel and one after each; room for substep changes up to kMaxSubsteps.
-      const std::size_t marks = static_cast<std::size_t>(kMaxSubsteps) * std::size(kSubstepStages) + 3;
+      const std::size_t marks = static_cast<std::size_t>(kMaxSubsteps) * std::size(kSubstepStages) + 4;
       for (std::size_t m = 0; m < marks; ++m) set.push_back(makeTimingEvent());
       markEvents_.push_back(std::move(set));
     }
@@ -387,7 +401,7 @@ void FrameGraph::harvestMarks(std::size_t slot) {
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
     if (nodes_[i].kind == Kind::EventRecord) {
       ++m;
-    } else if (nodes_[i].kind == Kind::Kernel && m > 0 && m < marks) {
+    } else if ((nodes_[i].kind == Kind::Kernel || nodes_[i].kind == Kind::BlowUpReport) && m > 0 && m < marks) {
       float ms = 0;
       CUDA_CHECK_CTX(cudaEventElapsedTime(&ms, events[m - 1].get(), events[m].get()), nodes_[i].name);
       nodeMs_[i] = ms;

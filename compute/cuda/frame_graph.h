@@ -3,6 +3,7 @@
 //   [wait_render_done: renderDone >= max(0, k-F+1)]                       (external-semaphore wait node, interop)
 //   -> for each substep s: forces, attractor, integrate, damping, boundary (kernel nodes "forces", "forces#1", ...)
 //   -> colour -> write_render (into the buffer of frame k)                (kernel nodes)
+//   -> report_blow_up (first non-finite value -> mapped pinned host word)  (one-thread kernel node, never toggled)
 //   -> [signal_sim_done: simDone = k+1]                                   (external-semaphore signal node, interop)
 //
 // a linear chain, instantiated once. Per frame (launch): the semaphore values are set on the exec, write_render is
@@ -38,12 +39,18 @@ inline constexpr const char* kWaitNodeName = "wait_render_done";
 inline constexpr const char* kSignalNodeName = "signal_sim_done";
 inline constexpr const char* kSemaphoreNodeReason =
     "semaphore nodes order CUDA against Vulkan; disabling one would break the frame protocol";
+inline constexpr const char* kBlowUpNodeName = "report_blow_up";
+inline constexpr const char* kBlowUpNodeReason =
+    "blow-up detection: hands the stages' non-finite flag to the host; not a simulation stage";
 
 class FrameGraph {
 public:
   // semaphores == nullptr: compute-only graph without semaphore nodes. output: write_render's first target.
+  // blowUp: the device word the stage kernels flag and the host word the report node writes (CudaBackend owns both;
+  // docs/FRAME.md, "Blow-up detection"); the same for the graph's life, rebuilds included.
   FrameGraph(const BodiesView& bodies, int substeps, const NBodyParams& params,
-             const std::array<bool, kStageCount>& enabled, const FrameSemaphores* semaphores, float4* output);
+             const std::array<bool, kStageCount>& enabled, const FrameSemaphores* semaphores, float4* output,
+             const ReportBlowUpArgs& blowUp);
 
   FrameGraph(const FrameGraph&) = delete;
   FrameGraph& operator=(const FrameGraph&) = delete;
@@ -104,7 +111,9 @@ public:
   bool profiling() const { return profiling_; }
 
 private:
-  enum class Kind { Kernel, SemaphoreWait, SemaphoreSignal, EventRecord };
+  // Kernel: a stage instance (togglable per whyNotTogglable(stage)). BlowUpReport: the report_blow_up kernel, never
+  // toggled or updated (its arguments are fixed pointers).
+  enum class Kind { Kernel, BlowUpReport, SemaphoreWait, SemaphoreSignal, EventRecord };
   struct Node {
     std::string name;
     Kind kind = Kind::Kernel;
@@ -113,6 +122,7 @@ private:
     // identify exec nodes by these handles, also after a whole-graph update.
     cudaGraphNode_t node = nullptr;
     KernelNodeSpec applied; // kernel nodes: the parameters exec_ holds now
+    int substep = 0;        // kernel nodes: which instance of the stage (its blow-up flag names it)
   };
   struct Built {
     Graph graph;
@@ -123,7 +133,9 @@ private:
   Built build(std::uint64_t waitValue = 0, std::uint64_t signalValue = 0) const;
   bool runsStage(Stage stage) const; // enabled, or a stage that cannot be disabled
   void retire(GraphExec exec, Graph graph);
-  std::array<KernelNodeSpec, kStageCount> stageSpecs() const;
+  // The kernel parameters of one stage instance from bodies_, params_ and output_; instances differ only in their
+  // blow-up flag's node index.
+  KernelNodeSpec stageSpec(Stage stage, int substep) const;
   void applyChangedKernels(bool allStages);
   void syncEnableStates(); // makes the exec's enable states match enabled_
   std::string describeNode(const std::vector<Node>& nodes, cudaGraphNode_t node) const;
@@ -134,6 +146,7 @@ private:
   std::array<bool, kStageCount> enabled_{};
   FrameSemaphores semaphores_;
   float4* output_ = nullptr;
+  ReportBlowUpArgs blowUp_{};
 
   // exec_ was instantiated from instantiatedFrom_ (whose node handles nodes_ holds); latest_ is the graph of the
   // last successful whole-graph update, kept for dumpDot so the DOT shows the parameters in use.

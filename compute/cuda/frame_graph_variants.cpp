@@ -27,8 +27,7 @@ void FrameGraph::launchOnStream(std::uint64_t frame, float4* output, cudaStream_
     output_ = output;
     outputDirty_ = true; // the exec still points at the old buffer; a later graph launch updates it
   }
-  // paramsDirty_ stays as it is for the same reason: these launches take their arguments from stageSpecs().
-  const std::array<KernelNodeSpec, kStageCount> specs = stageSpecs();
+  // paramsDirty_ stays as it is for the same reason: these launches take their arguments from stageSpec().
   cudaExternalSemaphoreWaitParams waitParams{};
   cudaExternalSemaphoreSignalParams signalParams{};
   waitParams.params.fence.value = waitValueFor(frame);
@@ -43,13 +42,14 @@ void FrameGraph::launchOnStream(std::uint64_t frame, float4* output, cudaStream_
   }
   const auto run = [&](Stage stage, int substep) {
     if (!runsStage(stage)) return;
-    launchKernel(specs[static_cast<int>(stage)], stream, [&] { return stageInstanceName(stage, substep); });
+    launchKernel(stageSpec(stage, substep), stream, [&] { return stageInstanceName(stage, substep); });
   };
   for (int s = 0; s < substeps_; ++s) {
     for (Stage stage : detail::kSubstepStages) run(stage, s);
   }
   run(Stage::Colour, 0);
   run(Stage::WriteRender, 0);
+  launchKernel(reportBlowUpSpec(blowUp_), stream, [] { return kBlowUpNodeName; });
   if (hasSemaphores()) {
     CUDA_CHECK_CTX(cudaSignalExternalSemaphoresAsync(&simDone, &signalParams, 1, stream),
                    "frame " + std::to_string(frame) + ": signalling simDone on the stream");

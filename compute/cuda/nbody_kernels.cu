@@ -19,6 +19,16 @@ __device__ inline float4 withXyz(float4 f, Vec3 v) { return make_float4(v.x, v.y
 
 __device__ inline int bodyIndex() { return static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); }
 
+// Blow-up detection (nbody_kernels.h): a kernel tests what it wrote and flags only a non-finite value, so the healthy
+// path costs the isfinite tests and nothing else.
+__device__ inline bool isFinite3(Vec3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
+__device__ inline void flagNonFinite(unsigned int* first, unsigned int node, unsigned int quantity) {
+  if (first != nullptr) atomicMin(first, blowUpCode(node, quantity));
+}
+__device__ inline void flagNonFinite(const BlowUpFlag& flag, unsigned int quantity) {
+  flagNonFinite(flag.first, flag.node, quantity);
+}
+
 __global__ void __launch_bounds__(kBlock) attractorKernel(AttractorArgs a) {
   const int i = bodyIndex();
   if (i >= a.n) return;
@@ -26,6 +36,7 @@ __global__ void __launch_bounds__(kBlock) attractorKernel(AttractorArgs a) {
   const Vec3 kicked =
       nbody_math::attractorKick(xyz(a.posMass[i]), xyz(v), {a.px, a.py, a.pz}, a.strength, a.dt, a.softening);
   a.vel[i] = withXyz(v, kicked);
+  if (!isFinite3(kicked)) flagNonFinite(a.blowUp, kBlowUpVelocity);
 }
 
 __global__ void __launch_bounds__(kBlock) integrateKernel(IntegrateArgs a) {
@@ -33,16 +44,30 @@ __global__ void __launch_bounds__(kBlock) integrateKernel(IntegrateArgs a) {
   if (i >= a.n) return;
   const float4 p = a.posMass[i], v = a.vel[i];
   Vec3 x = xyz(p), u = xyz(v);
-  nbody_math::integrate(x, u, xyz(a.accel[i]), a.dt);
+  const Vec3 acc = xyz(a.accel[i]);
+  nbody_math::integrate(x, u, acc, a.dt);
   a.posMass[i] = withXyz(p, x);
   a.vel[i] = withXyz(v, u);
+  // The kick writes the velocity first and the drift carries it into the position: name the velocity if both are.
+  // A non-finite acceleration always makes the velocity non-finite: only then is it looked at, and forces named.
+  if (!isFinite3(u)) {
+    if (!isFinite3(acc)) {
+      flagNonFinite(a.blowUp.first, a.blowUp.accelNode, kBlowUpAcceleration);
+    } else {
+      flagNonFinite(a.blowUp, kBlowUpVelocity);
+    }
+  } else if (!isFinite3(x)) {
+    flagNonFinite(a.blowUp, kBlowUpPosition);
+  }
 }
 
 __global__ void __launch_bounds__(kBlock) dampingKernel(DampingArgs a) {
   const int i = bodyIndex();
   if (i >= a.n) return;
   const float4 v = a.vel[i];
-  a.vel[i] = withXyz(v, nbody_math::damp(xyz(v), a.factor));
+  const Vec3 damped = nbody_math::damp(xyz(v), a.factor);
+  a.vel[i] = withXyz(v, damped);
+  if (!isFinite3(damped)) flagNonFinite(a.blowUp, kBlowUpVelocity);
 }
 
 __global__ void __launch_bounds__(kBlock) boundaryKernel(BoundaryArgs a) {
@@ -53,6 +78,11 @@ __global__ void __launch_bounds__(kBlock) boundaryKernel(BoundaryArgs a) {
   nbody_math::reflectAtBoundary(x, u, a.radius);
   a.posMass[i] = withXyz(p, x);
   a.vel[i] = withXyz(v, u);
+  if (!isFinite3(u)) {
+    flagNonFinite(a.blowUp, kBlowUpVelocity);
+  } else if (!isFinite3(x)) {
+    flagNonFinite(a.blowUp, kBlowUpPosition);
+  }
 }
 
 __global__ void __launch_bounds__(kBlock) colourKernel(ColourArgs a) {
@@ -66,6 +96,19 @@ __global__ void __launch_bounds__(kBlock) writeRenderKernel(WriteRenderArgs a) {
   if (i >= a.n) return;
   const float4 p = a.posMass[i];
   a.out[i] = make_float4(p.x, p.y, p.z, a.colour[i]);
+}
+
+// One thread, after every stage of the frame (ReportBlowUpArgs). The word is read and the launch counted here, not
+// by the host, so the frame graph needs no per-frame parameter for it.
+__global__ void __launch_bounds__(1) reportBlowUpKernel(ReportBlowUpArgs a) {
+  BlowUpDeviceState& s = *a.state;
+  if (s.reported == 0 && s.first != kNoBlowUp) {
+    const unsigned long long word = static_cast<unsigned long long>(s.launches) << 32 | s.first;
+    *reinterpret_cast<volatile unsigned long long*>(a.hostWord) = word; // one 8-byte store over PCIe
+    __threadfence_system();
+    s.reported = 1;
+  }
+  s.launches = s.launches + 1;
 }
 
 dim3 bodyGrid(int n) {
@@ -86,5 +129,8 @@ KernelNodeSpec dampingSpec(const DampingArgs& a) { return bodySpec(dampingKernel
 KernelNodeSpec boundarySpec(const BoundaryArgs& a) { return bodySpec(boundaryKernel, a); }
 KernelNodeSpec colourSpec(const ColourArgs& a) { return bodySpec(colourKernel, a); }
 KernelNodeSpec writeRenderSpec(const WriteRenderArgs& a) { return bodySpec(writeRenderKernel, a); }
+KernelNodeSpec reportBlowUpSpec(const ReportBlowUpArgs& a) {
+  return KernelNodeSpec::make(reinterpret_cast<const void*>(reportBlowUpKernel), dim3(1), dim3(1), a);
+}
 
 } // namespace graphsim::cuda

@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -280,6 +281,48 @@ std::vector<BadBench> badBench() {
 
 INSTANTIATE_TEST_SUITE_P(Table, BenchBadInput, ::testing::ValuesIn(badBench()),
                          [](const auto& p) { return std::string(p.param.name); });
+
+// Number flags repeat the text as typed (tests/cli/numbers_test.cpp does run and soak): the whole line is checked.
+TEST(Bench, NumbersOutOfRangeQuoteTheTextAsTyped) {
+  const fs::path dir = fs::path(GRAPHSIM_TEST_TMP) / "bench";
+  const std::string captureDir = (dir / "typed").string();
+  fs::remove_all(captureDir);
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--frames", "99999999999999999999"}, "--frames: must be 1..10000000, got 99999999999999999999"},
+      {{"--frames", "-99999999999999999999"}, "--frames: must be 1..10000000, got -99999999999999999999"},
+      {{"--frames", "10000001"}, "--frames: must be 1..10000000, got 10000001"},
+      {{"--frames", "12.5"}, "--frames: must be a whole number 1..10000000, got 12.5"},
+      {{"--warmup", "-1"}, "--warmup: must be 0..1000000, got -1"},
+      {{"--warmup", "1e3"}, "--warmup: must be a whole number 0..1000000, got 1e3"},
+      {{"--bodies", "99999999999999999999"}, "--bodies: must be 1..16777216, got 99999999999999999999"},
+      {{"--bodies", "0.5"}, "--bodies: must be a whole number 1..16777216, got 0.5"},
+      {{"--frames-in-flight", "-3"}, "--frames-in-flight: must be 1..4, got -3"},
+      {{"--gpu", "99999999999"}, "--gpu: must be 0..2147483647, got 99999999999"},
+      {{"--gpu", "one"}, "--gpu: must be a whole number 0..2147483647, got one"},
+      {{"--wait-timeout-ms", "99999999999999999999"}, "--wait-timeout-ms: must be 1..600000, got 99999999999999999999"},
+      {{"--capture-every", "0", "--capture-dir", captureDir}, "--capture-every: must be 1..11000000, got 0"},
+      {{"--capture-every", "-2", "--capture-dir", captureDir}, "--capture-every: must be 1..11000000, got -2"},
+      {{"--capture-every", "2.5", "--capture-dir", captureDir},
+       "--capture-every: must be a whole number 1..11000000, got 2.5"},
+      {{"--interop", "maybe"}, "--interop: unknown mode 'maybe' (allowed: auto, on, off)"},
+  };
+  for (const auto& [flags, message] : cases) {
+    std::vector<std::string> args = {"bench", "--backend", "cpu"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    const ProcessResult r = runGraphsim(args, 60);
+    EXPECT_EQ(r.exitCode, 2) << flags[0] << " " << flags[1] << ": " << r.err;
+    EXPECT_EQ(r.err, "graphsim: error: " + message + "\n");
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+  EXPECT_FALSE(fs::exists(captureDir)) << "a refused --capture-every must not create its directory";
+}
+
+TEST(Bench, HelpDescribesInteropAndCapturePeriod) {
+  const ProcessResult r = runGraphsim({"bench", "--help"});
+  EXPECT_EQ(r.exitCode, 0);
+  EXPECT_NE(r.out.find("--interop"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("K >= 1"), std::string::npos) << r.out;
+}
 
 } // namespace
 } // namespace graphsim::test

@@ -231,5 +231,25 @@ TEST(Cli, CaptureEveryWritesNumberedFrames) {
   EXPECT_FALSE(fs::exists(dir / "f_000001.png"));
 }
 
+// Issue 12: softening has a positive lower bound (kMinSoftening = 1e-4, compute/nbody.h): below it a close encounter
+// gives an unbounded acceleration. The message names the key, the value and the allowed range; the bound itself runs.
+TEST(Cli, SofteningBelowItsLowerBoundExitsTwo) {
+  const ProcessResult r = runGraphsim({"run", "--backend", "cpu", "--headless", "--bodies", "64", "--frames", "1",
+                                       "--config", writeFile("tinysoft.json", R"({"params": {"softening": 1e-05}})")});
+  ASSERT_FALSE(r.timedOut);
+  EXPECT_EQ(r.exitCode, 2) << r.err;
+  for (const char* part : {"params.softening", "1e-05", "[0.0001, 10]", "unbounded accelerations"})
+    EXPECT_NE(r.err.find(part), std::string::npos) << "message lacks '" << part << "': " << r.err;
+  EXPECT_EQ(lineCount(r.err), 1) << r.err;
+  for (const char* zero : {R"({"params": {"softening": 0}})", R"({"params": {"softening": 9.9e-5}})"}) {
+    const ProcessResult z = runGraphsim({"run", "--config", writeFile("zerosoft.json", zero)});
+    EXPECT_EQ(z.exitCode, 2) << zero << ": " << z.err;
+  }
+  const ProcessResult ok = runGraphsim({"run", "--backend", "cpu", "--headless", "--bodies", "64", "--frames", "1",
+                                        "--quiet", "--config",
+                                        writeFile("minsoft.json", R"({"params": {"softening": 0.0001}})")});
+  EXPECT_EQ(ok.exitCode, 0) << "the bound itself is allowed: " << ok.err;
+}
+
 } // namespace
 } // namespace graphsim::test

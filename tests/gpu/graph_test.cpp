@@ -73,11 +73,16 @@ TEST(FrameGraph, ComputeOnlyGraphIsTheStageChainWithoutSemaphoreNodes) {
   config.substeps = 2;
   CudaBackend sim(config, 0);
   const std::vector<NodeInfo> nodes = sim.nodes();
-  ASSERT_EQ(nodes.size(), 2u * 5u + 2u);
+  ASSERT_EQ(nodes.size(), 2u * 5u + 2u + 1u);
   for (const NodeInfo& n : nodes) EXPECT_EQ(n.type, "kernel") << n.name;
   EXPECT_EQ(nodes.front().name, "forces");
   EXPECT_EQ(nodes[5].name, "forces#1");
-  EXPECT_EQ(nodes.back().name, "write_render");
+  EXPECT_EQ(nodes[nodes.size() - 2].name, "write_render");
+  // Blow-up detection's report node closes the chain; it is no stage and cannot be disabled.
+  EXPECT_EQ(nodes.back().name, "report_blow_up");
+  EXPECT_FALSE(nodes.back().togglable);
+  EXPECT_TRUE(nodes.back().enabled);
+  EXPECT_NE(nodes.back().whyNotTogglable.find("blow-up"), std::string::npos) << nodes.back().whyNotTogglable;
   // Enable states as configured (attractor and damping off by default), read back from the exec.
   for (int s = 0; s < kStageCount; ++s) {
     for (const NodeInfo& n : gputest::nodesNamed(nodes, static_cast<Stage>(s))) {
@@ -97,7 +102,7 @@ TEST(FrameGraph, InteropGraphStartsWithTheWaitAndEndsWithTheSignal) {
     CudaBackend sim(config, 0, &interop);
 
     const std::vector<NodeInfo> nodes = sim.nodes();
-    ASSERT_EQ(nodes.size(), 1u + 3u * 5u + 2u + 1u);
+    ASSERT_EQ(nodes.size(), 1u + 3u * 5u + 2u + 1u + 1u);
     EXPECT_EQ(nodes.front().name, "wait_render_done");
     EXPECT_EQ(nodes.front().type, "semaphore wait");
     EXPECT_EQ(nodes.back().name, "signal_sim_done");
@@ -107,7 +112,8 @@ TEST(FrameGraph, InteropGraphStartsWithTheWaitAndEndsWithTheSignal) {
       EXPECT_TRUE(n->enabled) << n->name;
       EXPECT_NE(n->whyNotTogglable.find("semaphore"), std::string::npos) << n->whyNotTogglable;
     }
-    // Each substep stage once per substep, in order; colour and write_render once, right before the signal.
+    // Each substep stage once per substep, in order; colour, write_render and report_blow_up once, right before the
+    // signal (so the report is in host memory when simDone is signalled).
     for (int s = 0; s < 3; ++s) {
       for (int k = 0; k < 5; ++k) {
         const NodeInfo& n = nodes[1 + static_cast<std::size_t>(s * 5 + k)];
@@ -117,10 +123,14 @@ TEST(FrameGraph, InteropGraphStartsWithTheWaitAndEndsWithTheSignal) {
       }
     }
     for (Stage stage : kSubstepStages) EXPECT_EQ(gputest::nodesNamed(nodes, stage).size(), 3u);
-    const NodeInfo& colour = nodes[nodes.size() - 3];
-    const NodeInfo& write = nodes[nodes.size() - 2];
+    const NodeInfo& colour = nodes[nodes.size() - 4];
+    const NodeInfo& write = nodes[nodes.size() - 3];
+    const NodeInfo& report = nodes[nodes.size() - 2];
     EXPECT_EQ(colour.name, "colour");
     EXPECT_EQ(write.name, "write_render");
+    EXPECT_EQ(report.name, "report_blow_up");
+    EXPECT_EQ(report.type, "kernel");
+    EXPECT_FALSE(report.togglable);
     EXPECT_FALSE(write.togglable);
     EXPECT_EQ(write.whyNotTogglable, std::string(whyNotTogglable(Stage::WriteRender)));
     EXPECT_THROW(sim.setStageEnabled(Stage::WriteRender, false), std::invalid_argument);

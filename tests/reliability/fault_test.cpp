@@ -85,7 +85,7 @@ TEST(Faults, KernelFailIsReportedWithTheStageName) {
 }
 
 TEST(Faults, CudaOnlyFaultsOnTheCpuBackendAreUsageErrors) {
-  for (const char* fault : {"kernel-fail", "cuda-semaphore-stall"}) {
+  for (const char* fault : {"kernel-fail", "cuda-semaphore-stall", "import-fail"}) {
     const ProcessResult r = runGraphsim(headless("cpu", fault));
     EXPECT_EQ(r.exitCode, 2) << fault << ": " << r.err;
     EXPECT_TRUE(contains(r.err, std::string("--inject ") + fault + ": needs --backend cuda")) << r.err;
@@ -105,13 +105,31 @@ TEST(Faults, CaptureDirectoryBecomingUnwritableFailsCleanly) {
   EXPECT_EQ(t.result.signal, 0) << t.result.err;
   EXPECT_EQ(t.result.exitCode, 1) << t.result.err;
   // Frames 2..10 were captured; frame 12 (k = 11) is the first capture after the fault.
-  EXPECT_TRUE(contains(t.result.err, "graphsim: cannot write output: capture of frame 12: cannot write PNG " +
-                                         (dir / "c_000012.png").string()))
+  EXPECT_TRUE(contains(t.result.err, "graphsim: cannot write output: " + (dir / "c_000012.png").string() + ": "))
       << t.result.err;
   const fs::path written = fs::is_directory(moved) ? moved : dir;
   EXPECT_TRUE(fs::exists(written / "c_000010.png")) << "the captures before the fault are missing";
   EXPECT_EQ(findPartialFiles(written, "c"), "");
   fs::remove_all(moved, ec);
+}
+
+// Blow-up detection (docs/FRAME.md): headless, the run ends with exit 1 naming the frame and the stage that first
+// wrote a non-finite value. Frame 5 (0-based) gets dt = NaN, so integrate writes NaN velocities in frame 6.
+void expectBlowUpReported(const Timed& t) {
+  ASSERT_FALSE(t.result.timedOut) << "hung:\n" << t.result.err;
+  EXPECT_EQ(t.result.exitCode, 1) << t.result.err;
+  EXPECT_LT(t.seconds, kStallBoundSeconds);
+  EXPECT_TRUE(contains(t.result.err, "graphsim: the simulation blew up in frame 6, stage integrate: non-finite velocity"))
+      << t.result.err;
+}
+
+TEST(Faults, NonFiniteStateEndsAHeadlessRunNamingFrameAndStage) {
+  expectBlowUpReported(runTimed(headless("cpu", "non-finite@5")));
+}
+
+TEST(Faults, NonFiniteStateIsDetectedOnTheGpuWithoutAStall) {
+  GRAPHSIM_REQUIRE_CUDA_DEVICE_FOR_CLI();
+  expectBlowUpReported(runTimed(headless("cuda", "non-finite@5")));
 }
 
 void expectBothDeviceLists(const ProcessResult& r) {
@@ -133,10 +151,12 @@ TEST(Faults, MissingExtensionExitsThreeNamingItAndBothDeviceLists) {
   EXPECT_TRUE(contains(r.err, std::string("lacks extension ") + app::kInjectedMissingExtension)) << r.err;
 }
 
-TEST(Faults, UuidMismatchAndMissingExtensionWithCudaExitThree) {
+TEST(Faults, UuidMismatchAndMissingExtensionWithCudaAndInteropOnExitThree) {
   GRAPHSIM_REQUIRE_CUDA_DEVICE_FOR_CLI();
   for (const char* fault : {"uuid-mismatch", "missing-extension"}) {
-    const ProcessResult r = runGraphsim(headless("cuda", fault));
+    std::vector<std::string> args = headless("cuda", fault);
+    args.insert(args.end(), {"--interop", "on"}); // under auto (the default) the run falls back to host copy
+    const ProcessResult r = runGraphsim(args);
     expectBothDeviceLists(r);
     EXPECT_TRUE(contains(r.err, "CUDA 0: ")) << fault << ": the CUDA list is empty:\n" << r.err;
   }

@@ -1,6 +1,6 @@
-// Ctrl-C (SIGINT) and SIGTERM during a run: the frame in flight finishes, no capture is left half-written, both APIs
-// are drained and released in order (validation would report leaked objects at device destruction), and the process
-// exits 128 + signal within a second of the signal.
+// Ctrl-C (SIGINT), SIGTERM and SIGHUP (a closed terminal or ssh session) during a run: the frame in flight finishes,
+// no capture is left half-written, both APIs are drained and released in order (validation would report leaked
+// objects at device destruction), and the process exits 128 + signal within a second of the signal.
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -21,8 +21,9 @@ struct Interrupted {
   std::chrono::milliseconds afterSignal{0};
 };
 
-// Starts a long capturing run, waits until it has rendered for about a second, signals it and waits for the exit.
-Interrupted interruptRun(std::vector<std::string> args, const fs::path& dir, int sig) {
+// Starts a long capturing run, waits until it has rendered for about a second, signals it (`repeat` times, 5 ms
+// apart: well inside the frame in flight, 4096 bodies on the CPU take about 30 ms) and waits for the exit.
+Interrupted interruptRun(std::vector<std::string> args, const fs::path& dir, int sig, int repeat = 1) {
   args.insert(args.end(), {"--backend", "cpu", "--bodies", "4096", "--capture", (dir / "c.png").string(),
                            "--capture-every", "3", "--validation", "--quiet"});
   ChildProcess child(args, dir.string() + "-log");
@@ -35,6 +36,10 @@ Interrupted interruptRun(std::vector<std::string> args, const fs::path& dir, int
   std::this_thread::sleep_for(1s);
   const auto signalled = std::chrono::steady_clock::now();
   child.signal(sig);
+  for (int i = 1; i < repeat; ++i) {
+    std::this_thread::sleep_for(5ms);
+    child.signal(sig);
+  }
   r.result = child.wait(30s);
   r.afterSignal = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - signalled);
   return r;
@@ -65,6 +70,41 @@ TEST(Interrupt, SigtermDuringHeadlessRunExits143) {
   expectCleanInterrupt(r, dir, 143, "SIGTERM");
 }
 
+TEST(Interrupt, SighupDuringHeadlessRunExits129) {
+  const fs::path dir = freshDir("sighup-headless");
+  const Interrupted r = interruptRun({"run", "--headless", "--frames", "100000000"}, dir, SIGHUP);
+  expectCleanInterrupt(r, dir, 129, "SIGHUP");
+}
+
+// A closed terminal usually sends SIGHUP twice (the shell relays it to its jobs, then the kernel signals the
+// foreground group when the shell exits): the second must not cut the drain short.
+TEST(Interrupt, RepeatedSighupStillDrainsAndExits129) {
+  const fs::path dir = freshDir("sighup-twice");
+  const Interrupted r = interruptRun({"run", "--headless", "--frames", "100000000"}, dir, SIGHUP, 3);
+  expectCleanInterrupt(r, dir, 129, "SIGHUP");
+}
+
+// nohup graphsim ...: SIGHUP ignored at start stays ignored, the run goes on; Ctrl-C still ends it.
+TEST(Interrupt, SighupIgnoredAtStartIsIgnored) {
+  const fs::path dir = freshDir("sighup-nohup");
+  struct sigaction ignore{}, old{};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  ::sigaction(SIGHUP, &ignore, &old); // inherited by the child through fork and exec, as nohup does
+  ChildProcess child({"run", "--headless", "--backend", "cpu", "--bodies", "1024", "--frames", "100000000", "--quiet"},
+                     dir);
+  ::sigaction(SIGHUP, &old, nullptr);
+  std::this_thread::sleep_for(2s);
+  child.signal(SIGHUP);
+  std::this_thread::sleep_for(1500ms);
+  child.signal(SIGINT); // had SIGHUP been caught the exit would be 129, had it not been ignored: death by SIGHUP
+  const ProcessResult r = child.wait(30s);
+  ASSERT_FALSE(r.timedOut) << r.err;
+  EXPECT_EQ(r.signal, 0) << "died of signal " << r.signal << ":\n" << r.err;
+  EXPECT_EQ(r.exitCode, 130) << r.err;
+  EXPECT_TRUE(contains(r.err, "interrupted by SIGINT")) << r.err;
+}
+
 TEST(Interrupt, SigintDuringWindowedRunExits130WithinASecond) {
   if (!hasDisplay()) GTEST_SKIP() << "no display (DISPLAY/WAYLAND_DISPLAY unset): run under xvfb-run, as scripts/test.sh does";
   const fs::path dir = freshDir("sigint-window");
@@ -84,7 +124,19 @@ TEST(Interrupt, SigintDuringSoakExits130) {
   ASSERT_FALSE(r.timedOut) << r.err;
   EXPECT_EQ(r.exitCode, 130) << r.err << r.out;
   EXPECT_LT(ms.count(), 1000);
-  EXPECT_TRUE(contains(r.out, "result: INTERRUPTED")) << r.out;
+  EXPECT_TRUE(contains(r.out, "result: INTERRUPTED by SIGINT")) << r.out;
+}
+
+TEST(Interrupt, SighupDuringSoakExits129) {
+  const fs::path dir = freshDir("sighup-soak");
+  ChildProcess child({"soak", "--backend", "cpu", "--frames", "100000000", "--bodies", "1024"}, dir);
+  std::this_thread::sleep_for(2s);
+  child.signal(SIGHUP);
+  const ProcessResult r = child.wait(30s);
+  ASSERT_FALSE(r.timedOut) << r.err;
+  EXPECT_EQ(r.signal, 0) << "died of signal " << r.signal << ":\n" << r.err;
+  EXPECT_EQ(r.exitCode, 129) << r.err << r.out;
+  EXPECT_TRUE(contains(r.out, "result: INTERRUPTED by SIGHUP")) << r.out;
 }
 
 } // namespace

@@ -1,6 +1,9 @@
-// Capture: readback contents, the overlay hook, misuse, and PNG writing errors.
+// Capture: readback contents, the overlay hook, misuse, and PNG encoding written through the output writer.
 #include <array>
+#include <span>
+#include <stdexcept>
 
+#include "app/io/output_file.h"
 #include "tests/render/render_test_support.h"
 
 namespace graphsim::render::test {
@@ -94,30 +97,42 @@ TEST_F(RenderTest, OverlayDrawsIntoTheFrameAfterTheParticles) {
   EXPECT_NE(pixels[outside], 255);
 }
 
-// No Vulkan involved, so no context (and no validation count) is needed.
-TEST(WritePng, MissingDirectoryThrowsNamingThePath) {
+// No Vulkan involved, so no context (and no validation count) is needed. The file itself is the application's
+// output writer's (tests/cli/output_test.cpp tests its failures); here: the bytes encodePng gives are a PNG.
+void writePngFile(const std::filesystem::path& path, const std::vector<std::uint8_t>& rgba, std::uint32_t width,
+                  std::uint32_t height) {
+  const std::vector<std::uint8_t> png = encodePng(rgba, width, height);
+  app::writeOutput(path, std::as_bytes(std::span(png)));
+}
+
+TEST(PngOutput, MissingDirectoryThrowsNamingThePathAndTheDirectory) {
   const std::filesystem::path path = "/nonexistent-graphsim-dir/sub/frame.png";
   const std::vector<std::uint8_t> pixels(4 * 4 * 4, 128);
   try {
-    writePng(path, pixels, 4, 4);
-    FAIL() << "expected std::runtime_error";
-  } catch (const std::runtime_error& error) {
-    EXPECT_NE(std::string(error.what()).find(path.string()), std::string::npos) << error.what();
+    writePngFile(path, pixels, 4, 4);
+    FAIL() << "expected app::OutputError";
+  } catch (const app::OutputError& error) {
+    EXPECT_EQ(std::string(error.what()), path.string() + ": directory /nonexistent-graphsim-dir/sub does not exist");
   }
 }
 
-TEST(WritePng, WritesAFileThatLoadsBack) {
+TEST(PngOutput, WritesAFileThatLoadsBack) {
   const std::filesystem::path path = testOutputDir() / "roundtrip.png";
   std::vector<std::uint8_t> pixels(3 * 2 * 4);
   for (std::size_t i = 0; i < pixels.size(); ++i) {
     pixels[i] = static_cast<std::uint8_t>(i * 10);
   }
-  writePng(path, pixels, 3, 2);
+  writePngFile(path, pixels, 3, 2);
   const std::optional<Image> loaded = loadPng(path);
   ASSERT_TRUE(loaded.has_value());
   EXPECT_EQ(loaded->width, 3u);
   EXPECT_EQ(loaded->height, 2u);
   EXPECT_EQ(loaded->rgba, pixels);
+}
+
+TEST(PngOutput, EncodeRefusesPixelsOfTheWrongSize) {
+  EXPECT_THROW(encodePng(std::vector<std::uint8_t>(3 * 2 * 4 - 1), 3, 2), std::invalid_argument);
+  EXPECT_THROW(encodePng({}, 0, 0), std::invalid_argument);
 }
 
 } // namespace

@@ -3,8 +3,10 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <span>
 #include <string>
 
+#include "app/io/output_file.h"
 #include "render/offscreen_target.h"
 #include "tests/render/render_test_support.h"
 
@@ -24,6 +26,11 @@ constexpr std::uint32_t kBodies = 200;
 constexpr int kChannelTolerance = 8;
 constexpr double kMinFractionWithin = 0.995;
 constexpr double kMaxMeanAbsDiff = 1.0;
+
+void writePngFile(const std::filesystem::path& path, const std::vector<std::uint8_t>& rgba) {
+  const std::vector<std::uint8_t> png = encodePng(rgba, kSize, kSize);
+  app::writeOutput(path, std::as_bytes(std::span(png)));
+}
 
 Camera goldenCamera() {
   Camera camera;
@@ -47,7 +54,7 @@ TEST_F(RenderTest, GoldenSpiralMatchesReference) {
   const std::filesystem::path golden = std::filesystem::path(GRAPHSIM_TEST_DATA_DIR) / "golden_spiral.png";
   const char* update = std::getenv("GRAPHSIM_UPDATE_GOLDEN");
   if (update != nullptr && std::string(update) == "1") {
-    writePng(golden, actual.rgba, kSize, kSize);
+    writePngFile(golden, actual.rgba);
     std::fprintf(stderr, "rewrote the golden image %s\n", golden.c_str());
     return;
   }
@@ -66,8 +73,8 @@ TEST_F(RenderTest, GoldenSpiralMatchesReference) {
   if (!matches) {
     const std::filesystem::path actualPath = testOutputDir() / "golden_spiral.actual.png";
     const std::filesystem::path diffPath = testOutputDir() / "golden_spiral.diff.png";
-    writePng(actualPath, actual.rgba, kSize, kSize);
-    writePng(diffPath, diff.diff.rgba, kSize, kSize);
+    writePngFile(actualPath, actual.rgba);
+    writePngFile(diffPath, diff.diff.rgba);
     ADD_FAILURE() << "render differs from " << golden << ": " << diff.fractionWithin * 100.0
                   << "% of pixels within " << kChannelTolerance << " (need " << kMinFractionWithin * 100.0
                   << "%), mean abs diff " << diff.meanAbsDiff << " (need < " << kMaxMeanAbsDiff << "), max "
