@@ -157,9 +157,11 @@ void runCuda(const BenchOptions& options, BenchReport& report) {
     if (v == BenchVariant::Graph) continue; // the product path, already run
     const std::string name(benchVariantName(v));
     setup.variantName = name;
-    if (!path.interop && v != BenchVariant::HostCopy) {
+    if (!path.interop) {
       report.variants.push_back(skipped(name, describe(v, options.framesInFlight),
-                                        "needs Vulkan-CUDA interop, unavailable: " + path.fallbackReason));
+                                        v == BenchVariant::HostCopy
+                                            ? "the product row above is already the host-copy path"
+                                            : "needs Vulkan-CUDA interop, unavailable: " + path.fallbackReason));
       continue;
     }
     if (v == BenchVariant::Serial && options.framesInFlight == 1) {

@@ -11,11 +11,12 @@ std::string describeCuda(const CudaDeviceInfo& cuda) {
   return "CUDA " + std::to_string(cuda.index) + ": " + cuda.name + " UUID " + render::formatUuid(cuda.uuid);
 }
 
-void printNotice(const DataPath& path) {
+void printNotice(const DataPath& path, const render::VulkanContext& context, const CudaDeviceInfo& cuda) {
   std::fprintf(stderr,
-               "graphsim: Vulkan-CUDA interop unavailable, so frames are copied through the host (slower; "
-               "--interop on makes this an error): %s\n",
-               path.fallbackReason.c_str());
+               "graphsim: Vulkan-CUDA interop unavailable: %s\n"
+               "graphsim: rendering on Vulkan device %s, computing on %s; frames are copied through the host "
+               "(slower; --interop on makes this an error)\n",
+               path.fallbackReason.c_str(), context.info().name.c_str(), describeCuda(cuda).c_str());
 }
 
 } // namespace
@@ -57,17 +58,16 @@ DataPath openCudaRenderDevice(render::DeviceRequest request, const CudaDeviceInf
   if (mode == InteropMode::Off) {
     path.fallbackReason = "--interop off";
   } else {
-    path.fallbackReason += " Rendering on Vulkan device " + context->info().name + ", computing on " + describeCuda(cuda) + ".";
-    printNotice(path);
+    printNotice(path, *context, cuda);
   }
   return path;
 }
 
 DataPath fallBackToHostCopy(const std::string& what, const CudaDeviceInfo& cuda, const render::VulkanContext& context) {
   DataPath path;
-  path.fallbackReason = "sharing the render buffers and semaphores with CUDA failed (" + what + "); Vulkan device " + context.info().name + " UUID " +
-                        render::formatUuid(context.info().uuid) + ", " + describeCuda(cuda) + ".";
-  printNotice(path);
+  path.fallbackReason = "sharing the render buffers and semaphores with CUDA failed (" + what + "); Vulkan device " +
+                        context.info().name + " UUID " + render::formatUuid(context.info().uuid);
+  printNotice(path, context, cuda);
   return path;
 }
 

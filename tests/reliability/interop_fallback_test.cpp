@@ -60,8 +60,7 @@ TEST(InteropFallback, AutoFallsBackToHostCopyNamingBothDevicesWhenNoVulkanDevice
   EXPECT_EQ(path.name(), "cuda host copy");
   EXPECT_NE(path.fallbackReason.find("no Vulkan device has UUID"), std::string::npos) << path.fallbackReason;
   EXPECT_NE(path.fallbackReason.find("CUDA 0: stand-in CUDA device"), std::string::npos) << path.fallbackReason;
-  EXPECT_NE(path.fallbackReason.find("Rendering on Vulkan device " + context->info().name), std::string::npos)
-      << path.fallbackReason;
+  EXPECT_NE(path.fallbackReason.find("Vulkan devices seen:"), std::string::npos) << path.fallbackReason;
   EXPECT_FALSE(context->interopEnabled()); // opened without the interop requirement
 }
 
@@ -128,8 +127,8 @@ TEST(InteropFallback, CudaRunFinishesOnHostCopyUnderAuto) {
     const ProcessResult r = runGraphsim(cudaRun("auto", inject), 120);
     ASSERT_FALSE(r.timedOut) << inject << " hung:\n" << r.err;
     EXPECT_EQ(r.exitCode, 0) << inject << ":\n" << r.err;
-    EXPECT_TRUE(contains(r.err, "Vulkan-CUDA interop unavailable, so frames are copied through the host"))
-        << inject << ":\n" << r.err;
+    EXPECT_TRUE(contains(r.err, "graphsim: Vulkan-CUDA interop unavailable: ")) << inject << ":\n" << r.err;
+    EXPECT_TRUE(contains(r.err, "frames are copied through the host")) << inject << ":\n" << r.err;
     EXPECT_TRUE(contains(r.err, "CUDA 0: ")) << inject << ":\n" << r.err;
     EXPECT_TRUE(contains(r.err, "60 frames")) << inject << ":\n" << r.err;
     EXPECT_TRUE(contains(r.err, "cuda host copy")) << inject << ": the summary does not say which path:\n" << r.err;
