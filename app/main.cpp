@@ -12,10 +12,8 @@
 #include "app/ui/glfw_window.h"
 #include "app/cli/list_gpus.h"
 #include "app/run/signals.h"
-#include "compute/cuda_backend.h"
 #include "compute/cuda_device.h"
-#include "render/particle_renderer.h"
-#include "render/vulkan_context.h"
+#include "compute/errors.h"
 
 namespace graphsim::app {
 namespace {
@@ -89,23 +87,19 @@ int mainImpl(int argc, char** argv) {
   } catch (const UsageError& e) {
     std::fprintf(stderr, "graphsim: error: %s\n", e.what());
     return kExitUsage;
-  } catch (const render::MissingCapability& e) {
-    std::fprintf(stderr, "graphsim: this machine lacks what was asked for: %s\n", e.what());
-    return kExitEnvironment;
-  } catch (const NoCudaDevice& e) {
-    std::fprintf(stderr, "graphsim: this machine lacks what was asked for: %s\n", e.what());
-    return kExitEnvironment;
-  } catch (const SimulationBlowUp& e) {
-    std::fprintf(stderr, "graphsim: %s\n", e.what());
-    return kExitInternal;
   } catch (const OutputError& e) {
     std::fprintf(stderr, "graphsim: cannot write output: %s\n", e.what());
     return kExitInternal;
-  } catch (const render::TimeoutError& e) {
+  } catch (const EnvironmentError& e) { // Vulkan or CUDA
+    std::fprintf(stderr, "graphsim: this machine lacks what was asked for: %s\n", e.what());
+    return kExitEnvironment;
+  } catch (const TimeoutError& e) { // "sim side stalled: …", "render side stalled: …", "CUDA side stalled: …"
     std::fprintf(stderr, "graphsim: timeout: %s\n", e.what());
     return kExitInternal;
-  } catch (const CudaError& e) {
-    std::fprintf(stderr, "graphsim: %s\n", e.what()); // "CUDA error: <what failed, which node>: <call> failed …"
+  } catch (const Error& e) {
+    // The rest of compute/errors.h name themselves: ApiError ("CUDA error: <what failed, which node>: <call> failed
+    // …", "Vulkan error: VK_… from <call> …") and SimulationBlowUp ("the simulation blew up in frame …").
+    std::fprintf(stderr, "graphsim: %s\n", e.what());
     return kExitInternal;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "graphsim: internal error: %s\n", e.what());

@@ -28,6 +28,7 @@ void CpuBackend::reset(const SceneConfig& config) {
   accel_ = std::move(accel);
   colour_ = std::move(colour);
   blowUp_.reset();
+  nodesStale_ = true;
 }
 
 namespace {
@@ -73,6 +74,7 @@ void CpuBackend::setStageEnabled(Stage stage, bool enabled) {
     throw std::invalid_argument("stage " + std::string(stageName(stage)) + " cannot be disabled: " + std::string(why));
   }
   config_.enabled[static_cast<int>(stage)] = enabled;
+  nodesStale_ = true;
 }
 
 bool CpuBackend::stageEnabled(Stage stage) const { return config_.enabled[static_cast<int>(stage)]; }
@@ -90,8 +92,6 @@ void runStage(bool enabled, bool profiling, std::vector<double>& ms, std::size_t
   if (enabled) stage();
   ms.at(node) = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
-
-constexpr std::size_t kStagesPerSubstep = 5; // forces, attractor, integrate, damping, boundary
 
 // Blow-up detection after one stage instance: the arrays the stage writes, in the order it writes them (integrate
 // kicks the velocity, then drifts the position with it), the first non-finite element of each. Accelerations are
@@ -134,30 +134,39 @@ void CpuBackend::step() { stepFrame(nextFrame_); }
 void CpuBackend::stepFrame(std::uint64_t k) {
   const NBodyParams& p = config_.params;
   const float dampFactor = dampingFactor(p); // once per frame, as the CUDA backend pushes it to its damping nodes
-  const auto substeps = static_cast<std::size_t>(config_.substeps);
-  if (profiling_) nodeMs_.assign(substeps * kStagesPerSubstep + 2, -1.0);
+  if (profiling_) {
+    nodeMs_.assign(static_cast<std::size_t>(stageInstanceCount(config_.substeps)), -1.0);
+    nodesStale_ = true;
+  }
   // A disabled stage is skipped, not run as identity: with forces off, accel keeps its last values. A stage that ran
   // is checked for non-finite output until the first blow-up is recorded (O(N) passes; not in its profiled time).
-  const auto run = [&](Stage stage, std::size_t substep, std::size_t node, const auto& body) {
+  const auto run = [&](Stage stage, int substep, std::size_t node, const auto& body) {
     const bool enabled = stageEnabled(stage);
     runStage(enabled, profiling_, nodeMs_, node, body);
-    if (enabled && !blowUp_) blowUp_ = nonFiniteAfter(stage, static_cast<int>(substep), k, state_, accel_);
+    if (enabled && !blowUp_) blowUp_ = nonFiniteAfter(stage, substep, k, state_, accel_);
   };
-  for (std::size_t s = 0; s < substeps; ++s) {
-    const std::size_t n = s * kStagesPerSubstep;
-    run(Stage::Forces, s, n + 0, [&] { cpu::computeForces(state_.posMass, p, forceScratch_, accel_); });
-    run(Stage::Attractor, s, n + 1, [&] { cpu::applyAttractor(state_.posMass, state_.vel, p); });
-    run(Stage::Integrate, s, n + 2, [&] { cpu::integrate(state_.posMass, state_.vel, accel_, p.dt); });
-    run(Stage::Damping, s, n + 3, [&] { cpu::damp(state_.vel, dampFactor); });
-    run(Stage::Boundary, s, n + 4, [&] { cpu::applyBoundary(state_.posMass, state_.vel, p.boundaryRadius); });
-  }
-  run(Stage::Colour, 0, substeps * kStagesPerSubstep, [&] { cpu::computeColour(state_.vel, p.colourScale, colour_); });
+  std::size_t node = 0; // the instance's index in nodes()
+  forEachStageInstance(config_.substeps, [&](Stage stage, int s) {
+    const std::size_t n = node++;
+    switch (stage) {
+    case Stage::Forces: run(stage, s, n, [&] { cpu::computeForces(state_.posMass, p, forceScratch_, accel_); }); break;
+    case Stage::Attractor: run(stage, s, n, [&] { cpu::applyAttractor(state_.posMass, state_.vel, p); }); break;
+    case Stage::Integrate: run(stage, s, n, [&] { cpu::integrate(state_.posMass, state_.vel, accel_, p.dt); }); break;
+    case Stage::Damping: run(stage, s, n, [&] { cpu::damp(state_.vel, dampFactor); }); break;
+    case Stage::Boundary:
+      run(stage, s, n, [&] { cpu::applyBoundary(state_.posMass, state_.vel, p.boundaryRadius); });
+      break;
+    case Stage::Colour: run(stage, s, n, [&] { cpu::computeColour(state_.vel, p.colourScale, colour_); }); break;
+    case Stage::WriteRender: break; // writeRender(), when the renderer hands over its buffer
+    }
+  });
   nextFrame_ = k + 1;
 }
 
 bool CpuBackend::setProfiling(bool enabled) {
   profiling_ = enabled;
   nodeMs_.clear();
+  nodesStale_ = true;
   return true;
 }
 
@@ -166,28 +175,41 @@ void CpuBackend::download(BodyState& state, std::vector<float>& colour) {
   colour = colour_;
 }
 
-std::vector<NodeInfo> CpuBackend::nodes() const {
-  std::vector<NodeInfo> list;
-  auto add = [&](Stage stage, int substep) {
-    const std::string_view why = whyNotTogglable(stage);
-    list.push_back({stageInstanceName(stage, substep), "cpu", why.empty(), stageEnabled(stage), std::string(why)});
-  };
-  for (int s = 0; s < config_.substeps; ++s) {
-    for (Stage stage : {Stage::Forces, Stage::Attractor, Stage::Integrate, Stage::Damping, Stage::Boundary}) {
-      add(stage, s);
+const std::vector<NodeInfo>& CpuBackend::nodes() const {
+  const auto count = static_cast<std::size_t>(stageInstanceCount(config_.substeps));
+  if (nodes_.size() != count) {
+    nodes_.clear();
+    nodes_.reserve(count);
+    forEachStageInstance(config_.substeps, [&](Stage stage, int substep) {
+      const StageInfo& row = stageInfo(stage);
+      NodeInfo& info = nodes_.emplace_back();
+      info.name = stageInstanceName(stage, substep);
+      info.type = "cpu";
+      info.stage = stage;
+      info.substep = substep;
+      info.togglable = row.togglable();
+      info.whyNotTogglable = std::string(row.whyNotTogglable);
+    });
+    nodesStale_ = true;
+  }
+  if (nodesStale_) {
+    const bool timed = profiling_ && nodeMs_.size() == nodes_.size();
+    for (std::size_t i = 0; i < nodes_.size(); ++i) {
+      nodes_[i].enabled = stageEnabled(*nodes_[i].stage);
+      nodes_[i].ms = timed ? nodeMs_[i] : -1.0;
     }
+    nodesStale_ = false;
   }
-  add(Stage::Colour, 0);
-  add(Stage::WriteRender, 0);
-  if (profiling_ && nodeMs_.size() == list.size()) {
-    for (std::size_t i = 0; i < list.size(); ++i) list[i].ms = nodeMs_[i];
-  }
-  return list;
+  return nodes_;
 }
 
+// write_render is the last stage instance of a frame (forEachStageInstance), so its time is nodeMs_.back().
+static_assert(kStages.back().stage == Stage::WriteRender);
+
 void CpuBackend::writeRender(Float4* dst) const {
-  runStage(true, profiling_ && !nodeMs_.empty(), nodeMs_, nodeMs_.size() - 1,
-           [&] { cpu::writeRender(state_.posMass, colour_, dst); });
+  const bool timed = profiling_ && !nodeMs_.empty();
+  runStage(true, timed, nodeMs_, nodeMs_.size() - 1, [&] { cpu::writeRender(state_.posMass, colour_, dst); });
+  if (timed) nodesStale_ = true;
 }
 
 } // namespace graphsim

@@ -21,7 +21,7 @@ public:
   void stepFrame(std::uint64_t k);
   void download(BodyState& state, std::vector<float>& colour) override;
   std::vector<Float4> downloadAccelerations() override { return accel_; }
-  std::vector<NodeInfo> nodes() const override;
+  const std::vector<NodeInfo>& nodes() const override;
   bool setProfiling(bool enabled) override; // wall time of each stage call
   UpdateCounters counters() const override { return {}; }
   const SceneConfig& config() const override { return config_; }
@@ -51,6 +51,11 @@ private:
   std::uint64_t nextFrame_ = 0;   // the frame step() runs next
   std::optional<BlowUp> blowUp_;  // the first non-finite value since the last reset or setState
   mutable std::vector<double> nodeMs_; // in nodes() order, last step (and writeRender)
+  // What nodes() returns: rebuilt when its size is not the stage instance count of config_.substeps (the only
+  // structural change), its enable states and times copied in place when nodesStale_ (a reset, a toggle,
+  // profiling on/off, a profiled step or writeRender).
+  mutable std::vector<NodeInfo> nodes_;
+  mutable bool nodesStale_ = true;
 };
 
 } // namespace graphsim

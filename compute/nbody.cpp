@@ -6,20 +6,6 @@
 
 namespace graphsim {
 
-std::optional<Stage> stageFromName(std::string_view name) {
-  for (int i = 0; i < kStageCount; ++i) {
-    if (kStageNames[i] == name) return static_cast<Stage>(i);
-  }
-  return std::nullopt;
-}
-
-std::string_view whyNotTogglable(Stage s) {
-  // Only write_render is fixed: skipping it would leave the renderer drawing a buffer nobody filled this frame.
-  // The CUDA backend's semaphore nodes are not stages; their reasons live with that backend.
-  if (s == Stage::WriteRender) return "the renderer draws this buffer every frame";
-  return {};
-}
-
 std::string stageInstanceName(Stage s, int substep) {
   std::string name(stageName(s));
   if (substep > 0) name += "#" + std::to_string(substep);
@@ -38,9 +24,9 @@ void validateSceneConfig(const SceneConfig& config) {
     throw std::invalid_argument("substeps: " + std::to_string(config.substeps) + " is out of range (allowed: 1 to " +
                                 std::to_string(kMaxSubsteps) + ")");
   }
-  if (!config.enabled[static_cast<int>(Stage::WriteRender)]) {
-    throw std::invalid_argument("write_render cannot be disabled: " +
-                                std::string(whyNotTogglable(Stage::WriteRender)));
+  for (const StageInfo& row : kStages) {
+    if (row.togglable() || config.enabled[static_cast<std::size_t>(row.stage)]) continue;
+    throw std::invalid_argument(std::string(row.name) + " cannot be disabled: " + std::string(row.whyNotTogglable));
   }
 }
 

@@ -1,4 +1,4 @@
-// The nbody scene as plain data: parameters, the named stage list and the body state. Shared by the CPU reference
+// The nbody scene as plain data: parameters, the stage table and the body state. Shared by the CPU reference
 // backend and the CUDA backend so that a stage name and a parameter mean the same thing in both.
 #pragma once
 
@@ -47,17 +47,91 @@ inline constexpr float kMinSoftening = 1e-4f;
 // backends, so that neither evaluates exp itself (host and device exp may round differently).
 inline float dampingFactor(const NBodyParams& params) { return std::exp(-params.damping * params.dt); }
 
-// Stages in execution order. forces..boundary run `substeps` times per frame; colour and write_render once.
+// The scene's stages, one row each in kStages below (the enum value is the row's index).
 enum class Stage : int { Forces, Attractor, Integrate, Damping, Boundary, Colour, WriteRender };
-inline constexpr int kStageCount = 7;
-inline constexpr std::array<std::string_view, kStageCount> kStageNames = {
-    "forces", "attractor", "integrate", "damping", "boundary", "colour", "write_render"};
 
-constexpr std::string_view stageName(Stage s) { return kStageNames[static_cast<int>(s)]; }
-std::optional<Stage> stageFromName(std::string_view name);
+struct StageInfo {
+  Stage stage;
+  std::string_view name;            // in scene files, node names, --inject and messages
+  bool perSubstep;                  // runs once per substep; otherwise once per frame, after the last substep
+  std::string_view whyNotTogglable; // empty when the stage may be disabled; otherwise why not (shown in the panel)
+  constexpr bool togglable() const { return whyNotTogglable.empty(); }
+};
+
+// The stage table, in execution order: a frame runs the per-substep rows `substeps` times, then the other rows once
+// (forEachStageInstance). The CPU backend, the graph builder, the panel, the soak and the scene files iterate it;
+// nothing else lists the stages or decides which may be disabled.
+inline constexpr auto kStages = std::to_array<StageInfo>({
+    {Stage::Forces, "forces", true, {}},
+    {Stage::Attractor, "attractor", true, {}},
+    {Stage::Integrate, "integrate", true, {}},
+    {Stage::Damping, "damping", true, {}},
+    {Stage::Boundary, "boundary", true, {}},
+    {Stage::Colour, "colour", false, {}},
+    // Skipping it would leave the renderer drawing a buffer nobody filled this frame.
+    {Stage::WriteRender, "write_render", false, "the renderer draws this buffer every frame"},
+});
+inline constexpr int kStageCount = static_cast<int>(kStages.size());
+
+namespace detail {
+// Row i describes Stage(i), names are distinct and non-empty, and the per-substep rows come first (so that the
+// table's order is the execution order).
+constexpr bool stageTableIsWellFormed() {
+  bool afterSubsteps = false;
+  for (int i = 0; i < kStageCount; ++i) {
+    const StageInfo& row = kStages[static_cast<std::size_t>(i)];
+    if (static_cast<int>(row.stage) != i || row.name.empty() || (row.perSubstep && afterSubsteps)) return false;
+    for (int j = 0; j < i; ++j) {
+      if (kStages[static_cast<std::size_t>(j)].name == row.name) return false;
+    }
+    afterSubsteps = !row.perSubstep;
+  }
+  return true;
+}
+} // namespace detail
+static_assert(detail::stageTableIsWellFormed(), "kStages: one row per Stage in enum order, per-substep rows first");
+
+inline constexpr int kSubstepStageCount = [] {
+  int n = 0;
+  for (const StageInfo& row : kStages) n += row.perSubstep ? 1 : 0;
+  return n;
+}();
+inline constexpr std::array<std::string_view, kStageCount> kStageNames = [] {
+  std::array<std::string_view, kStageCount> names{};
+  for (std::size_t i = 0; i < names.size(); ++i) names[i] = kStages[i].name;
+  return names;
+}();
+
+constexpr const StageInfo& stageInfo(Stage s) { return kStages[static_cast<std::size_t>(s)]; }
+constexpr std::string_view stageName(Stage s) { return stageInfo(s).name; }
+constexpr std::optional<Stage> stageFromName(std::string_view name) {
+  for (const StageInfo& row : kStages) {
+    if (row.name == name) return row.stage;
+  }
+  return std::nullopt;
+}
 // Empty when the stage may be toggled; otherwise the reason it may not (shown in the panel).
-std::string_view whyNotTogglable(Stage s);
-// Name of one stage instance in a frame: "forces" for substep 0, "forces#2" for substep 2 (NodeInfo::name).
+constexpr std::string_view whyNotTogglable(Stage s) { return stageInfo(s).whyNotTogglable; }
+
+// Stage instances in one frame of `substeps` substeps (the CPU backend's node count; the CUDA graph adds its
+// report, semaphore and timing nodes).
+constexpr int stageInstanceCount(int substeps) {
+  return substeps * kSubstepStageCount + (kStageCount - kSubstepStageCount);
+}
+// Calls f(stage, substep) for every stage instance of a frame, in execution order; once-per-frame stages get
+// substep 0.
+template <class F> constexpr void forEachStageInstance(int substeps, F&& f) {
+  for (int s = 0; s < substeps; ++s) {
+    for (const StageInfo& row : kStages) {
+      if (row.perSubstep) f(row.stage, s);
+    }
+  }
+  for (const StageInfo& row : kStages) {
+    if (!row.perSubstep) f(row.stage, 0);
+  }
+}
+// Name of one stage instance in a frame: "forces" for substep 0, "forces#2" for substep 2 (NodeInfo::name; shown,
+// never parsed: NodeInfo carries the stage and substep).
 std::string stageInstanceName(Stage s, int substep);
 
 // Structural settings: changing one rebuilds the state (CPU) or updates the whole graph (CUDA).
@@ -75,8 +149,8 @@ inline constexpr std::int64_t kMaxBodies = 1 << 24;
 inline constexpr int kMaxSubsteps = 64;
 
 // Throws std::invalid_argument naming the field when config cannot be built: scene other than "nbody", body count
-// outside [0, kMaxBodies], substeps outside [1, kMaxSubsteps], write_render disabled. The initial-condition name is
-// checked by makeInitialConditions (initial_conditions.h).
+// outside [0, kMaxBodies], substeps outside [1, kMaxSubsteps], a stage that is not togglable (write_render)
+// disabled. The initial-condition name is checked by makeInitialConditions (initial_conditions.h).
 void validateSceneConfig(const SceneConfig& config);
 
 // Body state, structure of float4 arrays: position + mass in posMass, velocity in vel (w unused).

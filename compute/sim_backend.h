@@ -15,6 +15,8 @@ namespace graphsim {
 struct NodeInfo {
   std::string name;       // stage name ("forces"), with "#k" for substep k > 0; semaphore nodes "wait_render_done"...
   std::string type;       // "kernel", "semaphore wait", "semaphore signal", "memcpy", "memset", "cpu"
+  std::optional<Stage> stage; // the stage this node is an instance of; none for semaphore, report and timing nodes
+  int substep = 0;            // which substep's instance (0 for once-per-frame stages and non-stage nodes)
   bool togglable = false;
   bool enabled = true;
   std::string whyNotTogglable; // empty when togglable
@@ -71,7 +73,11 @@ public:
   virtual void download(BodyState& state, std::vector<float>& colour) = 0;
   // The accelerations the next step's first kick uses (what the forces stage last computed), copied to the host.
   virtual std::vector<Float4> downloadAccelerations() = 0;
-  virtual std::vector<NodeInfo> nodes() const = 0;
+  // The frame's nodes in execution order. Always the same vector (valid while the backend lives), refreshed when
+  // read after something it shows changed: rebuilt after a structural change (reset, profiling on/off), updated in
+  // place after a toggle or a profiled frame. Reading it without changes allocates nothing and (CUDA) makes no CUDA
+  // call, so the panel can read it every frame. Not thread-safe: read it on the thread that drives the backend.
+  virtual const std::vector<NodeInfo>& nodes() const = 0;
   // Per-node timing for nodes()[i].ms. Returns whether this backend can measure it.
   virtual bool setProfiling(bool enabled) = 0;
   virtual UpdateCounters counters() const = 0;

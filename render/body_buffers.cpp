@@ -26,12 +26,12 @@ BodyBuffers::BodyBuffers(const VulkanContext& context, BodyBufferMode mode, std:
       bufferSize_(VkDeviceSize{GRAPHSIM_BODY_STRIDE} * (maxBodies > 0 ? maxBodies : 1)) {
   if (mode == BodyBufferMode::Exported) {
     if (!context.interopEnabled()) {
-      throw MissingCapability("exported body buffers need a VulkanContext created with requireInterop "
-                              "(VK_KHR_external_memory_fd)");
+      throw EnvironmentError("exported body buffers need a VulkanContext created with requireInterop "
+                             "(VK_KHR_external_memory_fd)");
     }
     getMemoryFd_ = reinterpret_cast<PFN_vkGetMemoryFdKHR>(vkGetDeviceProcAddr(device_, "vkGetMemoryFdKHR"));
     if (!getMemoryFd_) {
-      throw MissingCapability("vkGetMemoryFdKHR is missing although VK_KHR_external_memory_fd is enabled");
+      throw EnvironmentError("vkGetMemoryFdKHR is missing although VK_KHR_external_memory_fd is enabled");
     }
   }
   slots_.reserve(slots);
@@ -65,7 +65,7 @@ BodyBuffers::Slot BodyBuffers::createExported(const VulkanContext& context) cons
   vkGetPhysicalDeviceExternalBufferProperties(context.physicalDevice(), &externalQuery, &externalProperties);
   const VkExternalMemoryFeatureFlags features = externalProperties.externalMemoryProperties.externalMemoryFeatures;
   if (!(features & VK_EXTERNAL_MEMORY_FEATURE_EXPORTABLE_BIT)) {
-    throw MissingCapability("the Vulkan device cannot export vertex buffers as OPAQUE_FD memory");
+    throw EnvironmentError("the Vulkan device cannot export vertex buffers as OPAQUE_FD memory");
   }
   const bool dedicatedOnly = features & VK_EXTERNAL_MEMORY_FEATURE_DEDICATED_ONLY_BIT;
 
@@ -165,9 +165,9 @@ void BodyBuffers::cmdUpload(VkCommandBuffer cmd, std::uint32_t slot, VkDeviceSiz
                        &toVertexInput, 0, nullptr);
 }
 
-ExportedMemory BodyBuffers::exportSlot(std::uint32_t slot) const {
+InteropDesc::Buffer BodyBuffers::exportSlot(std::uint32_t slot) const {
   if (mode_ != BodyBufferMode::Exported) {
-    throw std::logic_error("exportBodies() needs BodyBufferMode::Exported");
+    throw std::logic_error("exportInterop() needs BodyBufferMode::Exported");
   }
   const Slot& s = slots_.at(slot);
   const VkMemoryGetFdInfoKHR getFdInfo{.sType = VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR,
@@ -175,11 +175,11 @@ ExportedMemory BodyBuffers::exportSlot(std::uint32_t slot) const {
                                        .handleType = kHandleType};
   int fd = -1;
   VK_CHECK(getMemoryFd_(device_, &getFdInfo, &fd));
-  return ExportedMemory{.fd = fd,
-                        .allocationSize = s.allocationSize,
-                        .offset = 0, // bound at offset 0 of its own allocation
-                        .bufferSize = bufferSize_,
-                        .dedicated = s.dedicated};
+  return InteropDesc::Buffer{.fd = fd,
+                             .allocationSize = s.allocationSize,
+                             .offset = 0, // bound at offset 0 of its own allocation
+                             .bufferSize = bufferSize_,
+                             .dedicated = s.dedicated};
 }
 
 } // namespace graphsim::render

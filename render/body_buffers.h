@@ -8,15 +8,17 @@
 #include <cstdint>
 #include <vector>
 
-#include "render/particle_renderer.h"
+#include "compute/interop.h"
+#include "render/render_types.h"
 #include "render/vk_handle.h"
 #include "render/vk_memory.h"
+#include "render/vulkan_context.h"
 
 namespace graphsim::render {
 
 class BodyBuffers {
 public:
-  // Throws MissingCapability when Exported is asked of a context without interop, or the driver cannot export.
+  // Throws EnvironmentError when Exported is asked of a context without interop, or the driver cannot export.
   BodyBuffers(const VulkanContext& context, BodyBufferMode mode, std::uint32_t slots, std::uint32_t maxBodies);
 
   BodyBufferMode mode() const { return mode_; }
@@ -24,7 +26,7 @@ public:
   VkBuffer buffer(std::uint32_t slot) const { return slots_.at(slot).buffer.get(); }
   float* mapped(std::uint32_t slot) const; // HostVisible: the buffer; Staged: its staging buffer
   // A new fd for the slot's memory (the caller owns it) plus what the importer needs to map it.
-  ExportedMemory exportSlot(std::uint32_t slot) const;
+  InteropDesc::Buffer exportSlot(std::uint32_t slot) const;
   // Staged only: records the copy of the first `bytes` of the slot's staging buffer into its vertex buffer, between
   // the barriers that order it after the slot's previous draw and before this frame's vertex input.
   void cmdUpload(VkCommandBuffer cmd, std::uint32_t slot, VkDeviceSize bytes) const;

@@ -71,8 +71,8 @@ struct ListingInstance {
                                           .pApplicationInfo = &appInfo};
     const VkResult result = vkCreateInstance(&createInfo, nullptr, &instance);
     if (result == VK_ERROR_INCOMPATIBLE_DRIVER) {
-      throw MissingCapability("no Vulkan driver found (vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER); install a "
-                              "GPU driver, or mesa-vulkan-drivers for the lavapipe CPU device");
+      throw EnvironmentError("no Vulkan driver found (vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER); install a "
+                             "GPU driver, or mesa-vulkan-drivers for the lavapipe CPU device");
     }
     VK_CHECK(result);
   }
@@ -159,8 +159,8 @@ std::string formatDeviceList(const std::vector<PhysicalDeviceInfo>& devices) {
 DeviceChoice chooseDevice(const std::vector<PhysicalDeviceInfo>& devices, const DeviceRequest& request) {
   const std::string deviceList = "Vulkan devices seen:\n" + formatDeviceList(devices);
   if (devices.empty()) {
-    throw MissingCapability("no Vulkan physical device found; install a GPU driver, or mesa-vulkan-drivers for the "
-                            "lavapipe CPU device");
+    throw EnvironmentError("no Vulkan physical device found; install a GPU driver, or mesa-vulkan-drivers for the "
+                           "lavapipe CPU device");
   }
   if (request.uuid) {
     for (const auto& device : devices) {
@@ -168,15 +168,15 @@ DeviceChoice chooseDevice(const std::vector<PhysicalDeviceInfo>& devices, const 
         return {device.index, "its UUID matches the requested " + formatUuid(*request.uuid)};
       }
     }
-    throw MissingCapability("no Vulkan device has UUID " + formatUuid(*request.uuid) + " (the CUDA device's). " +
-                            deviceList);
+    throw EnvironmentError("no Vulkan device has UUID " + formatUuid(*request.uuid) + " (the CUDA device's). " +
+                           deviceList);
   }
   if (request.index) {
     const int index = *request.index;
     if (index < 0 || index >= static_cast<int>(devices.size())) {
-      throw MissingCapability("Vulkan device index " + std::to_string(index) + " is out of range (" +
-                              std::to_string(devices.size()) + " device(s), valid 0.." +
-                              std::to_string(devices.size() - 1) + "). " + deviceList);
+      throw EnvironmentError("Vulkan device index " + std::to_string(index) + " is out of range (" +
+                             std::to_string(devices.size()) + " device(s), valid 0.." +
+                             std::to_string(devices.size() - 1) + "). " + deviceList);
     }
     return {index, "index " + std::to_string(index) + " was requested"};
   }

@@ -34,7 +34,7 @@ struct DeviceChoice {
 };
 
 // The device the request names (uuid, then index), else the first discrete GPU, else the first device.
-// Throws MissingCapability naming what did not match and listing every device.
+// Throws EnvironmentError naming what did not match and listing every device.
 DeviceChoice chooseDevice(const std::vector<PhysicalDeviceInfo>& devices, const DeviceRequest& request);
 
 } // namespace graphsim::render::detail

@@ -6,7 +6,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "render/particle_renderer.h"
 #include "render/renderer_impl.h"
 #include "render/vk_check.h"
 #include "shaders/particle_layout.h"
@@ -94,9 +93,11 @@ void ParticleRenderer::submit(const FrameSubmit& frame) {
     throw std::invalid_argument("frame " + std::to_string(frame.frame) + " draws " + std::to_string(frame.bodyCount) +
                                 " bodies but the buffers hold maxBodies = " + std::to_string(r.config.maxBodies));
   }
-  if (frame.frame + 1 <= r.lastSignalled) {
+  const std::uint64_t signalValue = r.protocol.renderDoneSignalled(frame.frame);
+  if (signalValue <= r.lastSignalled) {
     throw std::invalid_argument("frame " + std::to_string(frame.frame) + " submitted after frame " +
-                                std::to_string(r.lastSignalled - 1) + ": renderDone values only grow");
+                                std::to_string(*FrameProtocol::frameOfRenderDone(r.lastSignalled)) +
+                                ": renderDone values only grow");
   }
   const std::uint32_t slotIndex = slotOf(frame.frame);
   FrameSlot& slot = r.slots[slotIndex];
@@ -118,8 +119,9 @@ void ParticleRenderer::submit(const FrameSubmit& frame) {
     slot.reusable = reusable ? std::optional(inputs) : std::nullopt;
   }
 
-  // Waits: simDone >= k+1 at vertex input (bodies are vertex attributes: nothing earlier depends on the producer),
-  // and with a window the image acquire before the blit. Signals: renderDone = k+1, and the image's renderFinished.
+  // Waits: simDone >= frame.waitSimDone at vertex input (bodies are vertex attributes: nothing earlier depends on the
+  // producer), and with a window the image acquire before the blit. Signals: renderDone = renderDoneSignalled(k),
+  // and the image's renderFinished.
   // Binary semaphores take a placeholder value in the timeline arrays.
   std::array<VkSemaphore, 2> waits{};
   std::array<std::uint64_t, 2> waitValues{};
@@ -134,7 +136,6 @@ void ParticleRenderer::submit(const FrameSubmit& frame) {
     waits[waitCount] = frame.present->acquired;
     waitStages[waitCount++] = VK_PIPELINE_STAGE_TRANSFER_BIT;
   }
-  const std::uint64_t signalValue = frame.frame + 1;
   const std::array<VkSemaphore, 2> signals{r.renderDone.get(),
                                            frame.present != nullptr ? frame.present->renderFinished : VK_NULL_HANDLE};
   const std::array<std::uint64_t, 2> signalValues{signalValue, 0};
@@ -183,7 +184,7 @@ void ParticleRenderer::finishCapture(std::uint64_t frame, std::vector<std::uint8
     throw std::logic_error("finishCapture(" + std::to_string(frame) + "): that frame was not submitted with "
                            "capture = true, or its slot has captured a later frame since");
   }
-  r.waitRenderDone(frame + 1, frame);
+  r.waitRenderDone(r.protocol.renderDoneSignalled(frame), frame);
   slot.readback->copyPixels(out);
 }
 
@@ -198,8 +199,9 @@ double ParticleRenderer::lastRenderGpuMs() const {
   if (completed == 0 || (r.queryReadWaitsForDevice && completed < r.lastSignalled)) {
     return r.lastGpuMs;
   }
-  // renderDone = k + 1 means frame k finished; its slot still holds its queries unless re-recorded since.
-  const std::uint64_t frame = completed - 1;
+  // renderDone = renderDoneSignalled(k) means frame k finished; its slot still holds its queries unless re-recorded
+  // since.
+  const std::uint64_t frame = *FrameProtocol::frameOfRenderDone(completed);
   const std::uint32_t slotIndex = slotOf(frame);
   if (r.slots[slotIndex].submittedFrame != frame) {
     return r.lastGpuMs;

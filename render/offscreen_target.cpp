@@ -14,7 +14,7 @@ void requireFormat(VkPhysicalDevice physicalDevice, VkFormat format, VkFormatFea
   VkFormatProperties properties{};
   vkGetPhysicalDeviceFormatProperties(physicalDevice, format, &properties);
   if ((properties.optimalTilingFeatures & features) != features) {
-    throw MissingCapability(std::string("the Vulkan device cannot use ") + what + " with optimal tiling");
+    throw EnvironmentError(std::string("the Vulkan device cannot use ") + what + " with optimal tiling");
   }
 }
 

@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "render/particle_renderer.h"
+#include "render/render_types.h"
 #include "render/vk_check.h"
 
 namespace graphsim::render {

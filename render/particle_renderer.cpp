@@ -2,6 +2,8 @@
 // Recording and submission live in frame_submission.cpp.
 #include "render/particle_renderer.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <stdexcept>
@@ -15,8 +17,9 @@ namespace graphsim::render {
 namespace {
 
 const RendererConfig& validated(const RendererConfig& config, const VulkanContext& context) {
-  if (config.framesInFlight < 1 || config.framesInFlight > 4) {
-    throw std::invalid_argument("framesInFlight must be 1..4, got " + std::to_string(config.framesInFlight));
+  if (config.framesInFlight < 1 || config.framesInFlight > kMaxFramesInFlight) {
+    throw std::invalid_argument("framesInFlight must be 1.." + std::to_string(kMaxFramesInFlight) + ", got " +
+                                std::to_string(config.framesInFlight));
   }
   VkPhysicalDeviceProperties properties{};
   vkGetPhysicalDeviceProperties(context.physicalDevice(), &properties);
@@ -35,7 +38,8 @@ const RendererConfig& validated(const RendererConfig& config, const VulkanContex
 } // namespace
 
 ParticleRenderer::Impl::Impl(VulkanContext& context_, const RendererConfig& config_)
-    : context(context_), config(validated(config_, context_)), extent{config.width, config.height},
+    : context(context_), config(validated(config_, context_)), protocol(config.framesInFlight),
+      extent{config.width, config.height},
       target(context, extent), pipeline(context.device(), target.renderPass()),
       bodies(context, config.mode, config.framesInFlight, config.maxBodies),
       simDone(context, config.mode == BodyBufferMode::Exported),
@@ -88,48 +92,50 @@ ParticleRenderer::Impl::Impl(VulkanContext& context_, const RendererConfig& conf
 
 void ParticleRenderer::Impl::waitSlotIdle(FrameSlot& slot, std::uint64_t frame) const {
   if (!slot.submittedFrame || slot.fenceWaited) return;
-  waitRenderDone(*slot.submittedFrame + 1, frame);
+  const std::uint64_t signalled = protocol.renderDoneSignalled(*slot.submittedFrame);
+  waitRenderDone(signalled, frame);
   const VkFence fence = slot.fence.get();
   const auto timeoutNs = static_cast<std::uint64_t>(std::chrono::nanoseconds(config.waitTimeout).count());
   const VkResult result = vkWaitForFences(context.device(), 1, &fence, VK_TRUE, timeoutNs);
-  if (result == VK_TIMEOUT) throw TimeoutError(stallReport(*slot.submittedFrame + 1, frame));
+  if (result == VK_TIMEOUT) throw stallReport(signalled, frame);
   VK_CHECK(result);
   slot.fenceWaited = true;
 }
 
-std::string ParticleRenderer::Impl::stallReport(std::uint64_t value, std::uint64_t frame) const {
-  // renderDone = v is signalled by frame v-1's submit, which waits for simDone >= v (CUDA backend) or nothing.
-  // Reading the CUDA-signalled counter is not a wait (waits on it arrive late, see DESIGN.md), so it is fine here:
-  // it tells which side is late.
+TimeoutError ParticleRenderer::Impl::stallReport(std::uint64_t value, std::uint64_t frame) const {
+  // renderDone = v (v > 0) is signalled by the submit of frame v-1 (FrameProtocol::frameOfRenderDone), which waits
+  // for simDone >= v (CUDA backend) or nothing. Reading the CUDA-signalled counter is not a wait (waits on it
+  // arrive late, see DESIGN.md), so it is fine here: it tells which side is late.
+  const std::uint64_t signaller = FrameProtocol::frameOfRenderDone(value).value_or(0);
   const std::uint64_t simDoneNow = simDone.value();
-  const FrameSlot& slot = slots[slotOf(value - 1)];
-  const std::uint64_t simDoneWait = slot.submittedFrame == value - 1 ? slot.submittedSimDoneWait : 0;
+  const FrameSlot& slot = slots[slotOf(signaller)];
+  const std::uint64_t simDoneWait = slot.submittedFrame == signaller ? slot.submittedSimDoneWait : 0;
   const bool simSideLate = simDoneNow < simDoneWait && simDoneWait <= value;
   std::string report = std::string(simSideLate ? "sim side stalled" : "render side stalled") +
                        ": renderDone did not reach " + std::to_string(value) + " for frame " + std::to_string(frame) +
                        " within " + std::to_string(config.waitTimeout.count()) + " ms (renderDone is at " +
                        std::to_string(renderDone.value()) + ", simDone is at " + std::to_string(simDoneNow) + ": ";
   if (simSideLate) {
-    report += "the simulation has not signalled frame " + std::to_string(value - 1) + "'s simDone = " +
+    report += "the simulation has not signalled frame " + std::to_string(signaller) + "'s simDone = " +
               std::to_string(simDoneWait);
   } else if (simDoneWait > simDoneNow) {
-    report += "frame " + std::to_string(value - 1) + "'s render submit waits for simDone >= " +
+    report += "frame " + std::to_string(signaller) + "'s render submit waits for simDone >= " +
               std::to_string(simDoneWait) + ", past the frame's own value " + std::to_string(value);
   } else {
-    report += "the simulation finished frame " + std::to_string(value - 1) + " but its render submit did not complete";
+    report += "the simulation finished frame " + std::to_string(signaller) + " but its render submit did not complete";
   }
-  return report + ")";
+  return TimeoutError(report + ")", simSideLate ? TimeoutError::Side::Cuda : TimeoutError::Side::Vulkan);
 }
 
 void ParticleRenderer::Impl::waitRenderDone(std::uint64_t value, std::uint64_t frame) const {
   if (!renderDone.hostWait(value, std::chrono::duration_cast<std::chrono::nanoseconds>(config.waitTimeout))) {
-    throw TimeoutError(stallReport(value, frame));
+    throw stallReport(value, frame);
   }
 }
 
 void ParticleRenderer::Impl::drain() const {
-  if (lastSignalled > 0) {
-    waitRenderDone(lastSignalled, lastSignalled - 1);
+  if (const std::optional<std::uint64_t> last = FrameProtocol::frameOfRenderDone(lastSignalled)) {
+    waitRenderDone(lastSignalled, *last);
   }
   // Our own work is done; this also covers anything else recorded on the shared queue (overlay uploads).
   VK_CHECK(vkQueueWaitIdle(context.queue()));
@@ -170,19 +176,33 @@ ParticleRenderer::~ParticleRenderer() {
 }
 
 const RendererConfig& ParticleRenderer::config() const { return impl_->config; }
+const FrameProtocol& ParticleRenderer::protocol() const { return impl_->protocol; }
 std::uint32_t ParticleRenderer::slotOf(std::uint64_t frame) const { return impl_->slotOf(frame); }
 VkRenderPass ParticleRenderer::renderPass() const { return impl_->target.renderPass(); }
 
 void ParticleRenderer::waitForSlot(std::uint64_t frame) {
-  // The slot's last frame is k - F when frames come one by one, so this waits for renderDone >= k - F + 1. Asking
-  // the slot rather than computing k - F + 1 also stays right when the caller skips frame numbers.
+  // The slot's last frame is k - F when frames come one by one, so this waits for renderDone >= renderDoneWaited(k).
+  // Asking the slot rather than the protocol also stays right when the caller skips frame numbers.
   impl_->waitSlotIdle(impl_->slots[slotOf(frame)], frame);
 }
 
 float* ParticleRenderer::mappedBodies(std::uint32_t slot) { return impl_->bodies.mapped(slot); }
-ExportedMemory ParticleRenderer::exportBodies(std::uint32_t slot) { return impl_->bodies.exportSlot(slot); }
-int ParticleRenderer::exportSimDoneFd() { return impl_->simDone.exportFd(); }
-int ParticleRenderer::exportRenderDoneFd() { return impl_->renderDone.exportFd(); }
+
+InteropDesc ParticleRenderer::exportInterop() {
+  InteropDesc interop;
+  try {
+    for (std::uint32_t slot = 0; slot < protocol().framesInFlight(); ++slot) {
+      interop.renderBuffers.push_back(impl_->bodies.exportSlot(slot));
+    }
+    interop.simDoneFd = impl_->simDone.exportFd();
+    interop.renderDoneFd = impl_->renderDone.exportFd();
+  } catch (...) { // the fds made so far were the caller's to close: nobody else will
+    for (const InteropDesc::Buffer& b : interop.renderBuffers) ::close(b.fd);
+    if (interop.simDoneFd >= 0) ::close(interop.simDoneFd);
+    throw;
+  }
+  return interop;
+}
 
 void ParticleRenderer::waitRenderDone(std::uint64_t value) {
   if (value > impl_->lastSignalled) {
@@ -190,8 +210,8 @@ void ParticleRenderer::waitRenderDone(std::uint64_t value) {
     throw std::logic_error("waitRenderDone(" + std::to_string(value) + "): renderDone is only signalled up to " +
                            std::to_string(impl_->lastSignalled) + " by the frames submitted so far");
   }
-  if (value > 0) {
-    impl_->waitRenderDone(value, value - 1);
+  if (const std::optional<std::uint64_t> frame = FrameProtocol::frameOfRenderDone(value)) {
+    impl_->waitRenderDone(value, *frame);
   }
 }
 

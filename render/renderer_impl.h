@@ -48,8 +48,9 @@ struct ParticleRenderer::Impl {
   void waitRenderDone(std::uint64_t value, std::uint64_t frame) const;
   // Waits for the slot's last submit (timeline, then its fence) before the slot is reused.
   void waitSlotIdle(FrameSlot& slot, std::uint64_t frame) const;
-  std::string stallReport(std::uint64_t value, std::uint64_t frame) const;
-  std::uint32_t slotOf(std::uint64_t frame) const { return static_cast<std::uint32_t>(frame % config.framesInFlight); }
+  // The timeout for a renderDone wait that ran out, naming the late side (sim or render) and what it was waiting for.
+  TimeoutError stallReport(std::uint64_t value, std::uint64_t frame) const;
+  std::uint32_t slotOf(std::uint64_t frame) const { return protocol.slot(frame); }
   void recordFrame(FrameSlot& slot, std::uint32_t slotIndex, const FrameSubmit& frame);
   void drain() const;
   // Shutdown only: releases a queue stuck waiting for simDone values a vanished producer never signalled.
@@ -57,6 +58,7 @@ struct ParticleRenderer::Impl {
 
   VulkanContext& context;
   RendererConfig config;
+  FrameProtocol protocol; // of config.framesInFlight frames: slots and semaphore values
   VkExtent2D extent;
 
   // Declaration order is creation order; destruction runs in reverse, after drain().
@@ -64,7 +66,7 @@ struct ParticleRenderer::Impl {
   ParticlePipeline pipeline;
   BodyBuffers bodies;
   TimelineSemaphore simDone;    // signalled by the producer (CUDA), waited at vertex input
-  TimelineSemaphore renderDone; // signalled by our submits: frame k -> k + 1
+  TimelineSemaphore renderDone; // signalled by our submits: frame k -> protocol.renderDoneSignalled(k)
   OwnedQueryPool timestamps;    // 2 per slot (before/after the render pass); empty without timestamp support
   std::uint64_t timestampMask = 0;
   double timestampPeriodNs = 0.0;

@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "compute/errors.h"
 #include "render/offscreen_target.h"
-#include "render/particle_renderer.h"
 #include "render/vk_check.h"
 
 namespace graphsim::render {
@@ -42,8 +42,8 @@ VkSurfaceFormatKHR chooseFormat(VkPhysicalDevice physicalDevice, VkSurfaceKHR su
       }
     }
   }
-  throw MissingCapability("the window surface offers no B8G8R8A8_UNORM or R8G8B8A8_UNORM format that can be a blit "
-                          "destination (" + std::to_string(formats.size()) + " formats offered)");
+  throw EnvironmentError("the window surface offers no B8G8R8A8_UNORM or R8G8B8A8_UNORM format that can be a blit "
+                         "destination (" + std::to_string(formats.size()) + " formats offered)");
 }
 
 OwnedSemaphore createBinarySemaphore(VkDevice device) {
@@ -69,16 +69,18 @@ std::string_view presentModeName(PresentMode mode) {
 
 Swapchain::Swapchain(const VulkanContext& context, VkExtent2D framebufferSize, PresentMode requested,
                      std::uint32_t slots, std::chrono::milliseconds timeout)
-    : context_(context), requested_(requested), timeout_(timeout) {
+    : context_(context), requested_(requested), timeout_(timeout), protocol_(slots) {
   if (context.surface() == VK_NULL_HANDLE) {
     throw std::logic_error("Swapchain needs a VulkanContext created with a surface (DeviceRequest::createSurface)");
   }
   VkFormatProperties properties{};
   vkGetPhysicalDeviceFormatProperties(context.physicalDevice(), OffscreenTarget::kColourFormat, &properties);
   if (!(properties.optimalTilingFeatures & VK_FORMAT_FEATURE_BLIT_SRC_BIT)) {
-    throw MissingCapability("the Vulkan device cannot blit from R8G8B8A8_UNORM images, needed to show frames");
+    throw EnvironmentError("the Vulkan device cannot blit from R8G8B8A8_UNORM images, needed to show frames");
   }
-  for (std::uint32_t i = 0; i < slots; ++i) acquired_.push_back(createBinarySemaphore(context.device()));
+  for (std::uint32_t i = 0; i < protocol_.framesInFlight(); ++i) {
+    acquired_.push_back(createBinarySemaphore(context.device()));
+  }
 
   std::uint32_t count = 0;
   VK_CHECK(vkGetPhysicalDeviceSurfacePresentModesKHR(context.physicalDevice(), context.surface(), &count, nullptr));
@@ -111,7 +113,7 @@ void Swapchain::create(VkExtent2D framebufferSize, VkSwapchainKHR old) {
   VkSurfaceCapabilitiesKHR caps{};
   VK_CHECK(vkGetPhysicalDeviceSurfaceCapabilitiesKHR(physicalDevice, surface, &caps));
   if (!(caps.supportedUsageFlags & VK_IMAGE_USAGE_TRANSFER_DST_BIT)) {
-    throw MissingCapability("the window surface's images cannot be transfer destinations (needed for the blit)");
+    throw EnvironmentError("the window surface's images cannot be transfer destinations (needed for the blit)");
   }
   const VkSurfaceFormatKHR format = chooseFormat(physicalDevice, surface);
 
@@ -155,7 +157,7 @@ void Swapchain::create(VkExtent2D framebufferSize, VkSwapchainKHR old) {
 void Swapchain::recreate(VkExtent2D framebufferSize) { create(framebufferSize, swapchain_); }
 
 std::optional<PresentTarget> Swapchain::acquire(std::uint64_t frame) {
-  const VkSemaphore acquired = acquired_[frame % acquired_.size()].get();
+  const VkSemaphore acquired = acquired_[protocol_.slot(frame)].get();
   std::uint32_t index = 0;
   const auto timeoutNs = static_cast<std::uint64_t>(std::chrono::nanoseconds(timeout_).count());
   const VkResult result = vkAcquireNextImageKHR(context_.device(), swapchain_, timeoutNs, acquired, VK_NULL_HANDLE,

@@ -1,8 +1,8 @@
 // The window's swapchain: images the renderer blits its offscreen frame into, and the binary semaphores that order
 // acquire -> render -> present. Created for the context's surface (VulkanContext with DeviceRequest::createSurface).
 //
-//   acquire(k)  vkAcquireNextImageKHR signals acquired[k % F]      (one per frame slot: reused once frame k-F is done)
-//   render k    waits acquired[k % F] at the blit, signals renderFinished[image]   (one per swapchain image)
+//   acquire(k)  vkAcquireNextImageKHR signals acquired[slot(k)]    (one per frame slot: reused once frame k-F is done)
+//   render k    waits acquired[slot(k)] at the blit, signals renderFinished[image] (one per swapchain image)
 //   present     waits renderFinished[image]
 //
 // A renderFinished semaphore is signalled again only after its image was re-acquired, which happens after the
@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "compute/protocol.h"
 #include "render/vk_handle.h"
 #include "render/vulkan_context.h"
 
@@ -38,8 +39,8 @@ struct PresentTarget {
 class Swapchain {
 public:
   // framebufferSize: the window's size in pixels (HiDPI: framebuffer, not screen coordinates), > 0 each side.
-  // slots: the renderer's frames in flight. Falls back to FIFO (always supported) with a notice on stderr when the
-  // requested mode is not, and says which mode is in use.
+  // slots: the renderer's frames in flight (its FrameProtocol's F). Falls back to FIFO (always supported) with a
+  // notice on stderr when the requested mode is not, and says which mode is in use.
   Swapchain(const VulkanContext& context, VkExtent2D framebufferSize, PresentMode requested, std::uint32_t slots,
             std::chrono::milliseconds timeout);
   ~Swapchain();
@@ -51,7 +52,7 @@ public:
 
   // Frame k's image, or nullopt when the swapchain is out of date (recreate, then try again). Must follow the
   // renderer's waitForSlot(k): the slot's acquire semaphore is reused only after frame k-F finished.
-  // Throws TimeoutError-like std::runtime_error when no image comes within the timeout.
+  // Throws TimeoutError when no image comes within the timeout.
   std::optional<PresentTarget> acquire(std::uint64_t frame);
   // Presents the image; false when the swapchain became out of date or suboptimal (recreate before the next frame).
   bool present(const PresentTarget& target);
@@ -68,6 +69,7 @@ private:
   PresentMode requested_;
   PresentMode mode_ = PresentMode::Fifo;
   std::chrono::milliseconds timeout_;
+  FrameProtocol protocol_; // which acquire semaphore frame k uses
   VkSwapchainKHR swapchain_ = VK_NULL_HANDLE;
   VkFormat format_ = VK_FORMAT_UNDEFINED;
   VkExtent2D extent_{};

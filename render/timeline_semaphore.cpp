@@ -19,8 +19,8 @@ TimelineSemaphore::TimelineSemaphore(const VulkanContext& context, bool exportab
                                                .handleTypes = kHandleType};
   if (exportable) {
     if (!context.interopEnabled()) {
-      throw MissingCapability("exportable semaphores need a VulkanContext created with requireInterop "
-                              "(VK_KHR_external_semaphore_fd)");
+      throw EnvironmentError("exportable semaphores need a VulkanContext created with requireInterop "
+                             "(VK_KHR_external_semaphore_fd)");
     }
     // Binary and timeline export support differ on some drivers: ask about timelines specifically.
     const VkPhysicalDeviceExternalSemaphoreInfo query{.sType =
@@ -30,12 +30,12 @@ TimelineSemaphore::TimelineSemaphore(const VulkanContext& context, bool exportab
     VkExternalSemaphoreProperties properties{.sType = VK_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_PROPERTIES};
     vkGetPhysicalDeviceExternalSemaphoreProperties(context.physicalDevice(), &query, &properties);
     if (!(properties.externalSemaphoreFeatures & VK_EXTERNAL_SEMAPHORE_FEATURE_EXPORTABLE_BIT)) {
-      throw MissingCapability("the Vulkan device cannot export timeline semaphores as OPAQUE_FD");
+      throw EnvironmentError("the Vulkan device cannot export timeline semaphores as OPAQUE_FD");
     }
     getSemaphoreFd_ =
         reinterpret_cast<PFN_vkGetSemaphoreFdKHR>(vkGetDeviceProcAddr(device_, "vkGetSemaphoreFdKHR"));
     if (!getSemaphoreFd_) {
-      throw MissingCapability("vkGetSemaphoreFdKHR is missing although VK_KHR_external_semaphore_fd is enabled");
+      throw EnvironmentError("vkGetSemaphoreFdKHR is missing although VK_KHR_external_semaphore_fd is enabled");
     }
     typeInfo.pNext = &exportInfo;
   }

@@ -14,7 +14,7 @@ namespace graphsim::render {
 
 class TimelineSemaphore {
 public:
-  // exportable needs a context with interop; throws MissingCapability when the driver cannot export timelines.
+  // exportable needs a context with interop; throws EnvironmentError when the driver cannot export timelines.
   TimelineSemaphore(const VulkanContext& context, bool exportable);
 
   VkSemaphore get() const { return semaphore_.get(); }

@@ -49,8 +49,8 @@ std::string vkResultName(VkResult result) {
 void throwVulkanError(VkResult result, const char* expression, const char* file, int line) {
   // Only the file name: build-tree absolute paths make messages long without helping the reader.
   const std::string fileName = std::filesystem::path(file).filename().string();
-  throw VulkanError(result, vkResultName(result) + " from " + expression + " (" + fileName + ":" +
-                                std::to_string(line) + ")");
+  throw VulkanError(static_cast<int>(result), "Vulkan error: " + vkResultName(result) + " from " + expression + " (" +
+                                                  fileName + ":" + std::to_string(line) + ")");
 }
 
 } // namespace graphsim::render

@@ -1,25 +1,19 @@
-// One error path for Vulkan: VK_CHECK turns any result other than VK_SUCCESS into a VulkanError carrying the
-// expression, file, line and the result's name. Results that are expected somewhere (VK_TIMEOUT from a bounded
-// wait, VK_NOT_READY from a query) are handled where they happen, not through VK_CHECK.
+// One error path for Vulkan: VK_CHECK turns any result other than VK_SUCCESS into a VulkanError (compute/errors.h)
+// carrying the expression, file, line and the result's name ("Vulkan error: VK_ERROR_DEVICE_LOST from …"). Results
+// that are expected somewhere (VK_TIMEOUT from a bounded wait, VK_NOT_READY from a query) are handled where they
+// happen, not through VK_CHECK.
 #pragma once
 
 #include <vulkan/vulkan.h>
 
-#include <stdexcept>
 #include <string>
+
+#include "compute/errors.h"
 
 namespace graphsim::render {
 
 // "VK_ERROR_DEVICE_LOST", ...; "VkResult(<n>)" for values this build does not know.
 std::string vkResultName(VkResult result);
-
-struct VulkanError : std::runtime_error {
-  VulkanError(VkResult result, const std::string& message) : std::runtime_error(message), result_(result) {}
-  VkResult result() const { return result_; }
-
-private:
-  VkResult result_;
-};
 
 [[noreturn]] void throwVulkanError(VkResult result, const char* expression, const char* file, int line);
 

@@ -41,8 +41,8 @@ std::uint32_t findMemoryType(VkPhysicalDevice physicalDevice, std::uint32_t type
     index = search(required);
   }
   if (index < 0) {
-    throw MissingCapability("no Vulkan memory type with " + describeMemoryFlags(required) +
-                            " among the types allowed for this resource (type mask " + std::to_string(typeBits) + ")");
+    throw EnvironmentError("no Vulkan memory type with " + describeMemoryFlags(required) +
+                           " among the types allowed for this resource (type mask " + std::to_string(typeBits) + ")");
   }
   return static_cast<std::uint32_t>(index);
 }

@@ -12,7 +12,7 @@
 namespace graphsim::render {
 
 // Index of a memory type allowed by typeBits that has all `required` flags, preferring one that also has all
-// `preferred` flags. Throws MissingCapability naming the flags when none fits.
+// `preferred` flags. Throws EnvironmentError naming the flags when none fits.
 std::uint32_t findMemoryType(VkPhysicalDevice physicalDevice, std::uint32_t typeBits, VkMemoryPropertyFlags required,
                              VkMemoryPropertyFlags preferred = 0);
 

@@ -87,8 +87,8 @@ struct VulkanContext::Impl {
 void VulkanContext::Impl::createInstance(const DeviceRequest& request) {
   const bool validation = request.validation;
   if (validation && !hasLayer(kValidationLayer)) {
-    throw MissingCapability(std::string("validation was requested but the Vulkan layer ") + kValidationLayer +
-                            " is not installed; install the Debian package vulkan-validationlayers");
+    throw EnvironmentError(std::string("validation was requested but the Vulkan layer ") + kValidationLayer +
+                           " is not installed; install the Debian package vulkan-validationlayers");
   }
   const VkApplicationInfo appInfo{.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
                                   .pApplicationName = "graphsim",
@@ -130,15 +130,15 @@ void VulkanContext::Impl::createInstance(const DeviceRequest& request) {
   }
   const VkResult result = vkCreateInstance(&createInfo, nullptr, &instance);
   if (result == VK_ERROR_INCOMPATIBLE_DRIVER) {
-    throw MissingCapability("no Vulkan 1.2 driver found (vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER); install a "
-                            "GPU driver, or mesa-vulkan-drivers for the lavapipe CPU device");
+    throw EnvironmentError("no Vulkan 1.2 driver found (vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER); install a "
+                           "GPU driver, or mesa-vulkan-drivers for the lavapipe CPU device");
   }
   if (result == VK_ERROR_EXTENSION_NOT_PRESENT) {
     std::string names;
     for (const char* name : extensions) names += std::string(names.empty() ? "" : ", ") + name;
-    throw MissingCapability("the Vulkan loader lacks one of the instance extensions " + names +
-                            " (window-system extensions come from the driver; the debug ones from the Debian package "
-                            "vulkan-validationlayers)");
+    throw EnvironmentError("the Vulkan loader lacks one of the instance extensions " + names +
+                           " (window-system extensions come from the driver; the debug ones from the Debian package "
+                           "vulkan-validationlayers)");
   }
   VK_CHECK(result);
 
@@ -148,7 +148,7 @@ void VulkanContext::Impl::createInstance(const DeviceRequest& request) {
     destroyMessenger = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
         vkGetInstanceProcAddr(instance, "vkDestroyDebugUtilsMessengerEXT"));
     if (!createMessenger || !destroyMessenger) {
-      throw MissingCapability("VK_EXT_debug_utils was enabled but its functions are missing from the loader");
+      throw EnvironmentError("VK_EXT_debug_utils was enabled but its functions are missing from the loader");
     }
     VK_CHECK(createMessenger(instance, &messengerInfo, nullptr, &messenger));
   }
@@ -167,10 +167,10 @@ void VulkanContext::Impl::rejectMultiGpuGroup(const std::string& reason,
     const bool ours = std::find(group.physicalDevices, group.physicalDevices + group.physicalDeviceCount,
                                 physicalDevice) != group.physicalDevices + group.physicalDeviceCount;
     if (ours && group.physicalDeviceCount > 1) {
-      throw MissingCapability("Vulkan device [" + std::to_string(info.index) + "] " + info.name + " (chosen because " +
-                              reason + ") is part of a device group of " + std::to_string(group.physicalDeviceCount) +
-                              " GPUs; CUDA interop needs a single-GPU device. Vulkan devices seen:\n" +
-                              detail::formatDeviceList(devices));
+      throw EnvironmentError("Vulkan device [" + std::to_string(info.index) + "] " + info.name + " (chosen because " +
+                             reason + ") is part of a device group of " + std::to_string(group.physicalDeviceCount) +
+                             " GPUs; CUDA interop needs a single-GPU device. Vulkan devices seen:\n" +
+                             detail::formatDeviceList(devices));
     }
   }
 }
@@ -192,9 +192,9 @@ void VulkanContext::Impl::pickPhysicalDevice(const DeviceRequest& request) {
     }
   }
   if (!missing.empty()) {
-    throw MissingCapability("Vulkan device [" + std::to_string(info.index) + "] " + info.name + " (chosen because " +
-                            choice.reason + ") lacks " + missing + ". Vulkan devices seen:\n" +
-                            detail::formatDeviceList(devices));
+    throw EnvironmentError("Vulkan device [" + std::to_string(info.index) + "] " + info.name + " (chosen because " +
+                           choice.reason + ") lacks " + missing + ". Vulkan devices seen:\n" +
+                           detail::formatDeviceList(devices));
   }
   if (request.requireInterop) rejectMultiGpuGroup(choice.reason, devices);
   interop = request.requireInterop;
@@ -216,14 +216,14 @@ void VulkanContext::Impl::pickPhysicalDevice(const DeviceRequest& request) {
     if ((families[f].queueFlags & VK_QUEUE_GRAPHICS_BIT) && families[f].queueCount > 0 && presents(f)) chosen = f;
   }
   if (!chosen) {
-    throw MissingCapability("Vulkan device [" + std::to_string(info.index) + "] " + info.name + " has no graphics queue" +
-                            (surface != VK_NULL_HANDLE ? " that can present to the window" : "") +
-                            ". Vulkan devices seen:\n" + detail::formatDeviceList(devices));
+    throw EnvironmentError("Vulkan device [" + std::to_string(info.index) + "] " + info.name + " has no graphics queue" +
+                           (surface != VK_NULL_HANDLE ? " that can present to the window" : "") +
+                           ". Vulkan devices seen:\n" + detail::formatDeviceList(devices));
   }
   queueFamily = *chosen;
   if (surface != VK_NULL_HANDLE && !detail::hasDeviceExtension(physicalDevice, VK_KHR_SWAPCHAIN_EXTENSION_NAME)) {
-    throw MissingCapability("Vulkan device [" + std::to_string(info.index) + "] " + info.name + " lacks " +
-                            VK_KHR_SWAPCHAIN_EXTENSION_NAME + ", needed to show a window (try --headless)");
+    throw EnvironmentError("Vulkan device [" + std::to_string(info.index) + "] " + info.name + " lacks " +
+                           VK_KHR_SWAPCHAIN_EXTENSION_NAME + ", needed to show a window (try --headless)");
   }
 
   std::fprintf(stderr, "[graphsim] Vulkan device [%d] %s (%s, UUID %s): %s\n", info.index, info.name.c_str(),
@@ -261,7 +261,7 @@ VulkanContext::VulkanContext(const DeviceRequest& request) : impl_(std::make_uni
   impl_->createInstance(request);
   if (request.createSurface) {
     impl_->surface = request.createSurface(impl_->instance);
-    if (impl_->surface == VK_NULL_HANDLE) throw MissingCapability("the window system could not create a Vulkan surface");
+    if (impl_->surface == VK_NULL_HANDLE) throw EnvironmentError("the window system could not create a Vulkan surface");
   }
   impl_->pickPhysicalDevice(request);
   impl_->createDevice();

@@ -8,31 +8,30 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "compute/errors.h"
 
 namespace graphsim::render {
 
 using Uuid = std::array<std::uint8_t, VK_UUID_SIZE>;
 std::string formatUuid(const Uuid& uuid); // 8-4-4-4-12 hex, as nvidia-smi prints it
 
-// The environment lacks what was asked for (no device, no matching UUID, missing extension or feature): exit code 3.
-struct MissingCapability : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+// The renderer throws graphsim::EnvironmentError (compute/errors.h) when the machine lacks what was asked for (no
+// device, no matching UUID, missing extension or feature): exit 3.
 
 struct DeviceRequest {
   std::optional<Uuid> uuid;          // pick exactly the device with this deviceUUID (CUDA interop)
   std::optional<int> index;          // else --gpu INDEX among the Vulkan devices
   bool requireInterop = false;       // VK_KHR_external_memory_fd, VK_KHR_external_semaphore_fd, timeline semaphores
   bool validation = false;           // Khronos validation layer (+ synchronisation validation) and a counting messenger
-  // Further device extensions the caller needs; a device without one of them is refused with MissingCapability
+  // Further device extensions the caller needs; a device without one of them is refused with EnvironmentError
   // (graphsim run --inject missing-extension asks for one that no driver has).
   std::vector<std::string> requiredExtensions;
   // Windowed: the instance extensions the window system needs (glfwGetRequiredInstanceExtensions) and a callback that
   // creates the window's surface on the new instance. The context then owns the surface, picks a queue family that
-  // presents to it and enables VK_KHR_swapchain; a device that cannot present is refused with MissingCapability.
+  // presents to it and enables VK_KHR_swapchain; a device that cannot present is refused with EnvironmentError.
   std::vector<std::string> instanceExtensions;
   std::function<VkSurfaceKHR(VkInstance)> createSurface;
 };
@@ -46,13 +45,13 @@ struct PhysicalDeviceInfo {
   std::string missingForInterop; // empty when the device can do Vulkan<->CUDA interop; else what it lacks
 };
 
-// Lists every Vulkan physical device (its own short-lived instance). Throws MissingCapability when there is no loader.
+// Lists every Vulkan physical device (its own short-lived instance). Throws EnvironmentError when there is no loader.
 std::vector<PhysicalDeviceInfo> listPhysicalDevices();
 
 class VulkanContext {
 public:
   // Default choice without uuid/index: the first discrete GPU, else the first device (lavapipe on CI). Says which on
-  // stderr. Throws MissingCapability naming what was missing and listing the devices seen.
+  // stderr. Throws EnvironmentError naming what was missing and listing the devices seen.
   explicit VulkanContext(const DeviceRequest& request);
   ~VulkanContext();
   VulkanContext(const VulkanContext&) = delete;

@@ -9,6 +9,7 @@ packages=(
   libglfw3-dev libglm-dev libimgui-dev libstb-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libbenchmark-dev
   xvfb xauth
+  clang-format
 )
 [ -x /usr/local/cuda/bin/nvcc ] || command -v nvcc >/dev/null 2>&1 || packages+=(nvidia-cuda-toolkit)
 

@@ -1,8 +1,18 @@
 // Host/shader shared layouts of the particle pipeline. Included by GLSL (GL_GOOGLE_include_directive) and by C++,
-// where render/particle_pipeline.cpp static_asserts that the two sides agree byte for byte.
+// where render/particle_pipeline.cpp static_asserts that the two sides agree byte for byte, and by CUDA
+// (compute/cuda/nbody_kernels.cu asserts the body write_render writes against GRAPHSIM_BODY_STRIDE). nvcc sees only
+// the body macros: the C++ types below are glm's, whose host/device annotations draw about 90 nvcc warnings
+// (#20012-D) per file, and the kernel writes a float4, not a glm::vec4.
 #ifndef GRAPHSIM_SHADERS_PARTICLE_LAYOUT_H
 #define GRAPHSIM_SHADERS_PARTICLE_LAYOUT_H
 
+// One body as the producers (CPU backend, CUDA write_render kernel) write it: 16 bytes,
+// xyz = world position, w = colour attribute in [0, 1] (e.g. normalised speed).
+// Bound as a per-instance vertex buffer, so the consumer stage is VERTEX_INPUT (what simDone is waited at).
+#define GRAPHSIM_BODY_STRIDE 16
+#define GRAPHSIM_BODY_LOCATION 0
+
+#ifndef __CUDACC__
 #ifdef __cplusplus
 #include <glm/glm.hpp>
 
@@ -10,12 +20,6 @@ namespace graphsim::shaderio {
 using glm::mat4;
 using glm::vec4;
 #endif
-
-// One body as the producers (CPU backend, CUDA write_render kernel) write it: 16 bytes,
-// xyz = world position, w = colour attribute in [0, 1] (e.g. normalised speed).
-// Bound as a per-instance vertex buffer, so the consumer stage is VERTEX_INPUT (what simDone is waited at).
-#define GRAPHSIM_BODY_STRIDE 16
-#define GRAPHSIM_BODY_LOCATION 0
 
 // Push constants (std430 in GLSL; 112 of the 128 bytes Vulkan guarantees). Shared by both stages.
 struct ParticlePushConstants {
@@ -34,5 +38,6 @@ struct Body {
 };
 } // namespace graphsim::shaderio
 #endif
+#endif // __CUDACC__
 
 #endif // GRAPHSIM_SHADERS_PARTICLE_LAYOUT_H

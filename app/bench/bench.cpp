@@ -15,6 +15,7 @@
 #include "app/cli/errors.h"
 #include "app/io/output_file.h"
 #include "app/run/open_devices.h"
+#include "app/run/signals.h"
 #include "compute/cuda_backend.h"
 #include "compute/cuda_device.h"
 #include "render/driver_info.h"
@@ -52,6 +53,8 @@ std::optional<std::string> nvidiaModuleVersion() {
   }
   return std::nullopt;
 }
+
+std::string interruptedReason() { return "interrupted by " + signalName(interruptSignal()); }
 
 VariantResult skipped(std::string name, std::string description, std::string reason) {
   VariantResult v;
@@ -96,32 +99,76 @@ void fillRatios(BenchReport& report) {
   }
 }
 
+// Adds a run to the report with its per-frame rows; the first one added is the product path.
+void addRun(BenchReport& report, LoopResult run, std::string name, std::string description,
+            std::uint64_t validationMessages) {
+  report.frameLogCsv += run.frameCsv;
+  run.result.name = std::move(name);
+  run.result.description = std::move(description);
+  run.result.validationMessages = validationMessages;
+  if (report.variants.empty()) report.startupSeconds = run.startupSeconds;
+  report.variants.push_back(std::move(run.result));
+}
+
+// Every variant but the product path (`product`), skipped for one reason (--sim-only).
+void skipTheOthers(BenchReport& report, const BenchOptions& options, std::optional<BenchVariant> product,
+                   const std::string& why) {
+  for (BenchVariant v : kBenchVariants) {
+    if (v == product) continue;
+    report.variants.push_back(skipped(std::string(benchVariantName(v)), describe(v, options.framesInFlight), why));
+  }
+}
+
+// Why a comparison variant does not run here, if it does not. cuda: the CUDA backend's data path (nullptr: cpu).
+std::optional<std::string> whyNotRun(BenchVariant v, const BenchOptions& options, const DataPath* cuda) {
+  if (interruptRequested()) return interruptedReason();
+  if (cuda == nullptr && v != BenchVariant::Serial)
+    return "needs --backend cuda (the CPU backend has no CUDA graph, stream or interop)";
+  if (cuda != nullptr && !cuda->interop) {
+    return v == BenchVariant::HostCopy ? "the product row above is already the host-copy path"
+                                       : "needs Vulkan-CUDA interop, unavailable: " + cuda->fallbackReason;
+  }
+  if (v == BenchVariant::Serial && options.framesInFlight == 1)
+    return "--frames-in-flight is 1: the product path is serial";
+  if (v == BenchVariant::EventSubmit && options.framesInFlight == 1)
+    return "needs --frames-in-flight >= 2 (the render is submitted one frame after its simulation is launched)";
+  return std::nullopt;
+}
+
+// The product path with --capture-every's writer.
+template <class Run>
+LoopResult runProduct(const BenchOptions& options, const BenchReport& report, LoopSetup& setup, Run&& run) {
+  std::optional<CaptureWriter> capture;
+  if (options.captureEvery > 0) capture.emplace(*options.captureDir, report.width, report.height);
+  setup.capture = capture ? &*capture : nullptr;
+  LoopResult product = run();
+  if (capture) capture->finish();
+  setup.capture = nullptr;
+  return product;
+}
+
+const CudaDeviceInfo& cudaDeviceFor(const BenchOptions& options, const CudaDeviceList& cuda) {
+  const int device = options.gpu.value_or(0);
+  if (cuda.devices.empty()) throw EnvironmentError("--backend cuda: " + describeCudaDevices(cuda));
+  if (device >= static_cast<int>(cuda.devices.size()))
+    throw EnvironmentError("--gpu " + std::to_string(device) + ": no such CUDA device; have: " + describeCudaDevices(cuda));
+  return cuda.devices[static_cast<std::size_t>(device)];
+}
+
 void runCuda(const BenchOptions& options, BenchReport& report) {
   const CudaDeviceList cuda = listCudaDevices();
-  const int device = options.gpu.value_or(0);
-  if (cuda.devices.empty()) throw NoCudaDevice("--backend cuda: " + describeCudaDevices(cuda));
-  if (device >= static_cast<int>(cuda.devices.size()))
-    throw NoCudaDevice("--gpu " + std::to_string(device) + ": no such CUDA device; have: " + describeCudaDevices(cuda));
-  const CudaDeviceInfo& info = cuda.devices[static_cast<std::size_t>(device)];
+  const CudaDeviceInfo& info = cudaDeviceFor(options, cuda);
   report.gpu = info.name;
   report.cudaVersion = cudaVersionText(cuda.driverVersion);
   report.cudaRuntime = cudaVersionText(cuda.runtimeVersion);
   report.simTimer = "cuda-events";
   report.driver = nvidiaModuleVersion().value_or("unknown");
 
-  LoopSetup setup{&options, device, report.interactionsPerFrame, nullptr, "graph"};
+  LoopSetup setup{&options, info.index, report.interactionsPerFrame, nullptr, "graph"};
   if (options.simOnly) {
-    LoopResult product = runCudaSimOnlyLoop(setup);
-    report.frameLogCsv += product.frameCsv;
-    product.result.name = "graph";
-    product.result.description = "compute-only graph (no semaphore nodes, no rendering), launched back to back";
-    report.startupSeconds = product.startupSeconds;
-    report.variants.push_back(std::move(product.result));
-    for (BenchVariant v : kBenchVariants) {
-      if (v == BenchVariant::Graph) continue;
-      report.variants.push_back(skipped(std::string(benchVariantName(v)), describe(v, options.framesInFlight),
-                                        "--sim-only measures the compute-only graph alone"));
-    }
+    addRun(report, runCudaSimOnlyLoop(setup), "graph",
+           "compute-only graph (no semaphore nodes, no rendering), launched back to back", 0);
+    skipTheOthers(report, options, BenchVariant::Graph, "--sim-only measures the compute-only graph alone");
     return;
   }
 
@@ -136,76 +183,42 @@ void runCuda(const BenchOptions& options, BenchReport& report) {
   report.vulkanDevice = driver.deviceName;
   if (!driver.driverInfo.empty()) report.driver = driver.driverInfo;
 
-  std::optional<CaptureWriter> capture;
-  if (options.captureEvery > 0) capture.emplace(*options.captureDir, report.width, report.height);
-  setup.capture = capture ? &*capture : nullptr;
   // Without interop the product graph cannot hand frames to Vulkan: its host-copy twin stands in (and says so).
-  LoopResult product = path.interop ? runInteropLoop(context, setup, LaunchMode::Graph, options.framesInFlight)
-                                    : runHostCopyLoop(context, setup);
-  if (capture) capture->finish();
-  report.frameLogCsv += product.frameCsv;
-  product.result.name = "graph";
-  product.result.description = path.interop ? describe(BenchVariant::Graph, options.framesInFlight)
-                                             : "product graph with frames copied through the host (no interop: " +
-                                                   path.fallbackReason + ")";
-  product.result.validationMessages = context.validationMessages();
-  report.startupSeconds = product.startupSeconds;
-  report.variants.push_back(std::move(product.result));
+  addRun(report, runProduct(options, report, setup, [&] {
+           return path.interop ? runInteropLoop(context, setup, LaunchMode::Graph, options.framesInFlight)
+                               : runHostCopyLoop(context, setup);
+         }),
+         "graph",
+         path.interop ? describe(BenchVariant::Graph, options.framesInFlight)
+                      : "product graph with frames copied through the host (no interop: " + path.fallbackReason + ")",
+         context.validationMessages());
 
-  setup.capture = nullptr;
   for (BenchVariant v : options.variants) {
     if (v == BenchVariant::Graph) continue; // the product path, already run
     const std::string name(benchVariantName(v));
+    if (const std::optional<std::string> why = whyNotRun(v, options, &path)) {
+      report.variants.push_back(skipped(name, describe(v, options.framesInFlight), *why));
+      continue;
+    }
     setup.variantName = name;
-    if (!path.interop) {
-      report.variants.push_back(skipped(name, describe(v, options.framesInFlight),
-                                        v == BenchVariant::HostCopy
-                                            ? "the product row above is already the host-copy path"
-                                            : "needs Vulkan-CUDA interop, unavailable: " + path.fallbackReason));
-      continue;
-    }
-    if (v == BenchVariant::Serial && options.framesInFlight == 1) {
-      report.variants.push_back(skipped(name, describe(v, 1), "--frames-in-flight is 1: the product path is serial"));
-      continue;
-    }
-    if (v == BenchVariant::EventSubmit && options.framesInFlight == 1) {
-      report.variants.push_back(skipped(name, describe(v, 1), "needs --frames-in-flight >= 2 (the render is submitted "
-                                                              "one frame after its simulation is launched)"));
-      continue;
-    }
     const std::uint64_t messagesBefore = context.validationMessages();
     const std::uint32_t f = v == BenchVariant::Serial ? 1 : options.framesInFlight;
-    LoopResult r = v == BenchVariant::HostCopy ? runHostCopyLoop(context, setup)
-                                               : runInteropLoop(context, setup, launchModeOf(v), f,
-                                                                v == BenchVariant::EventSubmit);
-    report.frameLogCsv += r.frameCsv;
-    r.result.name = name;
-    r.result.description = describe(v, options.framesInFlight);
-    r.result.validationMessages = context.validationMessages() - messagesBefore;
-    report.variants.push_back(std::move(r.result));
+    LoopResult r = v == BenchVariant::HostCopy
+                       ? runHostCopyLoop(context, setup)
+                       : runInteropLoop(context, setup, launchModeOf(v), f, v == BenchVariant::EventSubmit);
+    addRun(report, std::move(r), name, describe(v, options.framesInFlight),
+           context.validationMessages() - messagesBefore);
   }
 }
 
 void runCpu(const BenchOptions& options, BenchReport& report) {
   report.simTimer = "cpu-wall";
-  const std::string needsCuda = "needs --backend cuda (the CPU backend has no CUDA graph, stream or interop)";
   LoopSetup setup{&options, 0, report.interactionsPerFrame, nullptr, "cpu"};
-  const std::string productDescription = "product path of the CPU backend: the stage list on the host, written to "
-                                         "a mapped Vulkan buffer, F = " +
-                                         std::to_string(options.framesInFlight);
   if (options.simOnly) {
     report.gpu = "none (cpu backend)";
     report.driver = "none";
-    LoopResult product = runCpuSimOnlyLoop(setup);
-    report.frameLogCsv += product.frameCsv;
-    product.result.name = "cpu";
-    product.result.description = "the CPU backend's step, back to back (no rendering)";
-    report.startupSeconds = product.startupSeconds;
-    report.variants.push_back(std::move(product.result));
-    for (BenchVariant v : kBenchVariants) {
-      report.variants.push_back(skipped(std::string(benchVariantName(v)), describe(v, options.framesInFlight),
-                                        "--sim-only measures the simulation alone"));
-    }
+    addRun(report, runCpuSimOnlyLoop(setup), "cpu", "the CPU backend's step, back to back (no rendering)", 0);
+    skipTheOthers(report, options, std::nullopt, "--sim-only measures the simulation alone");
     return;
   }
   render::DeviceRequest request;
@@ -218,37 +231,21 @@ void runCpu(const BenchOptions& options, BenchReport& report) {
   report.driver = driver.driverName + (driver.driverInfo.empty() ? "" : " " + driver.driverInfo);
   report.dataPath = "cpu";
 
-  std::optional<CaptureWriter> capture;
-  if (options.captureEvery > 0) capture.emplace(*options.captureDir, report.width, report.height);
-  setup.capture = capture ? &*capture : nullptr;
-  LoopResult product = runCpuLoop(context, setup, options.framesInFlight);
-  if (capture) capture->finish();
-  report.frameLogCsv += product.frameCsv;
-  product.result.name = "cpu";
-  product.result.description = productDescription;
-  product.result.validationMessages = context.validationMessages();
-  report.startupSeconds = product.startupSeconds;
-  report.variants.push_back(std::move(product.result));
-
-  setup.capture = nullptr;
+  addRun(report, runProduct(options, report, setup, [&] { return runCpuLoop(context, setup, options.framesInFlight); }),
+         "cpu",
+         "product path of the CPU backend: the stage list on the host, written to a mapped Vulkan buffer, F = " +
+             std::to_string(options.framesInFlight),
+         context.validationMessages());
   for (BenchVariant v : options.variants) {
     const std::string name(benchVariantName(v));
-    if (v != BenchVariant::Serial) {
-      report.variants.push_back(skipped(name, describe(v, options.framesInFlight), needsCuda));
-      continue;
-    }
-    if (options.framesInFlight == 1) {
-      report.variants.push_back(skipped(name, describe(v, 1), "--frames-in-flight is 1: the product path is serial"));
+    if (const std::optional<std::string> why = whyNotRun(v, options, nullptr)) {
+      report.variants.push_back(skipped(name, describe(v, options.framesInFlight), *why));
       continue;
     }
     setup.variantName = name;
     const std::uint64_t messagesBefore = context.validationMessages();
-    LoopResult r = runCpuLoop(context, setup, 1);
-    report.frameLogCsv += r.frameCsv;
-    r.result.name = name;
-    r.result.description = "CPU backend's frame loop with F = 1 (no pipelining)";
-    r.result.validationMessages = context.validationMessages() - messagesBefore;
-    report.variants.push_back(std::move(r.result));
+    addRun(report, runCpuLoop(context, setup, 1), name, "CPU backend's frame loop with F = 1 (no pipelining)",
+           context.validationMessages() - messagesBefore);
   }
 }
 
@@ -285,7 +282,11 @@ BenchReport runBench(const BenchOptions& options) {
 }
 
 int runBenchCommand(const BenchOptions& options) {
-  const BenchReport report = runBench(options);
+  // Ctrl-C, SIGTERM, SIGHUP: the variant in progress stops after its frame in flight, both APIs drain, the later
+  // variants are skipped, and the figures of the frames measured so far are printed and written ("interrupted").
+  const InterruptGuard interrupts;
+  BenchReport report = runBench(options);
+  report.interrupted = interruptRequested();
   std::fputs(toTable(report).c_str(), stdout);
   std::fflush(stdout);
   if (options.json) {
@@ -305,6 +306,10 @@ int runBenchCommand(const BenchOptions& options) {
   if (options.validation) {
     std::fprintf(stderr, "graphsim bench: validation messages: %llu\n", static_cast<unsigned long long>(messages));
     if (messages > 0) return kExitInternal;
+  }
+  if (report.interrupted) {
+    std::fprintf(stderr, "graphsim bench: %s; both APIs drained and released\n", interruptedReason().c_str());
+    return interruptExitCode();
   }
   return kExitOk;
 }

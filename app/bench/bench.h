@@ -7,8 +7,8 @@
 
 namespace graphsim::app {
 
-// Runs everything the options ask for. Throws NoCudaDevice / render::MissingCapability (exit 3), UsageError,
-// render::TimeoutError, CudaError or other errors as runHeadless does.
+// Runs everything the options ask for. Throws EnvironmentError (exit 3), UsageError,
+// TimeoutError, CudaError or other errors as runHeadless does.
 BenchReport runBench(const BenchOptions& options);
 
 // The subcommand: runBench, the table on stdout, --json / --csv written (atomically). Returns the exit code

@@ -4,12 +4,10 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <limits>
 #include <system_error>
 
 #include <CLI/CLI.hpp>
 
-#include "app/cli/cli.h" // number and --interop flags, shared with run and soak
 #include "app/cli/errors.h"
 
 namespace graphsim::app {
@@ -90,8 +88,9 @@ std::optional<BenchVariant> benchVariantFromName(std::string_view name) {
 }
 
 BenchCommandLine::BenchCommandLine(CLI::App& app) {
-  bench_ = app.add_subcommand("bench", "Benchmark the frame (headless, fixed seed): the product path and the "
-                                       "variants it is compared with; table, JSON, CSV, captures.");
+  bench_ = app.add_subcommand("bench",
+                              "Benchmark the frame (headless, fixed seed): the product path and the "
+                              "variants it is compared with; table, JSON, CSV, captures.");
   bench_->add_option("--scene", scene_, "Scene to run (nbody)")->capture_default_str();
   addIntegerOption(*bench_, "--bodies", bodies_,
                    "Number of bodies (default: the preset's; 1.." + std::to_string(kMaxBodies) + ")");
@@ -99,24 +98,24 @@ BenchCommandLine::BenchCommandLine(CLI::App& app) {
       ->capture_default_str();
   addIntegerOption(*bench_, "--warmup", warmup_,
                    "Frames run before measuring, 0..1000000 (default: frames/10, 10..200)");
-  bench_->add_option("--backend", backend_, "cpu | cuda")->capture_default_str();
-  addInteropOption(*bench_, interop_);
+  shared_.addBackend(*bench_);
+  shared_.addInterop(*bench_);
   bench_->add_option("--json", json_, "Write the results as JSON to PATH");
   bench_->add_option("--csv", csv_, "Write one row per variant as CSV to PATH");
   bench_->add_option("--frame-log", frameLog_, "Write every frame of every variant as CSV to PATH (timings)");
   bench_->add_option("--variants", variants_, "Variants to compare with the product path: LIST, all or none")
       ->capture_default_str();
-  bench_->add_flag("--sim-only", simOnly_, "Compute-only graph stepped back to back: no rendering, no semaphores "
-                                           "(compare with nbody -benchmark -numbodies=N)");
+  bench_->add_flag("--sim-only", simOnly_,
+                   "Compute-only graph stepped back to back: no rendering, no semaphores "
+                   "(compare with nbody -benchmark -numbodies=N)");
   addIntegerOption(*bench_, "--frames-in-flight", framesInFlight_, "Frames in flight F, 1..4")->capture_default_str();
   addIntegerOption(*bench_, "--capture-every", captureEvery_,
                    "Capture frames K, 2K, ... of the product path (PNG + JSON), K >= 1");
   bench_->add_option("--capture-dir", captureDir_, "Directory for --capture-every (created if missing)");
-  bench_->add_flag("--validation", validation_, "Enable the Khronos validation layer; any message fails the run");
-  addIntegerOption(*bench_, "--gpu", gpu_, "cpu backend: Vulkan device index; cuda backend: CUDA device index");
-  addIntegerOption(*bench_, "--wait-timeout-ms", waitTimeoutMs_, "Timeout of every host wait, in ms, 1..600000")
-      ->capture_default_str();
-  bench_->add_flag("--quiet", quiet_, "No progress lines on stderr");
+  shared_.addValidation(*bench_, "run");
+  shared_.addGpu(*bench_, "cpu backend: Vulkan device index; cuda backend: CUDA device index");
+  shared_.addWaitTimeout(*bench_);
+  shared_.addQuiet(*bench_, "No progress lines on stderr");
   bench_->footer(kBenchFooter);
 }
 
@@ -126,14 +125,8 @@ BenchOptions BenchCommandLine::options(int argc, char** argv) const {
   BenchOptions o;
   for (int i = 0; i < argc; ++i) o.commandLine += (i > 0 ? " " : "") + std::string(argv[i]);
 
-  if (backend_ == "cpu") {
-    o.backend = BackendKind::Cpu;
-  } else if (backend_ == "cuda") {
-    o.backend = BackendKind::Cuda;
-  } else {
-    throw UsageError("--backend: unknown backend '" + backend_ + "' (allowed: cpu, cuda)");
-  }
-  o.interop = parseInteropMode(interop_);
+  o.backend = shared_.backend();
+  o.interop = shared_.interop();
   o.scene = loadPreset(scene_);
   o.framesInFlight = static_cast<std::uint32_t>(parseIntegerFlag("--frames-in-flight", framesInFlight_, 1, 4));
   if (bench_->count("--bodies") > 0) o.scene.sim.bodies = parseIntegerFlag("--bodies", bodies_, 1, kMaxBodies);
@@ -174,12 +167,11 @@ BenchOptions BenchCommandLine::options(int argc, char** argv) const {
   if (!csv_.empty()) o.csv = checkOutputFile("--csv", csv_);
   if (!frameLog_.empty()) o.frameLog = checkOutputFile("--frame-log", frameLog_);
 
-  o.validation = validation_;
+  o.validation = shared_.validation();
   if (o.validation && o.simOnly) throw UsageError("--validation: --sim-only uses no Vulkan");
-  if (bench_->count("--gpu") > 0)
-    o.gpu = static_cast<int>(parseIntegerFlag("--gpu", gpu_, 0, std::numeric_limits<int>::max()));
-  o.waitTimeout = std::chrono::milliseconds(parseIntegerFlag("--wait-timeout-ms", waitTimeoutMs_, 1, 600000));
-  o.quiet = quiet_;
+  o.gpu = shared_.gpu();
+  o.waitTimeout = shared_.waitTimeout();
+  o.quiet = shared_.quiet();
   return o;
 }
 

@@ -4,10 +4,7 @@
 #include <string>
 
 #include "app/bench/bench_options.h"
-
-namespace CLI {
-class App;
-}
+#include "app/cli/cli.h" // SharedFlags
 
 namespace graphsim::app {
 
@@ -24,11 +21,11 @@ public:
 
 private:
   CLI::App* bench_ = nullptr;
-  std::string scene_ = "nbody", backend_ = "cuda", interop_ = "auto", variants_ = "all", json_, csv_, frameLog_;
-  std::string captureDir_;
+  SharedFlags shared_{{BackendKind::Cpu, BackendKind::Cuda}, BackendKind::Cuda}; // --backend, --gpu, --quiet, ...
+  std::string scene_ = "nbody", variants_ = "all", json_, csv_, frameLog_, captureDir_;
   // Number flags as typed, converted by parseIntegerFlag (app/cli/cli.h) so that a refusal quotes them.
-  std::string bodies_, frames_ = "1000", warmup_, framesInFlight_ = "3", captureEvery_, gpu_, waitTimeoutMs_ = "5000";
-  bool simOnly_ = false, validation_ = false, quiet_ = false;
+  std::string bodies_, frames_ = "1000", warmup_, framesInFlight_ = "3", captureEvery_;
+  bool simOnly_ = false;
 };
 
 } // namespace graphsim::app

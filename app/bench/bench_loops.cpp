@@ -5,9 +5,10 @@
 #include <utility>
 
 #include "app/bench/bench_capture.h"
-#include "app/run/interop_bridge.h"
+#include "app/bench/bench_producers.h"
+#include "app/frame/frame_driver.h"
 #include "app/run/progress.h"
-#include "compute/cpu_backend.h"
+#include "app/run/signals.h"
 #include "render/particle_renderer.h"
 
 namespace graphsim::app {
@@ -29,15 +30,6 @@ render::RendererConfig rendererConfig(const BenchOptions& options, render::BodyB
   config.mode = mode;
   config.waitTimeout = options.waitTimeout;
   return config;
-}
-
-render::FrameSubmit frameSubmit(const BenchOptions& options, std::uint64_t frame) {
-  render::FrameSubmit submit;
-  submit.frame = frame;
-  submit.bodyCount = static_cast<std::uint32_t>(options.scene.sim.bodies);
-  submit.camera = options.scene.render.camera;
-  submit.style.pointRadius = options.scene.render.pointRadius;
-  return submit;
 }
 
 // Which frames of the loop are captured, and collecting their pixels once they are complete (bench_capture.h).
@@ -96,6 +88,12 @@ FrameLog::FrameLog(std::uint64_t warmup, std::uint64_t frames)
     : warmup_(warmup), frames_(frames), completion_(warmup + frames), host_(warmup + frames),
       sim_(warmup + frames), render_(warmup + frames), capture_(warmup + frames) {}
 
+void FrameLog::truncate(std::uint64_t run) {
+  if (run >= total()) return;
+  warmup_ = std::min(warmup_, run);
+  frames_ = run - warmup_;
+}
+
 void FrameLog::summarise(VariantResult& r, double interactionsPerFrame, bool withSubmit, bool withWait) const {
   const auto& c = completion_;
   const BenchClock::time_point first = warmup_ > 0 ? c.at(warmup_ - 1).value() : start_;
@@ -152,236 +150,155 @@ void FrameLog::appendCsv(std::string& out, const std::string& variant) const {
   }
 }
 
+namespace {
+
+// Records a variant's frames into its FrameLog as the driver runs them.
+class Recorder final : public FrameObserver {
+public:
+  Recorder(FrameLog& log, BenchProducer& producer, render::ParticleRenderer* renderer, CaptureSchedule* capture,
+           Progress& progress)
+      : log_(log), producer_(producer), renderer_(renderer), capture_(capture), progress_(progress) {}
+
+  void throttled(std::uint64_t k) override {
+    if (renderer_ == nullptr) return;
+    if (const double ms = renderer_->lastRenderGpuMs(); ms >= 0) log_.renderMs(k, ms);
+    if (capture_ == nullptr) return;
+    if (const std::optional<double> spent = capture_->collect(*renderer_, k)) log_.captureUs(k, *spent);
+  }
+  void stepped(std::uint64_t k, const FrameTimes& t) override {
+    const ProducerTimes p = producer_.lastTimes();
+    if (p.stepMs) log_.simMs(k, *p.stepMs);
+    // Host overhead: the driver's produce and submit, less what the producer spent waiting or simulating.
+    const double produceUs = us(t.start, t.produced) - p.waitUs - p.workUs;
+    const double submitUs = renderer_ != nullptr ? us(t.waited, t.submitted) : 0;
+    const double queueSubmitUs = renderer_ != nullptr ? renderer_->lastQueueSubmitUs() : 0;
+    log_.host(k, {p.nodeUpdatesUs, p.launchUs, submitUs, queueSubmitUs, produceUs + submitUs,
+                  p.waitUs + us(t.produced, t.waited)});
+    progress_.frameDone(k + 1);
+  }
+  void completed(std::uint64_t k) override {
+    log_.completed(k);
+    if (const std::optional<double> ms = producer_.simGpuMs(k)) log_.simMs(k, *ms);
+  }
+
+private:
+  FrameLog& log_;
+  BenchProducer& producer_;
+  render::ParticleRenderer* renderer_;
+  CaptureSchedule* capture_;
+  Progress& progress_;
+};
+
+// What one variant runs; the loop itself is the frame driver's.
+struct Variant {
+  const LoopSetup& setup;
+  render::ParticleRenderer* renderer; // nullptr: --sim-only
+  BenchProducer& producer;
+  std::uint32_t framesInFlight;
+  SubmitOrder order = SubmitOrder::WithProduce;
+  bool withSubmit = true, withWait = false; // which optional host figures the report gets
+  bool capture = false;                     // the product path: --capture-every
+};
+
+LoopResult runVariant(const Variant& v, double startupSeconds) {
+  const BenchOptions& options = *v.setup.options;
+  LoopResult out;
+  out.startupSeconds = startupSeconds;
+  FrameLog log(options.warmup, options.frames);
+  CaptureSchedule capture(v.setup, v.framesInFlight);
+  CaptureSchedule* schedule = v.capture && v.renderer != nullptr ? &capture : nullptr;
+  startVariant(v.setup, v.framesInFlight, log.total());
+  Progress progress(log.total(), options.quiet);
+  Recorder recorder(log, v.producer, v.renderer, schedule, progress);
+  FrameDriver driver(v.renderer, v.producer, FrameProtocol(v.framesInFlight), v.order);
+  driver.observe(recorder);
+  log.start();
+  // Ctrl-C, SIGTERM, SIGHUP: the frames so far are measured, drained and reported (marked interrupted).
+  for (std::uint64_t k = 0; k < log.total() && !interruptRequested(); ++k) {
+    driver.step(k, [&](render::FrameSubmit& submit) {
+      submit.bodyCount = static_cast<std::uint32_t>(options.scene.sim.bodies);
+      submit.camera = options.scene.render.camera;
+      submit.style.pointRadius = options.scene.render.pointRadius;
+      submit.capture = schedule != nullptr && schedule->wants(k);
+      if (submit.capture) schedule->submitted(k, v.producer.sim());
+      return true;
+    });
+  }
+  driver.drain();
+  if (schedule != nullptr) schedule->collect(*v.renderer, UINT64_MAX);
+  // The last frames' GPU times are known once everything finished (the drain waited for it).
+  const std::uint64_t run = driver.framesStepped();
+  for (std::uint64_t k = run - std::min<std::uint64_t>(v.framesInFlight, run); k < run; ++k) {
+    if (const std::optional<double> ms = v.producer.simGpuMs(k)) log.simMs(k, *ms);
+  }
+  log.truncate(run);
+  log.summarise(out.result, v.setup.interactionsPerFrame, v.withSubmit, v.withWait);
+  if (options.frameLog) log.appendCsv(out.frameCsv, v.setup.variantName);
+  out.result.framesInFlight = v.framesInFlight;
+  out.result.counters = v.producer.sim().counters();
+  out.result.captures = capture.count();
+  return out;
+}
+
+double secondsSince(BenchClock::time_point from) { return seconds(from, BenchClock::now()); }
+
+} // namespace
+
 LoopResult runInteropLoop(render::VulkanContext& context, const LoopSetup& setup, LaunchMode mode,
                           std::uint32_t f, bool submitAfterSim) {
   const BenchOptions& options = *setup.options;
-  LoopResult out;
   render::ParticleRenderer renderer(context, rendererConfig(options, render::BodyBufferMode::Exported, f));
-  const InteropDesc interop = exportForCuda(renderer);
   const auto built = BenchClock::now();
   // After the renderer: destroyed first, so CUDA releases its imports before Vulkan frees them.
-  CudaBackend sim(options.scene.sim, setup.cudaDevice, &interop, options.waitTimeout);
-  out.startupSeconds = seconds(built, BenchClock::now());
-  sim.setLaunchMode(mode);
-
-  FrameLog log(options.warmup, options.frames);
-  CaptureSchedule capture(setup, f);
-  startVariant(setup, f, log.total());
-  Progress progress(log.total(), options.quiet);
-  const auto submitFor = [&](std::uint64_t k) {
-    render::FrameSubmit submit = frameSubmit(options, k);
-    submit.waitSimDone = k + 1;
-    submit.capture = capture.wants(k);
-    if (submit.capture) capture.submitted(k, sim);
-    return submit;
-  };
-  log.start();
-  for (std::uint64_t k = 0; k < log.total(); ++k) {
-    renderer.waitForSlot(k); // the only per-frame host wait: renderDone >= k - F + 1, a value Vulkan signals
-    if (k >= f) {
-      log.completed(k - f);
-      if (const std::optional<double> ms = sim.frameGpuMs(k - f)) log.simMs(k - f, *ms);
-    }
-    if (const double ms = renderer.lastRenderGpuMs(); ms >= 0) log.renderMs(k, ms);
-    if (const std::optional<double> spent = capture.collect(renderer, k)) log.captureUs(k, *spent);
-    if (!submitAfterSim) {
-      const render::FrameSubmit submit = submitFor(k);
-      const auto t0 = BenchClock::now();
-      sim.launchFrame(k);
-      const auto t1 = BenchClock::now();
-      renderer.submit(submit);
-      const auto t2 = BenchClock::now();
-      const LaunchHostTiming launch = sim.lastLaunchHostTiming();
-      log.host(k, {launch.nodeUpdatesUs, launch.launchUs, us(t1, t2), renderer.lastQueueSubmitUs(), us(t0, t2), 0});
-    } else {
-      // Launch frame k, then submit frame k - 1's render once its CUDA work is seen complete: the GPU has frame k
-      // queued meanwhile, and the render's simDone wait is already satisfied when Vulkan gets it.
-      const auto t0 = BenchClock::now();
-      sim.launchFrame(k);
-      const auto t1 = BenchClock::now();
-      double waitUs = 0, submitUs = 0;
-      if (k > 0) {
-        const render::FrameSubmit submit = submitFor(k - 1);
-        sim.waitForFrame(k - 1);
-        const auto t2 = BenchClock::now();
-        renderer.submit(submit);
-        waitUs = us(t1, t2);
-        submitUs = us(t2, BenchClock::now());
-      }
-      const LaunchHostTiming launch = sim.lastLaunchHostTiming();
-      log.host(k, {launch.nodeUpdatesUs, launch.launchUs, submitUs, renderer.lastQueueSubmitUs(),
-                   us(t0, t1) + submitUs, waitUs});
-    }
-    progress.frameDone(k + 1);
-  }
-  if (submitAfterSim && log.total() > 0) {
-    sim.waitForFrame(log.total() - 1);
-    renderer.submit(submitFor(log.total() - 1));
-  }
-  for (std::uint64_t k = log.total() - std::min<std::uint64_t>(f, log.total()); k < log.total(); ++k) {
-    renderer.waitRenderDone(k + 1);
-    log.completed(k);
-    sim.waitForFrame(k); // normally done already: the render of k waited for it
-    if (const std::optional<double> ms = sim.frameGpuMs(k)) log.simMs(k, *ms);
-  }
-  capture.collect(renderer, UINT64_MAX);
-  renderer.drain();
-  sim.synchronize();
-  log.summarise(out.result, setup.interactionsPerFrame, true, submitAfterSim);
-  if (options.frameLog) log.appendCsv(out.frameCsv, setup.variantName);
-  out.result.framesInFlight = f;
-  out.result.counters = sim.counters();
-  out.result.captures = capture.count();
-  return out;
+  const std::unique_ptr<BenchProducer> sim = makeBenchCudaProducer(options.scene.sim, setup.cudaDevice,
+                                                                   CudaPath::Interop, mode, &renderer,
+                                                                   options.waitTimeout);
+  Variant v{setup, &renderer, *sim, f};
+  v.order = submitAfterSim ? SubmitOrder::AfterProduced : SubmitOrder::WithProduce;
+  v.withWait = submitAfterSim;
+  v.capture = true;
+  return runVariant(v, secondsSince(built));
 }
 
 LoopResult runHostCopyLoop(render::VulkanContext& context, const LoopSetup& setup) {
   const BenchOptions& options = *setup.options;
   const std::uint32_t f = options.framesInFlight;
-  LoopResult out;
   render::ParticleRenderer renderer(context, rendererConfig(options, render::BodyBufferMode::Staged, f));
   const auto built = BenchClock::now();
-  CudaBackend sim(options.scene.sim, setup.cudaDevice, nullptr, options.waitTimeout); // compute-only graph
-  out.startupSeconds = seconds(built, BenchClock::now());
-
-  FrameLog log(options.warmup, options.frames);
-  startVariant(setup, f, log.total());
-  Progress progress(log.total(), options.quiet);
-  log.start();
-  for (std::uint64_t k = 0; k < log.total(); ++k) {
-    renderer.waitForSlot(k);
-    if (k >= f) log.completed(k - f);
-    if (const double ms = renderer.lastRenderGpuMs(); ms >= 0) log.renderMs(k, ms);
-    const auto t0 = BenchClock::now();
-    sim.launchFrame(k);
-    const auto t1 = BenchClock::now();
-    // No interop: the host waits for the frame, copies it out of CUDA and into Vulkan's staging buffer; the submit
-    // then copies it to the vertex buffer on the GPU.
-    sim.copyRenderOutput(reinterpret_cast<Float4*>(renderer.mappedBodies(renderer.slotOf(k))));
-    const auto t2 = BenchClock::now();
-    renderer.submit(frameSubmit(options, k));
-    const auto t3 = BenchClock::now();
-    if (const std::optional<double> ms = sim.frameGpuMs(k)) log.simMs(k, *ms);
-    const LaunchHostTiming launch = sim.lastLaunchHostTiming();
-    log.host(k, {launch.nodeUpdatesUs, launch.launchUs, us(t2, t3), renderer.lastQueueSubmitUs(),
-                 us(t0, t1) + us(t2, t3), us(t1, t2)});
-    progress.frameDone(k + 1);
-  }
-  for (std::uint64_t k = log.total() - std::min<std::uint64_t>(f, log.total()); k < log.total(); ++k) {
-    renderer.waitRenderDone(k + 1);
-    log.completed(k);
-  }
-  renderer.drain();
-  log.summarise(out.result, setup.interactionsPerFrame, true, true);
-  if (options.frameLog) log.appendCsv(out.frameCsv, setup.variantName);
-  out.result.framesInFlight = f;
-  out.result.counters = sim.counters();
-  return out;
+  const std::unique_ptr<BenchProducer> sim = makeBenchCudaProducer(
+      options.scene.sim, setup.cudaDevice, CudaPath::HostCopy, LaunchMode::Graph, &renderer, options.waitTimeout);
+  Variant v{setup, &renderer, *sim, f};
+  v.withWait = true;
+  return runVariant(v, secondsSince(built));
 }
 
 LoopResult runCpuLoop(render::VulkanContext& context, const LoopSetup& setup, std::uint32_t f) {
   const BenchOptions& options = *setup.options;
-  LoopResult out;
   render::ParticleRenderer renderer(context, rendererConfig(options, render::BodyBufferMode::HostVisible, f));
   const auto built = BenchClock::now();
-  CpuBackend sim(options.scene.sim);
-  out.startupSeconds = seconds(built, BenchClock::now());
-
-  FrameLog log(options.warmup, options.frames);
-  CaptureSchedule capture(setup, f);
-  startVariant(setup, f, log.total());
-  Progress progress(log.total(), options.quiet);
-  log.start();
-  for (std::uint64_t k = 0; k < log.total(); ++k) {
-    renderer.waitForSlot(k);
-    if (k >= f) log.completed(k - f);
-    if (const double ms = renderer.lastRenderGpuMs(); ms >= 0) log.renderMs(k, ms);
-    if (const std::optional<double> spent = capture.collect(renderer, k)) log.captureUs(k, *spent);
-    render::FrameSubmit submit = frameSubmit(options, k);
-    submit.capture = capture.wants(k);
-
-    const auto t0 = BenchClock::now();
-    sim.step();
-    sim.writeRender(reinterpret_cast<Float4*>(renderer.mappedBodies(renderer.slotOf(k))));
-    const auto t1 = BenchClock::now();
-    if (submit.capture) capture.submitted(k, sim);
-    const auto t2 = BenchClock::now();
-    renderer.submit(submit);
-    const auto t3 = BenchClock::now();
-    log.simMs(k, 1e-3 * us(t0, t1)); // the CPU's simulation is the frame's work, not host overhead
-    log.host(k, {0, 0, us(t2, t3), renderer.lastQueueSubmitUs(), us(t2, t3), 0});
-    progress.frameDone(k + 1);
-  }
-  for (std::uint64_t k = log.total() - std::min<std::uint64_t>(f, log.total()); k < log.total(); ++k) {
-    renderer.waitRenderDone(k + 1);
-    log.completed(k);
-  }
-  capture.collect(renderer, UINT64_MAX);
-  renderer.drain();
-  log.summarise(out.result, setup.interactionsPerFrame, true, false);
-  if (options.frameLog) log.appendCsv(out.frameCsv, setup.variantName);
-  out.result.framesInFlight = f;
-  out.result.captures = capture.count();
-  return out;
+  const std::unique_ptr<BenchProducer> sim = makeBenchCpuProducer(options.scene.sim, &renderer);
+  Variant v{setup, &renderer, *sim, f};
+  v.capture = true;
+  return runVariant(v, secondsSince(built));
 }
 
 LoopResult runCudaSimOnlyLoop(const LoopSetup& setup) {
   const BenchOptions& options = *setup.options;
-  // Frames queued ahead of the one the host waits for, as F frames are in flight with rendering.
-  const std::uint64_t queued = options.framesInFlight;
-  LoopResult out;
   const auto built = BenchClock::now();
-  CudaBackend sim(options.scene.sim, setup.cudaDevice, nullptr, options.waitTimeout);
-  out.startupSeconds = seconds(built, BenchClock::now());
-
-  FrameLog log(options.warmup, options.frames);
-  startVariant(setup, options.framesInFlight, log.total());
-  Progress progress(log.total(), options.quiet);
-  const auto observe = [&](std::uint64_t k) {
-    sim.waitForFrame(k);
-    log.completed(k);
-    if (const std::optional<double> ms = sim.frameGpuMs(k)) log.simMs(k, *ms);
-  };
-  log.start();
-  for (std::uint64_t k = 0; k < log.total(); ++k) {
-    if (k >= queued) observe(k - queued);
-    const auto t0 = BenchClock::now();
-    sim.launchFrame(k);
-    const auto t1 = BenchClock::now();
-    const LaunchHostTiming launch = sim.lastLaunchHostTiming();
-    log.host(k, {launch.nodeUpdatesUs, launch.launchUs, 0, 0, us(t0, t1), 0});
-    progress.frameDone(k + 1);
-  }
-  for (std::uint64_t k = log.total() - std::min(queued, log.total()); k < log.total(); ++k) observe(k);
-  sim.synchronize();
-  log.summarise(out.result, setup.interactionsPerFrame, false, false);
-  if (options.frameLog) log.appendCsv(out.frameCsv, setup.variantName);
-  out.result.framesInFlight = options.framesInFlight;
-  out.result.counters = sim.counters();
-  return out;
+  const std::unique_ptr<BenchProducer> sim = makeBenchCudaProducer(
+      options.scene.sim, setup.cudaDevice, CudaPath::ComputeOnly, LaunchMode::Graph, nullptr, options.waitTimeout);
+  // F frames queued ahead of the one the host waits for, as with rendering, so the GPU never runs dry.
+  Variant v{setup, nullptr, *sim, options.framesInFlight};
+  v.withSubmit = false;
+  return runVariant(v, secondsSince(built));
 }
 
 LoopResult runCpuSimOnlyLoop(const LoopSetup& setup) {
-  const BenchOptions& options = *setup.options;
-  LoopResult out;
   const auto built = BenchClock::now();
-  CpuBackend sim(options.scene.sim);
-  out.startupSeconds = seconds(built, BenchClock::now());
-  FrameLog log(options.warmup, options.frames);
-  startVariant(setup, 1, log.total());
-  Progress progress(log.total(), options.quiet);
-  log.start();
-  for (std::uint64_t k = 0; k < log.total(); ++k) {
-    const auto t0 = BenchClock::now();
-    sim.step();
-    log.completed(k);
-    log.simMs(k, 1e-3 * us(t0, BenchClock::now()));
-    progress.frameDone(k + 1);
-  }
-  log.summarise(out.result, setup.interactionsPerFrame, false, false);
-  if (options.frameLog) log.appendCsv(out.frameCsv, setup.variantName);
-  out.result.framesInFlight = 1;
-  return out;
+  const std::unique_ptr<BenchProducer> sim = makeBenchCpuProducer(setup.options->scene.sim, nullptr);
+  Variant v{setup, nullptr, *sim, 1};
+  v.withSubmit = false;
+  return runVariant(v, secondsSince(built));
 }
 
 } // namespace graphsim::app

@@ -18,7 +18,7 @@
 
 #include "app/bench/bench_options.h"
 #include "app/bench/bench_report.h"
-#include "compute/cuda_backend.h"
+#include "compute/cuda_instruments.h"
 #include "render/vulkan_context.h"
 
 namespace graphsim::app {
@@ -36,6 +36,8 @@ class FrameLog {
 public:
   FrameLog(std::uint64_t warmup, std::uint64_t frames);
   std::uint64_t total() const { return warmup_ + frames_; }
+  // An interrupted run: only the first `run` frames were stepped (and completed); the rest are not reported.
+  void truncate(std::uint64_t run);
   void start() { start_ = BenchClock::now(); }
   void completed(std::uint64_t frame) { completion_.at(frame) = BenchClock::now(); }
   void host(std::uint64_t frame, const HostSample& s) { host_.at(frame) = s; }

@@ -104,6 +104,7 @@ nlohmann::ordered_json toJson(const BenchReport& r) {
   j["frames"] = r.frames;
   j["warmup"] = r.warmup;
   j["sim_only"] = r.simOnly;
+  j["interrupted"] = r.interrupted;
   j["render_size"] = r.simOnly ? json(nullptr) : json::array({r.width, r.height});
   j["startup_seconds"] = r.startupSeconds;
   j["interactions_per_frame"] = r.interactionsPerFrame;
@@ -173,6 +174,7 @@ std::string toTable(const BenchReport& r) {
                           : ("render " + std::to_string(r.width) + "x" + std::to_string(r.height)).c_str());
   out += line;
   if (!r.dataPathReason.empty()) out += "frames reach the renderer by " + r.dataPath + ": " + r.dataPathReason + "\n";
+  if (r.interrupted) out += "interrupted: the figures cover the frames measured before the signal\n";
   out += "\n";
   std::snprintf(line, sizeof line, "%-14s %2s %9s %9s %9s %9s %9s %9s %9s | %8s %8s %8s %8s | %6s %10s %9s\n",
                 "variant", "F", "mean ms", "p50 ms", "p95 ms", "p99 ms", "fps", "sim ms", "render ms", "upd us",

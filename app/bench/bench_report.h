@@ -68,6 +68,7 @@ struct BenchReport {
   std::uint32_t framesInFlight = 0;
   std::uint32_t width = 0, height = 0;
   bool simOnly = false;
+  bool interrupted = false;       // SIGINT/SIGTERM/SIGHUP: the figures cover the frames measured before it
   double startupSeconds = 0;      // product path's backend construction (initial conditions + a(0) + graph)
   double interactionsPerFrame = 0;
   std::vector<VariantResult> variants; // [0] is the product path; the top-level figures are its

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <limits>
 #include <optional>
+#include <utility>
 
 #include <CLI/CLI.hpp>
 
@@ -77,11 +78,13 @@ std::optional<std::int64_t> wholeNumber(const std::string& text, bool& overflow)
   return value;
 }
 
-BackendKind parseBackend(const std::string& name) {
-  if (name == "auto") return BackendKind::Auto;
-  if (name == "cpu") return BackendKind::Cpu;
-  if (name == "cuda") return BackendKind::Cuda;
-  throw UsageError("--backend: unknown backend '" + name + "' (allowed: auto, cpu, cuda)");
+const char* backendFlagName(BackendKind kind) {
+  switch (kind) {
+  case BackendKind::Auto: return "auto";
+  case BackendKind::Cpu: return "cpu";
+  case BackendKind::Cuda: return "cuda";
+  }
+  return "unknown";
 }
 
 // A capture must be creatable now: checked before any GPU work so a typo fails in milliseconds, not after a run.
@@ -89,9 +92,21 @@ void checkCapturePath(const fs::path& path) {
   if (path.extension() != ".png") throw UsageError("--capture " + path.string() + ": must end in .png");
   const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) throw UsageError("--capture " + path.string() + ": directory " + dir.string() + " does not exist");
-  if (::access(dir.c_str(), W_OK) != 0) throw UsageError("--capture " + path.string() + ": directory " + dir.string() + " is not writable");
+  if (!fs::is_directory(dir, ec))
+    throw UsageError("--capture " + path.string() + ": directory " + dir.string() + " does not exist");
+  if (::access(dir.c_str(), W_OK) != 0)
+    throw UsageError("--capture " + path.string() + ": directory " + dir.string() + " is not writable");
   if (fs::is_directory(path, ec)) throw UsageError("--capture " + path.string() + ": is a directory");
+}
+
+// --dump-graph FILE: only the cuda backend has a graph to write, and FILE must be creatable.
+void checkDumpGraphPath(const std::string& dumpGraph, BackendKind backend) {
+  if (backend == BackendKind::Cpu) throw UsageError("--dump-graph: only the cuda backend has a CUDA graph");
+  const fs::path dir = fs::path(dumpGraph).has_parent_path() ? fs::path(dumpGraph).parent_path() : fs::path(".");
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    throw UsageError("--dump-graph " + dumpGraph + ": directory " + dir.string() + " does not exist");
+  if (fs::is_directory(dumpGraph, ec)) throw UsageError("--dump-graph " + dumpGraph + ": is a directory");
 }
 
 std::string expandStorm(const std::string& text) {
@@ -124,7 +139,8 @@ std::vector<WindowEvent> parseWindowScript(const std::string& script) {
     const std::string item = text.substr(pos, end - pos);
     pos = end + 1;
     const auto bad = [&] {
-      return UsageError("--window-script: bad item '" + item + "' (want TICK:resize=WxH, TICK:minimise or TICK:restore)");
+      return UsageError("--window-script: bad item '" + item +
+                        "' (want TICK:resize=WxH, TICK:minimise or TICK:restore)");
     };
     const std::size_t colon = item.find(':');
     if (colon == std::string::npos || colon == 0) throw bad();
@@ -189,9 +205,19 @@ std::uint64_t parseSeedFlag(const std::string& flag, const std::string& text) {
   return value;
 }
 
-CLI::Option* addInteropOption(CLI::App& app, std::string& text) {
-  return app
-      .add_option("--interop", text,
+SharedFlags::SharedFlags(std::vector<BackendKind> backends, BackendKind defaultBackend)
+    : backends_(std::move(backends)), backend_(backendFlagName(defaultBackend)),
+      waitTimeoutMs_(std::to_string(RunOptions{}.waitTimeout.count())) {} // BenchOptions' and SoakOptions' too
+
+void SharedFlags::addBackend(CLI::App& command) {
+  std::string names;
+  for (BackendKind kind : backends_) names += (names.empty() ? "" : " | ") + std::string(backendFlagName(kind));
+  command.add_option("--backend", backend_, names)->capture_default_str();
+}
+
+void SharedFlags::addInterop(CLI::App& command) {
+  command
+      .add_option("--interop", interop_,
                   "auto | on | off: auto (default) falls back to copying frames through the host when Vulkan-CUDA "
                   "interop is unavailable (no device with the CUDA GPU's UUID, a missing extension, a failed "
                   "import) and says so; on: such a failure exits 3; off: always copy through the host")
@@ -199,12 +225,216 @@ CLI::Option* addInteropOption(CLI::App& app, std::string& text) {
       ->capture_default_str();
 }
 
-InteropMode parseInteropMode(const std::string& text) {
-  if (text == "auto") return InteropMode::Auto;
-  if (text == "on") return InteropMode::On;
-  if (text == "off") return InteropMode::Off;
-  throw UsageError("--interop: unknown mode '" + asTyped(text) + "' (allowed: auto, on, off)");
+void SharedFlags::addValidation(CLI::App& command, const std::string& whatFails) {
+  command.add_flag("--validation", validation_,
+                   "Enable the Khronos validation layer; any message fails the " + whatFails);
 }
+
+void SharedFlags::addGpu(CLI::App& command, const std::string& help) {
+  gpuOption_ = addIntegerOption(command, "--gpu", gpu_, help);
+}
+
+void SharedFlags::addWaitTimeout(CLI::App& command) {
+  addIntegerOption(command, "--wait-timeout-ms", waitTimeoutMs_, "Timeout of every host wait, in ms, 1..600000")
+      ->capture_default_str();
+}
+
+void SharedFlags::addQuiet(CLI::App& command, const std::string& help) { command.add_flag("--quiet", quiet_, help); }
+
+BackendKind SharedFlags::backend() const {
+  std::string allowed;
+  for (BackendKind kind : backends_) {
+    if (backend_ == backendFlagName(kind)) return kind;
+    allowed += (allowed.empty() ? "" : ", ") + std::string(backendFlagName(kind));
+  }
+  throw UsageError("--backend: unknown backend '" + backend_ + "' (allowed: " + allowed + ")");
+}
+
+InteropMode SharedFlags::interop() const {
+  if (interop_ == "auto") return InteropMode::Auto;
+  if (interop_ == "on") return InteropMode::On;
+  if (interop_ == "off") return InteropMode::Off;
+  throw UsageError("--interop: unknown mode '" + asTyped(interop_) + "' (allowed: auto, on, off)");
+}
+
+std::optional<int> SharedFlags::gpu() const {
+  if (gpuOption_ == nullptr || gpuOption_->count() == 0) return std::nullopt;
+  return static_cast<int>(parseIntegerFlag("--gpu", gpu_, 0, std::numeric_limits<int>::max()));
+}
+
+std::chrono::milliseconds SharedFlags::waitTimeout() const {
+  return std::chrono::milliseconds(parseIntegerFlag("--wait-timeout-ms", waitTimeoutMs_, 1, 600000));
+}
+
+namespace {
+
+// `graphsim run`: its flags, bound as typed, and their validation into RunOptions.
+class RunCommandLine {
+public:
+  explicit RunCommandLine(CLI::App& app);
+
+  CLI::App* subcommand() const { return run_; }
+  bool parsed() const { return run_->parsed(); }
+  // After a successful parse. Bad input throws UsageError naming the flag (exit 2).
+  RunOptions options() const;
+
+private:
+  CLI::App* run_ = nullptr;
+  SharedFlags shared_{{BackendKind::Auto, BackendKind::Cpu, BackendKind::Cuda}, BackendKind::Auto};
+  std::string scene_ = "nbody", config_, capture_, dumpGraph_, present_ = "fifo", windowScript_, inject_;
+  // Number flags as typed (parseIntegerFlag): defaults shown by --help are the strings.
+  std::string bodies_, frames_, captureEvery_, seed_, framesInFlight_ = std::to_string(RunOptions{}.framesInFlight);
+  bool headless_ = false, profile_ = false, panel_ = false;
+};
+
+RunCommandLine::RunCommandLine(CLI::App& app) {
+  run_ = app.add_subcommand("run", "Run a scene in a window with the graph panel, or headless with captures.");
+  run_->add_option("--scene", scene_, "Scene to run (nbody)")->capture_default_str();
+  addIntegerOption(*run_, "--bodies", bodies_,
+                   "Number of bodies (default: the preset's; 1.." + std::to_string(kMaxBodies) + ")");
+  shared_.addBackend(*run_);
+  shared_.addInterop(*run_);
+  run_->add_flag("--headless", headless_, "Render offscreen, no window (no display needed)");
+  addIntegerOption(*run_, "--frames", frames_,
+                   "Frames to simulate and render, 0.." + std::to_string(kMaxFrames) +
+                       " (default: 300 headless; windowed: until closed)");
+  run_->add_option("--capture", capture_, "Write the last frame as PNG to PATH (with --capture-every: a pattern)");
+  addIntegerOption(*run_, "--capture-every", captureEvery_,
+                   "Capture every K-th frame, K >= 1, to <stem>_<frame>.png (needs --capture; without it only the "
+                   "last frame is captured)");
+  addIntegerOption(*run_, "--seed", seed_, "Seed of the initial conditions, 0..2^64-1 (default: the preset's)");
+  run_->add_option("--config", config_, "Scene file (JSON) overriding the preset");
+  shared_.addValidation(*run_, "run");
+  shared_.addGpu(*run_, "cpu backend: Vulkan device index; cuda backend: CUDA device index (see list-gpus)");
+  addIntegerOption(*run_, "--frames-in-flight", framesInFlight_,
+                   "Frames in flight F, 1..4 (render buffers in the ring)")
+      ->capture_default_str();
+  run_->add_option("--dump-graph", dumpGraph_, "cuda backend: write the frame's CUDA graph as DOT to FILE");
+  shared_.addWaitTimeout(*run_);
+  shared_.addQuiet(*run_, "No progress lines (see 'Progress' below)");
+  run_->add_option("--present", present_, "Window present mode: fifo | mailbox | immediate (falls back to fifo)")
+      ->capture_default_str();
+  run_->add_flag("--profile", profile_,
+                 "Per-node times in the panel (CUDA: GPU time between event-record nodes; CPU: wall time per stage)");
+  run_->add_flag("--panel,!--no-panel", panel_, "Draw the ImGui panel (default: on in a window, off headless)");
+  // Test hooks: scripted window resizes and minimise/restore at loop iterations (docs/TESTING-UI.md), and a fault
+  // to inject, FAULT[:STAGE][@FRAME] (docs/RELIABILITY.md).
+  run_->add_option("--window-script", windowScript_, "")->group("");
+  run_->add_option("--inject", inject_, "")->group("");
+  run_->footer(kRunFooter);
+}
+
+RunOptions RunCommandLine::options() const {
+  RunOptions options;
+  options.headless = headless_;
+  options.validation = shared_.validation();
+  options.quiet = shared_.quiet();
+  options.profile = profile_;
+  options.backend = shared_.backend();
+  options.interop = shared_.interop();
+  options.scene = loadPreset(scene_);
+  if (!config_.empty()) applyConfigFile(options.scene, config_);
+  if (run_->count("--frames") > 0) options.frames = parseIntegerFlag("--frames", frames_, 0, kMaxFrames);
+  options.untilClosed = !options.headless && run_->count("--frames") == 0;
+  options.presentMode = parsePresentMode(present_);
+  options.panel = run_->count("--panel") + run_->count("--no-panel") > 0 ? panel_ : !options.headless;
+  options.windowScript = parseWindowScript(windowScript_);
+  if (run_->count("--inject") > 0 && inject_.empty()) throw UsageError("--inject: empty (want FAULT[:STAGE][@FRAME])");
+  options.inject = parseFault(inject_);
+  if (!options.windowScript.empty() && options.headless)
+    throw UsageError("--window-script: needs a window (drop --headless)");
+  options.framesInFlight = static_cast<std::uint32_t>(parseIntegerFlag("--frames-in-flight", framesInFlight_, 1, 4));
+  if (run_->count("--bodies") > 0) options.scene.sim.bodies = parseIntegerFlag("--bodies", bodies_, 1, kMaxBodies);
+  checkBodyCount(options.scene.sim.bodies, options.framesInFlight);
+  if (options.scene.sim.initial == "two-body" && options.scene.sim.bodies != 2)
+    throw UsageError("--bodies: the two-body initial condition needs exactly 2 bodies");
+  if (run_->count("--seed") > 0) options.scene.sim.seed = parseSeedFlag("--seed", seed_);
+  options.gpu = shared_.gpu();
+  if (run_->count("--capture-every") > 0) {
+    // 0 used to mean "the last frame only", which is what leaving the flag out does: one way to say it.
+    bool overflow = false;
+    if (const std::optional<std::int64_t> k = wholeNumber(captureEvery_, overflow); k && *k < 1)
+      throw UsageError("--capture-every: must be >= 1 (omit it to capture only the last frame), got " +
+                       asTyped(captureEvery_));
+    options.captureEvery = parseIntegerFlag("--capture-every", captureEvery_, 1, kMaxFrames);
+    if (capture_.empty()) throw UsageError("--capture-every: needs --capture PATH.png as the name pattern");
+  }
+  if (run_->count("--capture") > 0 && capture_.empty()) throw UsageError("--capture: empty path");
+  if (!capture_.empty()) {
+    checkCapturePath(capture_);
+    options.capture = fs::path(capture_);
+  }
+  if (!dumpGraph_.empty()) {
+    checkDumpGraphPath(dumpGraph_, options.backend);
+    options.dumpGraph = fs::path(dumpGraph_);
+  }
+  options.waitTimeout = shared_.waitTimeout();
+  return options;
+}
+
+// `graphsim soak` (app/reliability/soak.h, docs/RELIABILITY.md): headless, live graph edits, checked against a CPU
+// replay. Its flags, bound as typed, and their validation into SoakOptions.
+class SoakCommandLine {
+public:
+  explicit SoakCommandLine(CLI::App& app);
+
+  CLI::App* subcommand() const { return soak_; }
+  bool parsed() const { return soak_->parsed(); }
+  SoakOptions options() const; // after a successful parse; bad input throws UsageError (exit 2)
+
+private:
+  CLI::App* soak_ = nullptr;
+  SharedFlags shared_{{BackendKind::Auto, BackendKind::Cpu, BackendKind::Cuda}, BackendKind::Auto};
+  std::string frames_, bodies_, seed_, checkpointEvery_; // as typed; the defaults are SoakOptions'
+};
+
+SoakCommandLine::SoakCommandLine(CLI::App& app) {
+  const SoakOptions defaults;
+  frames_ = std::to_string(defaults.frames);
+  bodies_ = std::to_string(defaults.bodies);
+  seed_ = std::to_string(defaults.seed);
+  checkpointEvery_ = std::to_string(defaults.checkpointEvery);
+  soak_ = app.add_subcommand(
+      "soak",
+      "Headless soak: seeded random toggles, parameter moves and structural changes, checked against a CPU replay.");
+  shared_.addBackend(*soak_);
+  shared_.addInterop(*soak_);
+  addIntegerOption(*soak_, "--frames", frames_, "Frames to run, 1.." + std::to_string(kMaxFrames))
+      ->capture_default_str();
+  addIntegerOption(*soak_, "--bodies", bodies_, "Bodies (the CPU replay runs the same N: keep it small)")
+      ->capture_default_str();
+  addIntegerOption(*soak_, "--seed", seed_, "Seed of the initial conditions and of the change sequence")
+      ->capture_default_str();
+  addIntegerOption(*soak_, "--checkpoint-every", checkpointEvery_, "Frames between comparisons with the replay, >= 2")
+      ->capture_default_str();
+  shared_.addValidation(*soak_, "soak");
+  shared_.addGpu(*soak_, "As for run");
+  shared_.addWaitTimeout(*soak_);
+  shared_.addQuiet(*soak_, "No progress lines");
+  soak_->footer(
+      "Prints a report (frames, changes by kind, graph updates, checkpoint errors, validation messages).\n"
+      "Exit codes as for run (130/143/129 when interrupted by SIGINT/SIGTERM/SIGHUP), and 1 when a\n"
+      "checkpoint or the validation fails. See docs/RELIABILITY.md.");
+}
+
+SoakOptions SoakCommandLine::options() const {
+  SoakOptions soak;
+  soak.validation = shared_.validation();
+  soak.quiet = shared_.quiet();
+  soak.backend = shared_.backend();
+  soak.interop = shared_.interop();
+  soak.frames = parseIntegerFlag("--frames", frames_, 1, kMaxFrames);
+  // The replay needs two bodies to interact; checkBodyCount adds this machine's memory.
+  soak.bodies = parseIntegerFlag("--bodies", bodies_, 2, kMaxBodies);
+  checkBodyCount(soak.bodies, soak.framesInFlight);
+  soak.seed = parseSeedFlag("--seed", seed_);
+  soak.checkpointEvery = parseIntegerFlag("--checkpoint-every", checkpointEvery_, 2, kMaxFrames);
+  soak.gpu = shared_.gpu();
+  soak.waitTimeout = shared_.waitTimeout();
+  return soak;
+}
+
+} // namespace
 
 Command parseCommandLine(int argc, char** argv) {
   CLI::App app{"graphsim — n-body simulation: CUDA graph per frame, Vulkan renderer, shared memory and semaphores.",
@@ -212,82 +442,11 @@ Command parseCommandLine(int argc, char** argv) {
   app.set_version_flag("--version", std::string("graphsim ") + kVersion);
   app.require_subcommand(0, 1);
   app.footer("Run 'graphsim run --help' for the simulation flags.");
-
-  RunOptions options;
-  std::string scene = "nbody", backend = "auto", config, interop = "auto";
-  // Number flags as typed (parseIntegerFlag): defaults shown by --help are the strings.
-  std::string bodies, frames, captureEvery, seed, gpu, framesInFlight = std::to_string(options.framesInFlight);
-  std::string waitTimeoutMs = std::to_string(options.waitTimeout.count());
-  std::string capture, dumpGraph;
-  std::string present = "fifo", windowScript;
-  bool panel = false;
-
-  CLI::App* run = app.add_subcommand("run", "Run a scene in a window with the graph panel, or headless with captures.");
-  run->add_option("--scene", scene, "Scene to run (nbody)")->capture_default_str();
-  addIntegerOption(*run, "--bodies", bodies,
-                   "Number of bodies (default: the preset's; 1.." + std::to_string(kMaxBodies) + ")");
-  run->add_option("--backend", backend, "auto | cpu | cuda")->capture_default_str();
-  addInteropOption(*run, interop);
-  run->add_flag("--headless", options.headless, "Render offscreen, no window (no display needed)");
-  addIntegerOption(*run, "--frames", frames,
-                   "Frames to simulate and render, 0.." + std::to_string(kMaxFrames) +
-                       " (default: 300 headless; windowed: until closed)");
-  run->add_option("--capture", capture, "Write the last frame as PNG to PATH (with --capture-every: a pattern)");
-  addIntegerOption(*run, "--capture-every", captureEvery,
-                   "Capture every K-th frame, K >= 1, to <stem>_<frame>.png (needs --capture; without it only the "
-                   "last frame is captured)");
-  addIntegerOption(*run, "--seed", seed, "Seed of the initial conditions, 0..2^64-1 (default: the preset's)");
-  run->add_option("--config", config, "Scene file (JSON) overriding the preset");
-  run->add_flag("--validation", options.validation, "Enable the Khronos validation layer; any message fails the run");
-  addIntegerOption(*run, "--gpu", gpu,
-                   "cpu backend: Vulkan device index; cuda backend: CUDA device index (see list-gpus)");
-  addIntegerOption(*run, "--frames-in-flight", framesInFlight, "Frames in flight F, 1..4 (render buffers in the ring)")
-      ->capture_default_str();
-  run->add_option("--dump-graph", dumpGraph, "cuda backend: write the frame's CUDA graph as DOT to FILE");
-  addIntegerOption(*run, "--wait-timeout-ms", waitTimeoutMs, "Timeout of every host wait, in ms, 1..600000")
-      ->capture_default_str();
-  run->add_flag("--quiet", options.quiet, "No progress lines (see 'Progress' below)");
-  run->add_option("--present", present, "Window present mode: fifo | mailbox | immediate (falls back to fifo)")
-      ->capture_default_str();
-  run->add_flag("--profile", options.profile,
-                "Per-node times in the panel (CUDA: GPU time between event-record nodes; CPU: wall time per stage)");
-  run->add_flag("--panel,!--no-panel", panel, "Draw the ImGui panel (default: on in a window, off headless)");
-  // Test hook (docs/TESTING-UI.md): scripted window resizes and minimise/restore at loop iterations.
-  run->add_option("--window-script", windowScript, "")->group("");
-  std::string inject; // test hook (docs/RELIABILITY.md): a fault to inject, FAULT[:STAGE][@FRAME]
-  run->add_option("--inject", inject, "")->group("");
-  run->footer(kRunFooter);
-
+  // The subcommands in --help order; their flags are bound to these objects.
+  RunCommandLine run(app);
   CLI::App* listGpus = app.add_subcommand("list-gpus", "List Vulkan devices (with UUIDs) and CUDA devices.");
-  const BenchCommandLine bench(app);
-
-  // graphsim soak (app/reliability/soak.h, docs/RELIABILITY.md): headless, live graph edits, checked against a CPU replay.
-  SoakOptions soak;
-  std::string soakBackend = "auto", soakInterop = "auto", soakGpu;
-  std::string soakFrames = std::to_string(soak.frames), soakBodies = std::to_string(soak.bodies);
-  std::string soakSeed = std::to_string(soak.seed), soakCheckpointEvery = std::to_string(soak.checkpointEvery);
-  std::string soakTimeoutMs = std::to_string(soak.waitTimeout.count());
-  CLI::App* soakCmd = app.add_subcommand(
-      "soak", "Headless soak: seeded random toggles, parameter moves and structural changes, checked against a CPU replay.");
-  soakCmd->add_option("--backend", soakBackend, "auto | cpu | cuda")->capture_default_str();
-  addInteropOption(*soakCmd, soakInterop);
-  addIntegerOption(*soakCmd, "--frames", soakFrames, "Frames to run, 1.." + std::to_string(kMaxFrames))
-      ->capture_default_str();
-  addIntegerOption(*soakCmd, "--bodies", soakBodies, "Bodies (the CPU replay runs the same N: keep it small)")
-      ->capture_default_str();
-  addIntegerOption(*soakCmd, "--seed", soakSeed, "Seed of the initial conditions and of the change sequence")
-      ->capture_default_str();
-  addIntegerOption(*soakCmd, "--checkpoint-every", soakCheckpointEvery,
-                   "Frames between comparisons with the replay, >= 2")
-      ->capture_default_str();
-  soakCmd->add_flag("--validation", soak.validation, "Enable the Khronos validation layer; any message fails the soak");
-  addIntegerOption(*soakCmd, "--gpu", soakGpu, "As for run");
-  addIntegerOption(*soakCmd, "--wait-timeout-ms", soakTimeoutMs, "Timeout of every host wait, in ms, 1..600000")
-      ->capture_default_str();
-  soakCmd->add_flag("--quiet", soak.quiet, "No progress lines");
-  soakCmd->footer("Prints a report (frames, changes by kind, graph updates, checkpoint errors, validation messages).\n"
-                  "Exit codes as for run (130/143/129 when interrupted by SIGINT/SIGTERM/SIGHUP), and 1 when a\n"
-                  "checkpoint or the validation fails. See docs/RELIABILITY.md.");
+  BenchCommandLine bench(app);
+  SoakCommandLine soak(app);
 
   if (argc <= 1) {
     std::cout << app.help();
@@ -296,10 +455,10 @@ Command parseCommandLine(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
-    std::cout << (run->parsed()        ? run->help()
+    std::cout << (run.parsed()         ? run.subcommand()->help()
                   : listGpus->parsed() ? listGpus->help()
                   : bench.parsed()     ? bench.subcommand()->help()
-                  : soakCmd->parsed()  ? soakCmd->help()
+                  : soak.parsed()      ? soak.subcommand()->help()
                                        : app.help());
     return ExitNow{kExitOk};
   } catch (const CLI::CallForAllHelp&) {
@@ -314,70 +473,12 @@ Command parseCommandLine(int argc, char** argv) {
   }
   if (listGpus->parsed()) return ListGpusCommand{};
   if (bench.parsed()) return bench.options(argc, argv);
-  if (soakCmd->parsed()) {
-    soak.backend = parseBackend(soakBackend);
-    soak.interop = parseInteropMode(soakInterop);
-    soak.frames = parseIntegerFlag("--frames", soakFrames, 1, kMaxFrames);
-    // The replay needs two bodies to interact; checkBodyCount adds this machine's memory.
-    soak.bodies = parseIntegerFlag("--bodies", soakBodies, 2, kMaxBodies);
-    checkBodyCount(soak.bodies, soak.framesInFlight);
-    soak.seed = parseSeedFlag("--seed", soakSeed);
-    soak.checkpointEvery = parseIntegerFlag("--checkpoint-every", soakCheckpointEvery, 2, kMaxFrames);
-    if (soakCmd->count("--gpu") > 0)
-      soak.gpu = static_cast<int>(parseIntegerFlag("--gpu", soakGpu, 0, std::numeric_limits<int>::max()));
-    soak.waitTimeout = std::chrono::milliseconds(parseIntegerFlag("--wait-timeout-ms", soakTimeoutMs, 1, 600000));
-    return soak;
-  }
-  if (!run->parsed()) {
+  if (soak.parsed()) return soak.options();
+  if (!run.parsed()) {
     std::cout << app.help();
     return ExitNow{kExitUsage};
   }
-
-  options.backend = parseBackend(backend);
-  options.interop = parseInteropMode(interop);
-  options.scene = loadPreset(scene);
-  if (!config.empty()) applyConfigFile(options.scene, config);
-  if (run->count("--frames") > 0) options.frames = parseIntegerFlag("--frames", frames, 0, kMaxFrames);
-  options.untilClosed = !options.headless && run->count("--frames") == 0;
-  options.presentMode = parsePresentMode(present);
-  options.panel = run->count("--panel") + run->count("--no-panel") > 0 ? panel : !options.headless;
-  options.windowScript = parseWindowScript(windowScript);
-  if (run->count("--inject") > 0 && inject.empty()) throw UsageError("--inject: empty (want FAULT[:STAGE][@FRAME])");
-  options.inject = parseFault(inject);
-  if (!options.windowScript.empty() && options.headless)
-    throw UsageError("--window-script: needs a window (drop --headless)");
-  options.framesInFlight = static_cast<std::uint32_t>(parseIntegerFlag("--frames-in-flight", framesInFlight, 1, 4));
-  if (run->count("--bodies") > 0) options.scene.sim.bodies = parseIntegerFlag("--bodies", bodies, 1, kMaxBodies);
-  checkBodyCount(options.scene.sim.bodies, options.framesInFlight);
-  if (options.scene.sim.initial == "two-body" && options.scene.sim.bodies != 2)
-    throw UsageError("--bodies: the two-body initial condition needs exactly 2 bodies");
-  if (run->count("--seed") > 0) options.scene.sim.seed = parseSeedFlag("--seed", seed);
-  if (run->count("--gpu") > 0)
-    options.gpu = static_cast<int>(parseIntegerFlag("--gpu", gpu, 0, std::numeric_limits<int>::max()));
-  if (run->count("--capture-every") > 0) {
-    // 0 used to mean "the last frame only", which is what leaving the flag out does: one way to say it.
-    bool overflow = false;
-    if (const std::optional<std::int64_t> k = wholeNumber(captureEvery, overflow); k && *k < 1)
-      throw UsageError("--capture-every: must be >= 1 (omit it to capture only the last frame), got " +
-                       asTyped(captureEvery));
-    options.captureEvery = parseIntegerFlag("--capture-every", captureEvery, 1, kMaxFrames);
-    if (capture.empty()) throw UsageError("--capture-every: needs --capture PATH.png as the name pattern");
-  }
-  if (run->count("--capture") > 0 && capture.empty()) throw UsageError("--capture: empty path");
-  if (!capture.empty()) {
-    checkCapturePath(capture);
-    options.capture = fs::path(capture);
-  }
-  if (!dumpGraph.empty()) {
-    if (options.backend == BackendKind::Cpu) throw UsageError("--dump-graph: only the cuda backend has a CUDA graph");
-    const fs::path dir = fs::path(dumpGraph).has_parent_path() ? fs::path(dumpGraph).parent_path() : fs::path(".");
-    std::error_code ec;
-    if (!fs::is_directory(dir, ec)) throw UsageError("--dump-graph " + dumpGraph + ": directory " + dir.string() + " does not exist");
-    if (fs::is_directory(dumpGraph, ec)) throw UsageError("--dump-graph " + dumpGraph + ": is a directory");
-    options.dumpGraph = fs::path(dumpGraph);
-  }
-  options.waitTimeout = std::chrono::milliseconds(parseIntegerFlag("--wait-timeout-ms", waitTimeoutMs, 1, 600000));
-  return options;
+  return run.options();
 }
 
 fs::path capturePath(const RunOptions& options, std::uint64_t frame) {

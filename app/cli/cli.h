@@ -1,9 +1,12 @@
 // The graphsim command line (CLI11): subcommands, flags, validation, help text.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "app/bench/bench_options.h"
 #include "app/cli/run_options.h"
@@ -17,7 +20,9 @@ class Option;
 namespace graphsim::app {
 
 struct ListGpusCommand {};
-struct ExitNow { int code; }; // --help, --version or a parse error: already printed
+struct ExitNow {
+  int code;
+}; // --help, --version or a parse error: already printed
 
 using Command = std::variant<RunOptions, ListGpusCommand, ExitNow, BenchOptions, SoakOptions>;
 
@@ -33,8 +38,38 @@ Command parseCommandLine(int argc, char** argv);
 CLI::Option* addIntegerOption(CLI::App& app, const std::string& name, std::string& text, const std::string& help);
 std::int64_t parseIntegerFlag(const std::string& flag, const std::string& text, std::int64_t lo, std::int64_t hi);
 std::uint64_t parseSeedFlag(const std::string& flag, const std::string& text); // 0..2^64-1
-// --interop auto | on | off (InteropMode, app/cli/run_options.h); anything else throws UsageError.
-CLI::Option* addInteropOption(CLI::App& app, std::string& text);
-InteropMode parseInteropMode(const std::string& text);
+
+// The flags run, bench and soak share: --backend, --interop, --validation, --gpu, --wait-timeout-ms and --quiet,
+// each defined (name, value range, conversion, message) once here. A subcommand adds each where its --help lists it
+// and reads each where its validation checks it, so its help text and the order of its refusals are its own. The
+// values are bound to this object: it must outlive parsing and stay where it is.
+class SharedFlags {
+public:
+  // The backends the subcommand offers, in --help order (run and soak: auto, cpu, cuda; bench: cpu, cuda).
+  SharedFlags(std::vector<BackendKind> backends, BackendKind defaultBackend);
+  SharedFlags(const SharedFlags&) = delete;
+  SharedFlags& operator=(const SharedFlags&) = delete;
+
+  void addBackend(CLI::App& command);
+  void addInterop(CLI::App& command); // auto | on | off (InteropMode, app/cli/run_options.h)
+  void addValidation(CLI::App& command, const std::string& whatFails); // "... any message fails the <whatFails>"
+  void addGpu(CLI::App& command, const std::string& help);
+  void addWaitTimeout(CLI::App& command);
+  void addQuiet(CLI::App& command, const std::string& help);
+
+  // After a successful parse; a bad value throws UsageError naming the flag.
+  BackendKind backend() const;
+  InteropMode interop() const;
+  bool validation() const { return validation_; }
+  std::optional<int> gpu() const; // nullopt when --gpu was not given
+  std::chrono::milliseconds waitTimeout() const;
+  bool quiet() const { return quiet_; }
+
+private:
+  std::vector<BackendKind> backends_;
+  std::string backend_, interop_ = "auto", gpu_, waitTimeoutMs_;
+  bool validation_ = false, quiet_ = false;
+  CLI::Option* gpuOption_ = nullptr;
+};
 
 } // namespace graphsim::app

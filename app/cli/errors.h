@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "app/io/output_file.h" // OutputError: an output file could not be written, exit 1
+#include "compute/errors.h"     // EnvironmentError (exit 3), TimeoutError and ApiError (exit 1)
 
 namespace graphsim::app {
 
@@ -21,8 +22,8 @@ struct UsageError : std::runtime_error {
 
 // A headless run's simulation produced a non-finite position, velocity or acceleration: exit 1. (In a window the
 // run pauses with a notice instead.) The message names the frame and the stage.
-struct SimulationBlowUp : std::runtime_error {
-  using std::runtime_error::runtime_error;
+struct SimulationBlowUp : Error {
+  using Error::Error;
 };
 
 } // namespace graphsim::app

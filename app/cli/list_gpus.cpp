@@ -21,7 +21,7 @@ int listGpus() {
       for (const auto& c : cuda.devices)
         if (c.uuid == d.uuid) std::printf("      same GPU as CUDA device %d\n", c.index);
     }
-  } catch (const render::MissingCapability& e) {
+  } catch (const EnvironmentError& e) {
     std::printf("  none: %s\n", e.what());
   }
   std::printf("CUDA devices:\n");

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <span>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -37,6 +38,9 @@ public:
 
   // Rejects keys outside `allowed` so that a typo is an error, not a silently ignored setting.
   void allowOnly(std::initializer_list<std::string_view> allowed) const {
+    allowOnly(std::span<const std::string_view>(allowed.begin(), allowed.size()));
+  }
+  void allowOnly(std::span<const std::string_view> allowed) const {
     for (const auto& [key, value] : object_.items()) {
       bool known = false;
       for (auto a : allowed) known = known || key == a;
@@ -132,16 +136,12 @@ void applyParams(NBodyParams& p, const Reader& r) {
 
 void applyStages(std::array<bool, kStageCount>& enabled, const Reader& r) {
   const Reader stages = r.child("stages");
-  std::initializer_list<std::string_view> names = {kStageNames[0], kStageNames[1], kStageNames[2], kStageNames[3],
-                                                   kStageNames[4], kStageNames[5], kStageNames[6]};
-  stages.allowOnly(names);
-  for (int i = 0; i < kStageCount; ++i) {
-    const auto stage = static_cast<Stage>(i);
-    bool on = enabled[static_cast<std::size_t>(i)];
-    stages.boolean(stageName(stage), on);
-    if (!on && !whyNotTogglable(stage).empty())
-      stages.fail(stageName(stage), "cannot be disabled: " + std::string(whyNotTogglable(stage)));
-    enabled[static_cast<std::size_t>(i)] = on;
+  stages.allowOnly(kStageNames);
+  for (const StageInfo& row : kStages) {
+    bool on = enabled[static_cast<std::size_t>(row.stage)];
+    stages.boolean(row.name, on);
+    if (!on && !row.togglable()) stages.fail(row.name, "cannot be disabled: " + std::string(row.whyNotTogglable));
+    enabled[static_cast<std::size_t>(row.stage)] = on;
   }
 }
 

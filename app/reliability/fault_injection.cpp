@@ -13,6 +13,7 @@
 #include "app/cli/errors.h"
 #include "app/run/sim_controller.h"
 #include "compute/cuda_backend.h"
+#include "compute/cuda_instruments.h"
 #include "render/particle_renderer.h"
 #include "render/vulkan_context.h"
 
@@ -130,15 +131,15 @@ void injectIntoController(const FaultPlan& plan, std::uint64_t k, SimController&
   controller.setParams(params);
 }
 
-void injectIntoBackend(const FaultPlan& plan, SimBackend& backend) {
+void refuseCudaOnlyFault(const FaultPlan& plan, std::string_view backend) {
   if (plan.fault != Fault::KernelFail && plan.fault != Fault::CudaSemaphoreStall && plan.fault != Fault::ImportFail)
     return;
-  auto* cuda = dynamic_cast<CudaBackend*>(&backend);
-  if (cuda == nullptr) {
-    throw UsageError("--inject " + std::string(faultName(plan.fault)) + ": needs --backend cuda (this run uses " +
-                     std::string(backend.name()) + ")");
-  }
-  if (plan.fault == Fault::KernelFail) cuda->injectKernelFailure(plan.stage, plan.frame);
+  throw UsageError("--inject " + std::string(faultName(plan.fault)) + ": needs --backend cuda (this run uses " +
+                   std::string(backend) + ")");
+}
+
+void armKernelFailure(const FaultPlan& plan, CudaBackend& cuda) {
+  if (plan.fault == Fault::KernelFail) CudaInstruments::injectKernelFailure(cuda, plan.stage, plan.frame);
 }
 
 bool injectIntoSubmit(const FaultPlan& plan, std::uint64_t k, render::FrameSubmit& submit) {
@@ -153,7 +154,7 @@ bool injectIntoSubmit(const FaultPlan& plan, std::uint64_t k, render::FrameSubmi
   return true;
 }
 
-bool shouldProduce(const FaultPlan& plan, std::uint64_t k) {
+bool launchesFrame(const FaultPlan& plan, std::uint64_t k) {
   if (plan.fault != Fault::CudaSemaphoreStall || k < plan.frame) return true;
   if (k == plan.frame) {
     std::fprintf(stderr,

@@ -1,7 +1,8 @@
 // Injected faults for the reliability tests (hidden `graphsim run --inject FAULT[@FRAME]`, docs/RELIABILITY.md).
 // Each fault breaks one thing the way the real failure would, so that the tests can check that the run ends in
-// bounded time, with a message naming the cause, a non-zero exit code and no half-written file. The Session calls
-// the hooks below at the few places where the faults enter; with no fault they do nothing.
+// bounded time, with a message naming the cause, a non-zero exit code and no half-written file. The device choice,
+// the producers and the session call the hooks below at the few places where the faults enter; with no fault they
+// do nothing. Nothing here looks inside a backend to find out what it is: each producer arms what concerns it.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +14,7 @@
 #include "compute/nbody.h"
 
 namespace graphsim {
-class SimBackend;
+class CudaBackend;
 struct InteropDesc;
 } // namespace graphsim
 namespace graphsim::render {
@@ -60,9 +61,10 @@ void injectIntoDeviceRequest(const FaultPlan& plan, render::DeviceRequest& reque
 // fd of an anonymous memory file (the real one is closed), which cudaImportExternalMemory rejects.
 void injectIntoInterop(const FaultPlan& plan, InteropDesc& interop);
 
-// Once the backend exists: arms kernel-fail on the CUDA backend; refuses (UsageError) a CUDA-only fault on another
-// backend.
-void injectIntoBackend(const FaultPlan& plan, SimBackend& backend);
+// A producer that is not CUDA's refuses the CUDA-only faults (UsageError naming the backend).
+void refuseCudaOnlyFault(const FaultPlan& plan, std::string_view backend);
+// The CUDA producer, once its backend exists: kernel-fail.
+void armKernelFailure(const FaultPlan& plan, CudaBackend& cuda);
 
 // vulkan-semaphore-stall: frame k's submit. Returns true when it changed the submit.
 bool injectIntoSubmit(const FaultPlan& plan, std::uint64_t k, render::FrameSubmit& submit);
@@ -70,8 +72,8 @@ bool injectIntoSubmit(const FaultPlan& plan, std::uint64_t k, render::FrameSubmi
 // non-finite: before frame k's parameters reach the backend.
 void injectIntoController(const FaultPlan& plan, std::uint64_t k, SimController& controller);
 
-// cuda-semaphore-stall: false when frame k's graph must not be launched.
-bool shouldProduce(const FaultPlan& plan, std::uint64_t k);
+// cuda-semaphore-stall: false when frame k's graph must not be launched (the CUDA producer asks).
+bool launchesFrame(const FaultPlan& plan, std::uint64_t k);
 
 // capture-unwritable: before the capture of frame k to `path`. Makes the directory unwritable once (as root, where
 // permissions do not bind, it moves the directory aside to <dir>.inject-moved and leaves a plain file in its place).

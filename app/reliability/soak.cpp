@@ -24,6 +24,17 @@ using Clock = std::chrono::steady_clock;
 constexpr double kMaxRelTolerance = 1e-5;
 constexpr double kP99RelTolerance = 1e-6;
 
+// The stages a user can toggle, in table order: the soak toggles one of them at random.
+constexpr auto kTogglableStages = [] {
+  constexpr auto count = static_cast<std::size_t>(std::ranges::count_if(kStages, &StageInfo::togglable));
+  std::array<Stage, count> stages{};
+  std::size_t i = 0;
+  for (const StageInfo& row : kStages) {
+    if (row.togglable()) stages[i++] = row.stage;
+  }
+  return stages;
+}();
+
 // SplitMix64: a tiny generator whose sequence is the same on every platform and standard library (the soak's
 // change sequence must replay identically on the CI machine and the GPU machine).
 class Random {
@@ -59,9 +70,8 @@ public:
 
   void small(SimController& run, SimController& replay, ChangeCounts& counts) {
     if (random_.between(0, 2) == 0) {
-      constexpr Stage kTogglable[] = {Stage::Forces, Stage::Attractor, Stage::Integrate,
-                                      Stage::Damping, Stage::Boundary, Stage::Colour};
-      const Stage stage = kTogglable[random_.between(0, std::size(kTogglable) - 1)];
+      const auto pick = random_.between(0, static_cast<std::int64_t>(kTogglableStages.size()) - 1);
+      const Stage stage = kTogglableStages[static_cast<std::size_t>(pick)];
       const bool enabled = !run.stageWanted(stage);
       run.setStageEnabled(stage, enabled);
       replay.setStageEnabled(stage, enabled);
@@ -180,47 +190,22 @@ const char* backendName(BackendKind kind) { return kind == BackendKind::Cuda ? "
 
 } // namespace
 
-int runSoak(const SoakOptions& soak) {
-  const RunOptions options = runOptionsFor(soak);
-  const bool exact = soak.backend != BackendKind::Cuda; // cpu against cpu: bit for bit
-  const auto start = Clock::now();
-  const InterruptGuard interrupts;
+namespace {
 
-  HeadlessWindow window(options.scene.render.width, options.scene.render.height);
-  Session session(options, soak.backend, window);
-  SimController& run = session.controller();
-  CpuBackend replayBackend(options.scene.sim);
-  SimController replay(options.scene.sim, run.maxBodies());
-  ChangeMaker changes(soak.seed, soak.bodies);
-  ChangeCounts counts;
-
-  std::uint64_t checkpoints = 0, failed = 0, resyncs = 0, identical = 0;
+// The checkpoints' comparisons of the run with the CPU replay, and their worst figures.
+struct Checkpoints {
+  bool exact = false; // cpu against cpu: bit for bit
+  std::uint64_t count = 0, failed = 0, resyncs = 0, identical = 0;
   double worstMax = 0, worstP99 = 0;
   std::uint64_t worstFrame = 0;
   std::vector<std::string> failures;
-  const auto frames = static_cast<std::uint64_t>(soak.frames);
-  const auto every = static_cast<std::uint64_t>(soak.checkpointEvery);
-  std::uint64_t nextChange = static_cast<std::uint64_t>(changes.gap(3, 12));
-  std::uint64_t nextStructural = static_cast<std::uint64_t>(changes.gap(200, 400));
-  Progress progress(frames, soak.quiet);
 
-  for (std::uint64_t k = 0; k < frames; ++k) {
-    if (interruptRequested()) break;
-    if (k >= nextStructural) {
-      changes.structural(run, replay, counts);
-      nextStructural = k + static_cast<std::uint64_t>(changes.gap(200, 400));
-    } else if (k >= nextChange) {
-      changes.small(run, replay, counts);
-      nextChange = k + static_cast<std::uint64_t>(changes.gap(3, 12));
-    }
-    session.tick();
-    if (replay.applyTo(replayBackend)) replayBackend.step();
-    progress.frameDone(session.framesRendered());
-
-    if ((k + 1) % every != 0 && k + 1 != frames) continue;
+  // Frame k's state of the run against the replay's; restarts the replay from the run's state where they may
+  // legitimately differ (cuda), or after a failure, so that each checkpoint judges its own frames.
+  void check(std::uint64_t k, Session& session, CpuBackend& replay) {
     const BodyState got = download(session.backend());
-    const Difference d = compare(got, replayBackend.state());
-    ++checkpoints;
+    const Difference d = compare(got, replay.state());
+    ++count;
     identical += d.bitIdentical ? 1 : 0;
     const double relMax = d.scale > 0 ? d.maxAbs / d.scale : d.maxAbs;
     const double relP99 = d.scale > 0 ? d.p99 / d.scale : d.p99;
@@ -235,26 +220,42 @@ int runSoak(const SoakOptions& soak) {
       char line[256];
       std::snprintf(line, sizeof line,
                     "frame %llu: %zu vs %zu bodies, max |dx| = %.3e (%.3e of the scale %.3f), p99 %.3e of the scale%s",
-                    static_cast<unsigned long long>(k + 1), got.size(), replayBackend.state().size(), d.maxAbs, relMax,
+                    static_cast<unsigned long long>(k + 1), got.size(), replay.state().size(), d.maxAbs, relMax,
                     d.scale, relP99, exact ? ", not bit-identical" : "");
       failures.emplace_back(line);
       endProgressLine();
       std::fprintf(stderr, "graphsim soak: checkpoint FAILED at %s\n", line);
     }
-    // Restart the replay from the run's whole state (with the accelerations, which are stale while forces is off)
-    // when they may legitimately differ (cuda), or after a failure, so that each checkpoint judges its own frames.
+    // With the accelerations, which are stale while forces is off.
     if ((!exact || !ok) && d.sameSize && !d.bitIdentical) {
-      replayBackend.setState(got, session.backend().downloadAccelerations());
+      replay.setState(got, session.backend().downloadAccelerations());
       ++resyncs;
     }
   }
 
-  progress.finish(); // the report may share the terminal with stderr
-  const RunSummary summary = session.finish();
-  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  const UpdateCounters c = session.backend().counters();
+  void print(std::int64_t every) const {
+    std::printf("checkpoints: %llu every %lld frames against the cpu replay (%s), %llu failed, %llu bit-identical, "
+                "%llu replay restarts from the run's state\n",
+                static_cast<unsigned long long>(count), static_cast<long long>(every),
+                exact ? "bit for bit" : "tolerance 1e-5 worst body, 1e-6 p99, of the RMS radius",
+                static_cast<unsigned long long>(failed), static_cast<unsigned long long>(identical),
+                static_cast<unsigned long long>(resyncs));
+    if (count == 0) {
+      std::printf("checkpoint errors: not measured (no checkpoint reached)\n"); // not "0.000e+00": nothing compared
+    } else {
+      std::printf("checkpoint errors: worst body %.3e of the scale", worstMax);
+      if (worstMax > 0) std::printf(" (frame %llu)", static_cast<unsigned long long>(worstFrame));
+      std::printf(", worst p99 %.3e of the scale\n", worstP99);
+    }
+    for (std::size_t i = 0; i < failures.size() && i < 10; ++i) std::printf("  failed: %s\n", failures[i].c_str());
+  }
+};
+
+// The report on stdout; returns the exit code.
+int report(const SoakOptions& soak, const RunSummary& summary, const UpdateCounters& c, const ChangeCounts& counts,
+           const Checkpoints& checks, double seconds) {
   std::printf("graphsim soak: %llu of %llu frames, %s backend, %lld bodies, seed %llu, %.1f s (%.1f fps)\n",
-              static_cast<unsigned long long>(summary.frames), static_cast<unsigned long long>(frames),
+              static_cast<unsigned long long>(summary.frames), static_cast<unsigned long long>(soak.frames),
               backendName(soak.backend), static_cast<long long>(soak.bodies),
               static_cast<unsigned long long>(soak.seed), seconds, static_cast<double>(summary.frames) / seconds);
   std::printf("changes: %llu (stage toggles %llu, parameter moves %llu, body counts %llu, substep counts %llu)\n",
@@ -265,27 +266,14 @@ int runSoak(const SoakOptions& soak) {
               static_cast<unsigned long long>(c.nodeUpdates), static_cast<unsigned long long>(c.enableToggles),
               static_cast<unsigned long long>(c.wholeGraphUpdates), static_cast<unsigned long long>(c.reinstantiations),
               c.lastFallbackReason.empty() ? "" : "; last fallback: ", c.lastFallbackReason.c_str());
-  std::printf("checkpoints: %llu every %lld frames against the cpu replay (%s), %llu failed, %llu bit-identical, "
-              "%llu replay restarts from the run's state\n",
-              static_cast<unsigned long long>(checkpoints), static_cast<long long>(soak.checkpointEvery),
-              exact ? "bit for bit" : "tolerance 1e-5 worst body, 1e-6 p99, of the RMS radius",
-              static_cast<unsigned long long>(failed), static_cast<unsigned long long>(identical),
-              static_cast<unsigned long long>(resyncs));
-  if (checkpoints == 0) {
-    std::printf("checkpoint errors: not measured (no checkpoint reached)\n"); // not "0.000e+00": nothing compared
-  } else {
-    std::printf("checkpoint errors: worst body %.3e of the scale", worstMax);
-    if (worstMax > 0) std::printf(" (frame %llu)", static_cast<unsigned long long>(worstFrame));
-    std::printf(", worst p99 %.3e of the scale\n", worstP99);
-  }
-  for (std::size_t i = 0; i < failures.size() && i < 10; ++i) std::printf("  failed: %s\n", failures[i].c_str());
+  checks.print(soak.checkpointEvery);
   if (soak.validation) {
     std::printf("validation messages: %llu\n", static_cast<unsigned long long>(summary.validationMessages));
   } else {
     std::printf("validation messages: not checked (add --validation)\n");
   }
   const bool interrupted = interruptRequested();
-  const bool pass = !interrupted && failed == 0 && summary.validationMessages == 0;
+  const bool pass = !interrupted && checks.failed == 0 && summary.validationMessages == 0;
   if (interrupted) {
     std::printf("result: INTERRUPTED by %s\n", signalName(interruptSignal()).c_str());
   } else {
@@ -294,6 +282,48 @@ int runSoak(const SoakOptions& soak) {
   std::fflush(stdout);
   if (interrupted) return interruptExitCode();
   return pass ? 0 : 1;
+}
+
+} // namespace
+
+int runSoak(const SoakOptions& soak) {
+  const RunOptions options = runOptionsFor(soak);
+  const auto start = Clock::now();
+  const InterruptGuard interrupts;
+
+  HeadlessWindow window(options.scene.render.width, options.scene.render.height);
+  Session session(options, soak.backend, window);
+  SimController& run = session.controller();
+  CpuBackend replayBackend(options.scene.sim);
+  SimController replay(options.scene.sim, run.maxBodies());
+  ChangeMaker changes(soak.seed, soak.bodies);
+  ChangeCounts counts;
+  Checkpoints checks;
+  checks.exact = soak.backend != BackendKind::Cuda;
+
+  const auto frames = static_cast<std::uint64_t>(soak.frames);
+  const auto every = static_cast<std::uint64_t>(soak.checkpointEvery);
+  std::uint64_t nextChange = static_cast<std::uint64_t>(changes.gap(3, 12));
+  std::uint64_t nextStructural = static_cast<std::uint64_t>(changes.gap(200, 400));
+  Progress progress(frames, soak.quiet);
+  for (std::uint64_t k = 0; k < frames && !interruptRequested(); ++k) {
+    if (k >= nextStructural) {
+      changes.structural(run, replay, counts);
+      nextStructural = k + static_cast<std::uint64_t>(changes.gap(200, 400));
+    } else if (k >= nextChange) {
+      changes.small(run, replay, counts);
+      nextChange = k + static_cast<std::uint64_t>(changes.gap(3, 12));
+    }
+    session.tick();
+    if (replay.applyTo(replayBackend)) replayBackend.step();
+    progress.frameDone(session.framesRendered());
+    if ((k + 1) % every == 0 || k + 1 == frames) checks.check(k, session, replayBackend);
+  }
+
+  progress.finish(); // the report may share the terminal with stderr
+  const RunSummary summary = session.finish();
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return report(soak, summary, session.backend().counters(), counts, checks, seconds);
 }
 
 } // namespace graphsim::app

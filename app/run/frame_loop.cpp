@@ -10,6 +10,7 @@
 #include <imgui.h>
 
 #include "app/cli/errors.h"
+#include "app/frame/frame_driver.h"
 #include "app/reliability/fault_injection.h"
 #include "app/run/frame_producer.h"
 #include "app/run/open_devices.h"
@@ -63,7 +64,8 @@ struct Session::Impl {
   std::optional<render::VulkanContext> context;
   std::optional<render::Swapchain> swapchain;
   std::optional<render::ParticleRenderer> renderer;
-  std::unique_ptr<FrameProducer> producer;
+  std::unique_ptr<SimProducer> producer;
+  std::optional<FrameDriver> driver; // after the producer and renderer it drives: destroyed before them
   std::optional<SimController> controller;
   std::optional<ImGuiLayer> imgui;
 
@@ -110,7 +112,7 @@ Session::Impl::Impl(const RunOptions& options_, BackendKind backend, Window& win
     producer->dumpGraph(*options.dumpGraph);
     std::fprintf(stderr, "graphsim: wrote the frame graph to %s\n", options.dumpGraph->c_str());
   }
-  injectIntoBackend(options.inject, producer->backend()); // test hook: kernel-fail, cuda-semaphore-stall
+  driver.emplace(&*renderer, *producer, FrameProtocol(options.framesInFlight));
   controller.emplace(options.scene.sim, config.maxBodies);
   if (options.panel) imgui.emplace(*context, renderer->renderPass(), options.framesInFlight, window, options.waitTimeout);
 
@@ -143,17 +145,17 @@ void Session::Impl::createContext() {
     injectIntoDeviceRequest(options.inject, request); // test hook: uuid-mismatch, missing-extension
     try {
       context.emplace(request);
-    } catch (const render::MissingCapability& e) {
+    } catch (const EnvironmentError& e) {
       if (options.inject.fault == Fault::None) throw;
-      throw render::MissingCapability(std::string(e.what()) + "CUDA devices: " + describeCudaDevices(listCudaDevices()));
+      throw EnvironmentError(std::string(e.what()) + "CUDA devices: " + describeCudaDevices(listCudaDevices()));
     }
     return;
   }
   cudaDevices = listCudaDevices();
   cudaDevice = options.gpu.value_or(0);
-  if (cudaDevices.devices.empty()) throw NoCudaDevice("--backend cuda: " + describeCudaDevices(cudaDevices));
+  if (cudaDevices.devices.empty()) throw EnvironmentError("--backend cuda: " + describeCudaDevices(cudaDevices));
   if (cudaDevice >= static_cast<int>(cudaDevices.devices.size()))
-    throw NoCudaDevice("--gpu " + std::to_string(cudaDevice) + ": no such CUDA device; have:" +
+    throw EnvironmentError("--gpu " + std::to_string(cudaDevice) + ": no such CUDA device; have:" +
                        describeCudaDevices(cudaDevices));
   dataPath = openCudaRenderDevice(request, cudaDevices.devices[static_cast<std::size_t>(cudaDevice)], cudaDevices,
                                   options.interop, options.inject, context);
@@ -165,22 +167,27 @@ void Session::Impl::createRendererAndProducer(render::RendererConfig config) {
   if (backendKind != BackendKind::Cuda) {
     config.mode = render::BodyBufferMode::HostVisible;
     renderer.emplace(*context, config);
-    producer = makeCpuProducer(options.scene.sim, *renderer);
+    producer = makeCpuProducer(options.scene.sim, &*renderer, options.inject);
     return;
   }
   const CudaDeviceInfo& cuda = cudaDevices.devices[static_cast<std::size_t>(cudaDevice)];
   if (dataPath.interop) {
+    // Under --interop auto a renderer that cannot export its buffers, or an import CUDA refuses, falls back.
     try {
       config.mode = render::BodyBufferMode::Exported;
       renderer.emplace(*context, config);
-      producer = makeCudaProducer(options.scene.sim, *renderer, cudaDevice, options.waitTimeout, options.inject);
-      return;
-    } catch (const render::MissingCapability& e) { // the device cannot export the buffers after all
+    } catch (const EnvironmentError& e) {
       if (options.interop == InteropMode::On) throw;
       dataPath = fallBackToHostCopy(e.what(), cuda, *context);
-    } catch (const InteropImportError& e) {
-      if (options.interop == InteropMode::On) throw;
-      dataPath = fallBackToHostCopy(e.what(), cuda, *context);
+    }
+    if (renderer) {
+      try {
+        producer = makeCudaProducer(options.scene.sim, *renderer, cudaDevice, options.waitTimeout, options.inject);
+        return;
+      } catch (const InteropImportError& e) {
+        if (options.interop == InteropMode::On) throw;
+        dataPath = fallBackToHostCopy(e.what(), cuda, *context);
+      }
     }
     renderer.reset(); // its exports were closed by the failed import, or never made
   }
@@ -200,6 +207,7 @@ Session::Impl::~Impl() {
     std::fprintf(stderr, "graphsim: shutdown: %s\n", e.what());
   }
   imgui.reset();
+  driver.reset();
   producer.reset();
 }
 
@@ -317,40 +325,32 @@ bool Session::tick() {
     return !s.quitting;
   }
   const std::uint64_t k = s.frame;
-  try {
-    s.renderer->waitForSlot(k);
-  } catch (const render::TimeoutError&) {
-    s.producer->finish(); // a failed CUDA frame explains the stall better than the timeout: its error wins
-    throw;
-  }
   std::optional<render::PresentTarget> target;
-  if (s.swapchain) {
-    target = s.swapchain->acquire(k);
-    if (!target) { // out of date: recreate on the next tick, render then
-      s.recreateSwapchain = true;
-      return true;
-    }
-  }
-
   PanelActions actions;
-  s.runUi(actions);
-  injectIntoController(s.options.inject, k, *s.controller); // test hook: non-finite
-  const bool advance = s.controller->applyTo(s.producer->backend());
-
-  render::FrameSubmit submit;
-  submit.frame = k;
-  submit.bodyCount = static_cast<std::uint32_t>(s.producer->backend().config().bodies);
-  submit.camera = s.view.camera;
-  submit.style.pointRadius = s.view.pointRadius;
-  submit.waitSimDone = shouldProduce(s.options.inject, k) ? s.producer->produce(k, advance) : k + 1;
-  injectIntoSubmit(s.options.inject, k, submit); // test hook: vulkan-semaphore-stall
   const bool sceneCapture = s.sceneCaptureNext;
   const bool optionCapture = finalCapture || (limited && shouldCapture(s.options, k)) ||
                              (s.options.untilClosed && s.options.captureEvery > 0 && shouldCapture(s.options, k));
-  submit.capture = sceneCapture || optionCapture;
-  submit.overlay = s.imgui && s.view.panelVisible && !sceneCapture ? &*s.imgui : nullptr;
-  submit.present = target ? &*target : nullptr;
-  s.renderer->submit(submit);
+  const bool stepped = s.driver->step(k, [&](render::FrameSubmit& submit) {
+    if (s.swapchain) {
+      target = s.swapchain->acquire(k);
+      if (!target) return false; // out of date: recreate on the next tick, render then
+    }
+    s.runUi(actions);
+    injectIntoController(s.options.inject, k, *s.controller); // test hook: non-finite
+    s.producer->setAdvance(s.controller->applyTo(s.producer->backend()));
+    submit.bodyCount = static_cast<std::uint32_t>(s.producer->backend().config().bodies);
+    submit.camera = s.view.camera;
+    submit.style.pointRadius = s.view.pointRadius;
+    submit.capture = sceneCapture || optionCapture;
+    submit.overlay = s.imgui && s.view.panelVisible && !sceneCapture ? &*s.imgui : nullptr;
+    submit.present = target ? &*target : nullptr;
+    injectIntoSubmit(s.options.inject, k, submit); // test hook: vulkan-semaphore-stall
+    return true;
+  });
+  if (!stepped) {
+    s.recreateSwapchain = true;
+    return true;
+  }
   if (target && !s.swapchain->present(*target)) s.recreateSwapchain = true;
 
   if (sceneCapture) {
@@ -370,7 +370,7 @@ bool Session::tick() {
   s.stats.updateHostUs = s.producer->updateHostUs();
   s.stats.counters = s.producer->backend().counters();
   s.watchForBlowUp();
-  if (advance && s.stats.simMs >= 0) {
+  if (s.producer->advances() && s.stats.simMs >= 0) {
     s.simMsSum += s.stats.simMs;
     ++s.simMsSamples;
   }
@@ -381,8 +381,7 @@ bool Session::tick() {
 
 RunSummary Session::finish() {
   Impl& s = *impl_;
-  s.renderer->drain();
-  s.producer->finish();
+  s.driver->drain();
   RunSummary summary;
   summary.frames = s.frame;
   if (s.simMsSamples > 0) summary.simMsPerFrame = s.simMsSum / static_cast<double>(s.simMsSamples);

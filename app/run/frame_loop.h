@@ -34,8 +34,8 @@ struct RunSummary {
 
 class Session {
 public:
-  // backend: Cpu or Cuda (resolved). Throws UsageError, render::MissingCapability / NoCudaDevice (environment),
-  // render::TimeoutError, or other errors.
+  // backend: Cpu or Cuda (resolved). Throws UsageError, EnvironmentError (exit 3),
+  // TimeoutError, or other errors.
   Session(const RunOptions& options, BackendKind backend, Window& window);
   ~Session(); // drains both APIs' work (bounded), then releases CUDA imports before the Vulkan objects behind them
   Session(const Session&) = delete;

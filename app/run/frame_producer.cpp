@@ -12,7 +12,6 @@
 
 #include "app/io/output_file.h"
 #include "app/reliability/fault_injection.h"
-#include "app/run/interop_bridge.h"
 #include "compute/cpu_backend.h"
 #include "compute/cuda_backend.h"
 
@@ -53,20 +52,24 @@ void dumpGraphThroughWriter(const CudaBackend& sim, const std::filesystem::path&
   writeOutput(path, dot);
 }
 
-class CpuProducer final : public FrameProducer {
+class CpuProducer final : public SimProducer {
 public:
-  CpuProducer(const SceneConfig& config, render::ParticleRenderer& renderer) : sim_(config), renderer_(renderer) {}
+  CpuProducer(const SceneConfig& config, render::ParticleRenderer* renderer, const FaultPlan& inject)
+      : sim_(config), renderer_(renderer) {
+    refuseCudaOnlyFault(inject, "cpu");
+  }
 
   SimBackend& backend() override { return sim_; }
-  std::optional<std::uint64_t> produce(std::uint64_t k, bool advance) override {
-    if (advance) {
+  std::optional<std::uint64_t> produce(std::uint64_t k) override {
+    if (advance_) {
       const auto t0 = std::chrono::steady_clock::now();
       sim_.stepFrame(k); // a blow-up report names the loop's frame k
       simMs_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     }
-    sim_.writeRender(reinterpret_cast<Float4*>(renderer_.mappedBodies(renderer_.slotOf(k))));
+    if (renderer_ != nullptr) sim_.writeRender(reinterpret_cast<Float4*>(renderer_->mappedBodies(renderer_->slotOf(k))));
     return std::nullopt; // written by the host before the submit: nothing to wait for on the GPU
   }
+  void waitProduced(std::uint64_t) override {} // produce() returns with the frame done
   double simMs() const override { return simMs_; }
   double updateHostUs() const override { return 0; }
   bool hasGraph() const override { return false; }
@@ -75,28 +78,33 @@ public:
 
 private:
   CpuBackend sim_;
-  render::ParticleRenderer& renderer_;
+  render::ParticleRenderer* renderer_;
   double simMs_ = -1;
 };
 
 // Interop (the renderer's buffers are Exported): the graph writes the slot and signals simDone = k+1. Host copy (the
 // renderer's buffers are Staged, --interop off or its fallback): the compute-only graph, then the host waits for the
 // frame and copies it into the slot's staging buffer, which the render's commands upload.
-class CudaProducer final : public FrameProducer {
+class CudaProducer final : public SimProducer {
 public:
   CudaProducer(const SceneConfig& config, render::ParticleRenderer& renderer, int device,
                std::chrono::milliseconds waitTimeout, const FaultPlan& inject)
       : renderer_(renderer), interop_(interopFor(renderer, inject)),
-        sim_(config, device, interop_ ? &*interop_ : nullptr, waitTimeout) {}
+        sim_(config, device, interop_ ? &*interop_ : nullptr, waitTimeout), inject_(inject) {
+    armKernelFailure(inject_, sim_); // test hook: kernel-fail
+  }
 
   SimBackend& backend() override { return sim_; }
   // Paused frames run too (with dt = 0, see SimController): every frame k has its graph launch and simDone = k+1.
-  std::optional<std::uint64_t> produce(std::uint64_t k, bool /*advance*/) override {
+  std::optional<std::uint64_t> produce(std::uint64_t k) override {
+    const FrameProtocol protocol(renderer_.config().framesInFlight);
+    if (!launchesFrame(inject_, k)) return protocol.simDoneSignalled(k); // test hook: cuda-semaphore-stall
     sim_.launchFrame(k);
-    if (interop_) return k + 1;
-    sim_.copyRenderOutput(reinterpret_cast<Float4*>(renderer_.mappedBodies(renderer_.slotOf(k))));
+    if (interop_) return protocol.simDoneSignalled(k);
+    sim_.copyRenderOutput(reinterpret_cast<Float4*>(renderer_.mappedBodies(protocol.slot(k))));
     return std::nullopt; // in the staging buffer before the submit: nothing to wait for on the GPU
   }
+  void waitProduced(std::uint64_t) override { sim_.synchronize(); } // the product never needs one frame alone
   double simMs() const override { return sim_.lastSimGpuMs(); }
   double updateHostUs() const override { return sim_.lastUpdateHostUs(); }
   bool hasGraph() const override { return true; }
@@ -106,7 +114,7 @@ public:
 private:
   static std::optional<InteropDesc> interopFor(render::ParticleRenderer& renderer, const FaultPlan& inject) {
     if (renderer.config().mode != render::BodyBufferMode::Exported) return std::nullopt;
-    InteropDesc interop = exportForCuda(renderer);
+    InteropDesc interop = renderer.exportInterop();
     injectIntoInterop(inject, interop); // test hook: import-fail
     return interop;
   }
@@ -114,15 +122,17 @@ private:
   render::ParticleRenderer& renderer_;
   std::optional<InteropDesc> interop_; // the fds belong to sim_ once it is constructed
   CudaBackend sim_;
+  FaultPlan inject_;
 };
 
 } // namespace
 
-std::unique_ptr<FrameProducer> makeCpuProducer(const SceneConfig& config, render::ParticleRenderer& renderer) {
-  return std::make_unique<CpuProducer>(config, renderer);
+std::unique_ptr<SimProducer> makeCpuProducer(const SceneConfig& config, render::ParticleRenderer* renderer,
+                                             const FaultPlan& inject) {
+  return std::make_unique<CpuProducer>(config, renderer, inject);
 }
 
-std::unique_ptr<FrameProducer> makeCudaProducer(const SceneConfig& config, render::ParticleRenderer& renderer,
+std::unique_ptr<SimProducer> makeCudaProducer(const SceneConfig& config, render::ParticleRenderer& renderer,
                                                 int cudaDevice, std::chrono::milliseconds waitTimeout,
                                                 const FaultPlan& inject) {
   return std::make_unique<CudaProducer>(config, renderer, cudaDevice, waitTimeout, inject);

@@ -1,5 +1,5 @@
-// Who fills the renderer's body buffer of frame k: the CPU backend writing the mapped slot, or the CUDA frame graph
-// writing the exported slot and signalling simDone. The frame loop only sees this interface.
+// The product's producers of frame k: the CPU backend writing the mapped slot, or the CUDA frame graph writing the
+// exported slot and signalling simDone (interop), or copied through the host into the staging slot (host copy).
 #pragma once
 
 #include <cstdint>
@@ -8,32 +8,40 @@
 #include <optional>
 
 #include "app/cli/run_options.h"
+#include "app/frame/frame_driver.h"
 #include "compute/sim_backend.h"
 #include "render/particle_renderer.h"
 
 namespace graphsim::app {
 
-class FrameProducer {
+// The product's producers (app/frame/frame_driver.h): the session also edits the simulation through backend(),
+// and shows what it costs.
+class SimProducer : public FrameProducer {
 public:
-  virtual ~FrameProducer() = default;
-
   virtual SimBackend& backend() = 0;
-  // After renderer.waitForSlot(k): fills slot k % F (advance: simulate a frame first). Returns the simDone value the
-  // render of frame k must wait for on the GPU, if any.
-  virtual std::optional<std::uint64_t> produce(std::uint64_t k, bool advance) = 0;
+  // Whether the next produce() simulates a frame (false while paused: the CPU skips its step; CUDA runs the frame
+  // with dt = 0, see SimController, so that every frame k keeps its graph launch and simDone = k + 1).
+  void setAdvance(bool advance) { advance_ = advance; }
+  bool advances() const { return advance_; }
   virtual double simMs() const = 0;        // last frame: CPU wall time of the step / CUDA graph GPU time; < 0 unknown
   virtual double updateHostUs() const = 0; // host time of the last frame's node updates
   virtual bool hasGraph() const = 0;
   virtual void dumpGraph(const std::filesystem::path& path) const = 0;
-  virtual void finish() = 0; // waits (bounded) for everything produced
+
+protected:
+  bool advance_ = true;
 };
 
 // The renderer must be in HostVisible mode (CPU), or Exported (CUDA interop) or Staged (CUDA host copy) mode;
 // cudaDevice: CUDA device index. makeCudaProducer throws InteropImportError when CUDA cannot import the renderer's
 // exported handles (the caller may fall back to host copy, app/run/open_devices.h).
-std::unique_ptr<FrameProducer> makeCpuProducer(const SceneConfig& config, render::ParticleRenderer& renderer);
-std::unique_ptr<FrameProducer> makeCudaProducer(const SceneConfig& config, render::ParticleRenderer& renderer,
-                                                int cudaDevice, std::chrono::milliseconds waitTimeout,
-                                                const FaultPlan& inject);
+// renderer == nullptr (CPU only): the simulation alone, nothing written (bench --sim-only). The fault plan's CUDA
+// faults (kernel-fail, cuda-semaphore-stall, import-fail) are armed by makeCudaProducer; on the CPU they are a
+// UsageError.
+std::unique_ptr<SimProducer> makeCpuProducer(const SceneConfig& config, render::ParticleRenderer* renderer,
+                                             const FaultPlan& inject = {});
+std::unique_ptr<SimProducer> makeCudaProducer(const SceneConfig& config, render::ParticleRenderer& renderer,
+                                              int cudaDevice, std::chrono::milliseconds waitTimeout,
+                                              const FaultPlan& inject);
 
 } // namespace graphsim::app

@@ -40,10 +40,10 @@ DataPath openCudaRenderDevice(render::DeviceRequest request, const CudaDeviceInf
       context.emplace(interop);
       path.interop = true;
       return path;
-    } catch (const render::MissingCapability& e) {
+    } catch (const EnvironmentError& e) {
       // Both lists, so that the user sees which GPU is which.
       const std::string why = std::string(e.what()) + "CUDA devices:" + describeCudaDevices(all);
-      if (mode == InteropMode::On) throw render::MissingCapability(why);
+      if (mode == InteropMode::On) throw EnvironmentError(why);
       path.fallbackReason = why;
     }
   }
@@ -51,7 +51,7 @@ DataPath openCudaRenderDevice(render::DeviceRequest request, const CudaDeviceInf
   request.uuid = cuda.uuid;
   try {
     context.emplace(request);
-  } catch (const render::MissingCapability&) {
+  } catch (const EnvironmentError&) {
     request.uuid.reset();
     context.emplace(request); // nothing usable at all: the caller reports this one (exit 3)
   }

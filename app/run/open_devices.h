@@ -4,8 +4,8 @@
 //   host copy  any Vulkan device; CUDA computes, the host copies each frame out of CUDA into a Vulkan staging buffer.
 // With --interop auto a device that cannot do interop (no Vulkan device with the CUDA GPU's UUID, a missing
 // extension) is opened without it and the caller is told why, once; with --interop on that is an environment error
-// (exit 3), with --interop off the host-copy path is taken without trying. A failed import of the exported handles
-// comes later (CudaBackend): fallBackToHostCopy() words that notice the same way.
+// (EnvironmentError, exit 3), with --interop off the host-copy path is taken without trying. A failed import of the
+// exported handles comes later (CudaBackend): fallBackToHostCopy() words that notice the same way.
 #pragma once
 
 #include <optional>
@@ -13,6 +13,7 @@
 
 #include "app/cli/run_options.h"
 #include "compute/cuda_device.h"
+#include "compute/errors.h"
 #include "render/vulkan_context.h"
 
 namespace graphsim::app {
@@ -29,7 +30,7 @@ std::string describeCudaDevices(const CudaDeviceList& list);
 
 // Opens `context` for CUDA device `cuda` (request carries validation and the window's needs; its uuid and
 // requireInterop are set here). inject: uuid-mismatch / missing-extension make the interop attempt fail (tests).
-// Throws render::MissingCapability when no device can be opened at all, or when interop fails under --interop on.
+// Throws EnvironmentError when no device can be opened at all, or when interop fails under --interop on.
 DataPath openCudaRenderDevice(render::DeviceRequest request, const CudaDeviceInfo& cuda, const CudaDeviceList& all,
                               InteropMode mode, const FaultPlan& inject, std::optional<render::VulkanContext>& context);
 

@@ -44,9 +44,9 @@ bool SimController::applyTo(SimBackend& backend) {
                       " bodies, " + std::to_string(substeps_) + " substep" + (substeps_ > 1 ? "s" : "");
     resetRequested_ = false;
   }
-  for (int s = 0; s < kStageCount; ++s) {
-    const auto stage = static_cast<Stage>(s);
-    if (backend.stageEnabled(stage) != enabled_[s]) backend.setStageEnabled(stage, enabled_[s]);
+  for (const StageInfo& row : kStages) {
+    const bool want = enabled_[static_cast<std::size_t>(row.stage)];
+    if (backend.stageEnabled(row.stage) != want) backend.setStageEnabled(row.stage, want);
   }
   const bool advance = !paused_ || stepRequested_;
   stepRequested_ = false;

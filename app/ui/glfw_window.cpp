@@ -29,12 +29,12 @@ std::string glfwErrorText() {
 
 GlfwWindow::GlfwWindow(std::uint32_t width, std::uint32_t height, const std::string& title) {
   if (glfwInit() != GLFW_TRUE) {
-    throw render::MissingCapability("cannot open a window (" + glfwErrorText() +
+    throw EnvironmentError("cannot open a window (" + glfwErrorText() +
                                     "); is a display available (DISPLAY / WAYLAND_DISPLAY)? Use --headless without one");
   }
   if (glfwVulkanSupported() != GLFW_TRUE) {
     glfwTerminate();
-    throw render::MissingCapability("GLFW found no Vulkan loader with window-system support; use --headless");
+    throw EnvironmentError("GLFW found no Vulkan loader with window-system support; use --headless");
   }
   glfwWindowHint(GLFW_CLIENT_API, GLFW_NO_API);   // Vulkan draws, not OpenGL
   glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE); // HiDPI: the size is in logical units
@@ -42,7 +42,7 @@ GlfwWindow::GlfwWindow(std::uint32_t width, std::uint32_t height, const std::str
   if (window_ == nullptr) {
     const std::string why = glfwErrorText();
     glfwTerminate();
-    throw render::MissingCapability("cannot create a window: " + why);
+    throw EnvironmentError("cannot create a window: " + why);
   }
 }
 
@@ -70,7 +70,7 @@ VkExtent2D GlfwWindow::framebufferSize() const {
 std::vector<std::string> GlfwWindow::vulkanInstanceExtensions() const {
   std::uint32_t count = 0;
   const char** names = glfwGetRequiredInstanceExtensions(&count);
-  if (names == nullptr) throw render::MissingCapability("GLFW cannot name the Vulkan surface extensions: " + glfwErrorText());
+  if (names == nullptr) throw EnvironmentError("GLFW cannot name the Vulkan surface extensions: " + glfwErrorText());
   return {names, names + count};
 }
 

@@ -13,7 +13,7 @@ namespace graphsim::app {
 class GlfwWindow final : public Window {
 public:
   // width x height in screen coordinates (scaled to the monitor's content scale on HiDPI). Throws
-  // render::MissingCapability when there is no display or GLFW has no Vulkan support.
+  // EnvironmentError when there is no display or GLFW has no Vulkan support.
   GlfwWindow(std::uint32_t width, std::uint32_t height, const std::string& title);
   ~GlfwWindow() override;
 

@@ -97,7 +97,7 @@ void ImGuiLayer::uploadFonts(const render::VulkanContext& context, std::chrono::
     // The pool and fence must outlive the GPU's use: leak them rather than free what the queue may still read.
     static_cast<void>(pool.release());
     static_cast<void>(fence.release());
-    throw render::TimeoutError("ImGui font upload did not finish within " + std::to_string(timeout.count()) + " ms");
+    throw TimeoutError("ImGui font upload did not finish within " + std::to_string(timeout.count()) + " ms");
   }
   VK_CHECK(waited);
   ImGui_ImplVulkan_DestroyFontUploadObjects();

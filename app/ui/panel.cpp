@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <string_view>
 
 #include <glm/glm.hpp>
 
@@ -14,17 +15,15 @@
 namespace graphsim::app {
 namespace {
 
-void record(PanelLayout& layout, const std::string& id) {
+// Allocates only the first time an id is seen (the layout keeps its entries from frame to frame).
+void record(PanelLayout& layout, std::string_view id) {
   const ImVec2 min = ImGui::GetItemRectMin(), max = ImGui::GetItemRectMax();
-  layout[id] = {min.x, min.y, max.x, max.y};
-}
-
-std::optional<Stage> stageOfNode(const std::string& nodeName) {
-  const std::string base = nodeName.substr(0, nodeName.find('#'));
-  for (int s = 0; s < kStageCount; ++s) {
-    if (kStageNames[static_cast<std::size_t>(s)] == base) return static_cast<Stage>(s);
+  const WidgetRect rect{min.x, min.y, max.x, max.y};
+  if (const auto it = layout.find(id); it != layout.end()) {
+    it->second = rect;
+  } else {
+    layout.emplace(std::string(id), rect);
   }
-  return std::nullopt;
 }
 
 // The point under the mouse on the plane through the orbit target that faces the camera.
@@ -69,18 +68,21 @@ void drawGraph(const PanelInfo& info, const std::vector<NodeInfo>& nodes, SimCon
     }
     ImGui::TableNextColumn();
     bool enabled = node.enabled;
-    const std::optional<Stage> stage = stageOfNode(node.name);
-    const bool togglable = node.togglable && stage.has_value();
+    const bool togglable = node.togglable && node.stage.has_value();
     if (!togglable) ImGui::BeginDisabled();
-    const std::string id = "##node:" + node.name;
-    if (ImGui::Checkbox(id.c_str(), &enabled) && togglable) controller.setStageEnabled(*stage, enabled);
+    // "##node:forces#1": the checkbox's ImGui id; without the "##", its key in the layout. On the stack, so that
+    // drawing the node list allocates nothing.
+    char id[96];
+    std::snprintf(id, sizeof id, "##node:%s", node.name.c_str());
+    if (ImGui::Checkbox(id, &enabled) && togglable) controller.setStageEnabled(*node.stage, enabled);
     if (!togglable) ImGui::EndDisabled();
-    record(layout, "node:" + node.name);
+    record(layout, std::string_view(id).substr(2));
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
       if (!togglable) {
         ImGui::SetTooltip("cannot be disabled: %s", node.whyNotTogglable.c_str());
-      } else if (node.name.find('#') != std::string::npos || controller.substeps() > 1) {
-        ImGui::SetTooltip("toggles every substep instance of %s", std::string(kStageNames[static_cast<int>(*stage)]).c_str());
+      } else if (stageInfo(*node.stage).perSubstep && controller.substeps() > 1) {
+        const std::string_view stage = stageName(*node.stage);
+        ImGui::SetTooltip("toggles every substep instance of %.*s", static_cast<int>(stage.size()), stage.data());
       }
     }
   }

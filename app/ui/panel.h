@@ -2,6 +2,7 @@
 // state and calls SimController requests; what a request does lives in sim_controller.cpp.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -47,7 +48,7 @@ struct WidgetRect {
   float cx() const { return 0.5f * (x0 + x1); }
   float cy() const { return 0.5f * (y0 + y1); }
 };
-using PanelLayout = std::map<std::string, WidgetRect>;
+using PanelLayout = std::map<std::string, WidgetRect, std::less<>>; // std::less<>: looked up by string_view
 
 // Between ImGui::NewFrame and ImGui::Render. Camera and keys act only when ImGui does not want the mouse/keyboard.
 void handleViewInput(ViewState& view, SimController& controller, PanelActions& actions);

@@ -6,6 +6,7 @@
 // cudaDestroyExternalMemory, per buffer), semaphores, events, stream. ~CudaBackend first waits (bounded) for the
 // stream, so nothing is destroyed while the GPU may use it.
 #include "compute/cuda_backend.h"
+#include "compute/cuda_instruments.h" // LaunchMode, LaunchHostTiming: the private instruments
 
 #include <algorithm>
 #include <array>
@@ -27,13 +28,13 @@
 #include "compute/cuda/leapfrog_start.h"
 #include "compute/cuda_device.h"
 #include "compute/initial_conditions.h"
+#include "compute/protocol.h"
 
 namespace graphsim {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-constexpr std::size_t kMaxFramesInFlight = 4;
 // Timing events per frame, in a ring larger than the frames that can be in flight, so that the frames whose events
 // lastSimGpuMs() and the stall message look at have not been re-recorded yet.
 constexpr std::size_t kTimingSlots = 8;
@@ -81,11 +82,6 @@ bool pollUntil(const Done& done, Clock::time_point deadline) {
   }
 }
 
-// synchronize() ran out of time: the GPU may still be using everything (a semaphore wait that never completes).
-struct FrameStall : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
 std::string describeDevices(const CudaDeviceList& list) {
   if (list.devices.empty()) return "none (" + list.whyNone + ")";
   std::string s;
@@ -107,9 +103,13 @@ struct CudaBackend::Impl {
     std::optional<std::uint64_t> frame; // the frame whose launch these events bracket
   };
   std::array<FrameTiming, kTimingSlots> timing;
+  // Frame k's events. A history ring of kTimingSlots, deliberately more than F: not the protocol's slot(k).
+  FrameTiming& timingOf(std::uint64_t frame) { return timing[frame % kTimingSlots]; }
+  const FrameTiming& timingOf(std::uint64_t frame) const { return timing[frame % kTimingSlots]; }
 
   cuda::ExternalTimelineSemaphore renderDone, simDone;
-  std::vector<cuda::ExternalBuffer> renderBuffers; // F buffers; frame k writes renderBuffers[k % F]
+  std::vector<cuda::ExternalBuffer> renderBuffers; // F buffers; frame k writes renderBuffers[protocol.slot(k)]
+  FrameProtocol protocol{1};                       // interop: F = the render buffers; compute-only: 1
   std::uint64_t renderCapacity = 0;                // bodies that fit in the smallest render buffer
 
   cuda::DeviceArray<float4> computeOutput; // write_render's target without interop
@@ -147,12 +147,12 @@ struct CudaBackend::Impl {
 
   float4* outputFor(std::uint64_t frame) const {
     if (!interop()) return computeOutput.get();
-    return renderBuffers[frame % renderBuffers.size()].as<float4>();
+    return renderBuffers[protocol.slot(frame)].as<float4>();
   }
 
   void launch(std::uint64_t frame) {
     harvestBlowUp(); // before this launch's log entry replaces the one kLaunchLog launches back
-    FrameTiming& t = timing[frame % kTimingSlots];
+    FrameTiming& t = timingOf(frame);
     // Events on the stream around the graph launch: the GPU time includes the wait node, which with frames in
     // flight usually finds renderDone already signalled.
     CUDA_CHECK(cudaEventRecord(t.start.get(), stream.get()));
@@ -246,7 +246,8 @@ struct CudaBackend::Impl {
           return false;
         },
         Clock::now() + waitTimeout);
-    if (!done) throw FrameStall(stallMessage());
+    // Still running: the GPU may be using everything (e.g. a semaphore wait that never completes).
+    if (!done) throw TimeoutError(stallMessage(), TimeoutError::Side::Cuda);
   }
 
   // Bounded wait for frame k's end event; frames older than the event ring are covered by a stream synchronize.
@@ -254,7 +255,7 @@ struct CudaBackend::Impl {
     if (!lastLaunched || k > *lastLaunched) {
       throw std::logic_error("waitForFrame(" + std::to_string(k) + "): that frame has not been launched");
     }
-    const FrameTiming& t = timing[k % kTimingSlots];
+    const FrameTiming& t = timingOf(k);
     if (t.frame != k) return synchronize();
     const bool done = pollUntil(
         [&] {
@@ -269,11 +270,11 @@ struct CudaBackend::Impl {
           return false;
         },
         Clock::now() + waitTimeout);
-    if (!done) throw FrameStall(stallMessage());
+    if (!done) throw TimeoutError(stallMessage(), TimeoutError::Side::Cuda);
   }
 
   std::optional<double> frameGpuMs(std::uint64_t k) const {
-    const FrameTiming& t = timing[k % kTimingSlots];
+    const FrameTiming& t = timingOf(k);
     if (t.frame != k || cudaEventQuery(t.end.get()) != cudaSuccess) return std::nullopt;
     float ms = 0;
     if (cudaEventElapsedTime(&ms, t.start.get(), t.end.get()) != cudaSuccess) return std::nullopt;
@@ -299,7 +300,7 @@ struct CudaBackend::Impl {
     std::string m = "CUDA side stalled: frame " + std::to_string(k) + " did not complete within " +
                     std::to_string(waitTimeout.count()) + " ms";
     if (graph && graph->hasSemaphores()) {
-      m += " (waiting on renderDone ≥ " + std::to_string(graph->waitValueFor(k)) + "?)";
+      m += " (waiting on renderDone ≥ " + std::to_string(protocol.renderDoneWaited(k)) + "?)";
     }
     return m;
   }
@@ -309,7 +310,7 @@ struct CudaBackend::Impl {
     // Newest first; stop at the first completed frame. Never blocks.
     for (std::uint64_t back = 0; back < kTimingSlots && back <= *lastLaunched; ++back) {
       const std::uint64_t frame = *lastLaunched - back;
-      const FrameTiming& t = timing[frame % kTimingSlots];
+      const FrameTiming& t = timingOf(frame);
       if (t.frame != frame) break;
       const cudaError_t q = cudaEventQuery(t.end.get());
       if (q == cudaErrorNotReady) continue;
@@ -330,17 +331,17 @@ CudaBackend::CudaBackend(const SceneConfig& config, int device, const InteropDes
   std::vector<cuda::UniqueFd> bufferFds;
   cuda::UniqueFd simDoneFd, renderDoneFd;
   if (interop != nullptr) {
-    for (const ExternalBufferDesc& b : interop->renderBuffers) bufferFds.emplace_back(b.fd);
+    for (const InteropDesc::Buffer& b : interop->renderBuffers) bufferFds.emplace_back(b.fd);
     simDoneFd = cuda::UniqueFd(interop->simDoneFd);
     renderDoneFd = cuda::UniqueFd(interop->renderDoneFd);
   }
 
   validateSceneConfig(config);
   const CudaDeviceList devices = listCudaDevices();
-  if (devices.devices.empty()) throw NoCudaDevice("no CUDA device: " + devices.whyNone);
+  if (devices.devices.empty()) throw EnvironmentError("no CUDA device: " + devices.whyNone);
   if (device < 0 || device >= static_cast<int>(devices.devices.size())) {
-    throw NoCudaDevice("CUDA device " + std::to_string(device) + " does not exist; CUDA devices: " +
-                       describeDevices(devices));
+    throw EnvironmentError("CUDA device " + std::to_string(device) + " does not exist; CUDA devices: " +
+                           describeDevices(devices));
   }
   if (interop != nullptr) {
     const std::size_t f = interop->renderBuffers.size();
@@ -359,6 +360,7 @@ CudaBackend::CudaBackend(const SceneConfig& config, int device, const InteropDes
       capacity = std::min(capacity, size / sizeof(Float4));
     }
     impl_->renderCapacity = capacity;
+    impl_->protocol = FrameProtocol(static_cast<std::uint32_t>(f));
   }
 
   Impl& m = *impl_;
@@ -382,8 +384,7 @@ CudaBackend::CudaBackend(const SceneConfig& config, int device, const InteropDes
     } catch (const CudaError& e) { // the caller may fall back to copying frames through the host (--interop auto)
       throw InteropImportError(e.code, e.what());
     }
-    semaphores = cuda::FrameSemaphores{m.renderDone.get(), m.simDone.get(),
-                                       static_cast<std::uint32_t>(m.renderBuffers.size())};
+    semaphores = cuda::FrameSemaphores{m.renderDone.get(), m.simDone.get(), m.protocol};
   } else {
     m.computeOutput = cuda::DeviceArray<float4>(static_cast<std::size_t>(config.bodies));
   }
@@ -401,7 +402,7 @@ CudaBackend::CudaBackend(const SceneConfig& config, int device, const InteropDes
 CudaBackend::~CudaBackend() {
   try {
     impl_->synchronize();
-  } catch (const FrameStall& e) {
+  } catch (const TimeoutError& e) {
     // Still running (a semaphore wait that nobody signals): destroying the semaphores or memory now would be
     // undefined behaviour, so the resources are retired for good instead of freed. Only reached after a failure.
     std::fprintf(stderr, "graphsim: %s; leaving its CUDA resources allocated\n", e.what());
@@ -471,12 +472,12 @@ std::vector<Float4> CudaBackend::downloadAccelerations() {
   return impl_->bodies.downloadAccelerations();
 }
 
-std::vector<NodeInfo> CudaBackend::nodes() const { return impl_->graph->nodes(); }
+const std::vector<NodeInfo>& CudaBackend::nodes() const { return impl_->graph->nodes(); }
 
 bool CudaBackend::setProfiling(bool enabled) {
   Impl& m = *impl_;
   m.synchronize(); // the marks change the topology: no launch may still run the old exec
-  m.graph->setProfiling(enabled, static_cast<std::uint32_t>(std::max<std::size_t>(1, m.renderBuffers.size())));
+  m.graph->setProfiling(enabled);
   return true;
 }
 
@@ -525,14 +526,5 @@ void CudaBackend::copyRenderOutput(Float4* dst) {
   if (n > 0) std::memcpy(static_cast<void*>(dst), m.hostOutput.get(), n * sizeof(float4));
 }
 
-std::string_view launchModeName(LaunchMode mode) {
-  switch (mode) {
-  case LaunchMode::Graph: return "graph";
-  case LaunchMode::Stream: return "stream";
-  case LaunchMode::WholeUpdate: return "whole-update";
-  case LaunchMode::Reinstantiate: return "reinstantiate";
-  }
-  return "unknown";
-}
 
 } // namespace graphsim

@@ -1,5 +1,5 @@
 // One error path for the CUDA runtime: CUDA_CHECK turns any result other than cudaSuccess into a CudaError
-// (compute/cuda_backend.h) carrying the expression, file, line, the error's name and its string. Destructors use
+// (compute/errors.h) carrying the expression, file, line, the error's name and its string. Destructors use
 // CUDA_LOG instead: they must not throw, so a failure there is printed and otherwise ignored.
 #pragma once
 
@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "compute/cuda_backend.h"
+#include "compute/errors.h"
 
 namespace graphsim::cuda {
 

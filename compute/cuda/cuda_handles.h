@@ -66,64 +66,45 @@ inline Graph makeGraph() {
   return Graph(g);
 }
 
-// cudaMalloc'd array of T. Sized once per structural change (reset), never inside a frame.
-template <typename T>
-class DeviceArray {
-public:
-  DeviceArray() = default;
-  explicit DeviceArray(std::size_t count) : count_(count) {
-    // At least one element: a zero-body scene still gets valid (never dereferenced) kernel arguments.
+// How an array's bytes are obtained and given back (CudaArray's policy). release() logs a failure, never throws.
+struct DeviceAllocation { // cudaMalloc / cudaFree
+  static void* allocate(std::size_t bytes) {
     void* p = nullptr;
-    CUDA_CHECK(cudaMalloc(&p, (count > 0 ? count : 1) * sizeof(T)));
-    data_ = static_cast<T*>(p);
+    CUDA_CHECK(cudaMalloc(&p, bytes));
+    return p;
   }
-  ~DeviceArray() { reset(); }
-
-  DeviceArray(const DeviceArray&) = delete;
-  DeviceArray& operator=(const DeviceArray&) = delete;
-  DeviceArray(DeviceArray&& other) noexcept
-      : data_(std::exchange(other.data_, nullptr)), count_(std::exchange(other.count_, 0)) {}
-  DeviceArray& operator=(DeviceArray&& other) noexcept {
-    if (this != &other) {
-      reset();
-      data_ = std::exchange(other.data_, nullptr);
-      count_ = std::exchange(other.count_, 0);
-    }
-    return *this;
-  }
-
-  T* get() const noexcept { return data_; }
-  std::size_t size() const noexcept { return count_; }
-  std::size_t bytes() const noexcept { return count_ * sizeof(T); }
-
-  void reset() noexcept {
-    if (data_ != nullptr) CUDA_LOG(cudaFree(std::exchange(data_, nullptr)));
-    count_ = 0;
-  }
-
-private:
-  T* data_ = nullptr;
-  std::size_t count_ = 0;
+  static void release(void* p) noexcept { CUDA_LOG(cudaFree(p)); }
 };
 
-// cudaHostAlloc'd (pinned) array of T: device<->host copies into it are true asynchronous DMA. With
+// cudaHostAlloc / cudaFreeHost: pinned host memory, so device<->host copies into it are true asynchronous DMA. With
 // cudaHostAllocMapped, kernels can also write it directly through cudaHostGetDevicePointer's pointer.
-template <typename T>
-class PinnedArray {
-public:
-  PinnedArray() = default;
-  explicit PinnedArray(std::size_t count, unsigned int flags = cudaHostAllocDefault) : count_(count) {
+struct PinnedAllocation {
+  static void* allocate(std::size_t bytes, unsigned int flags = cudaHostAllocDefault) {
     void* p = nullptr;
-    CUDA_CHECK(cudaHostAlloc(&p, (count > 0 ? count : 1) * sizeof(T), flags));
-    data_ = static_cast<T*>(p);
+    CUDA_CHECK(cudaHostAlloc(&p, bytes, flags));
+    return p;
   }
-  ~PinnedArray() { reset(); }
+  static void release(void* p) noexcept { CUDA_LOG(cudaFreeHost(p)); }
+};
 
-  PinnedArray(const PinnedArray&) = delete;
-  PinnedArray& operator=(const PinnedArray&) = delete;
-  PinnedArray(PinnedArray&& other) noexcept
+// Owner of an array of T allocated by Allocation; extra constructor arguments go to Allocation::allocate (the
+// pinned flags). Sized once per structural change (reset), never inside a frame.
+template <typename T, typename Allocation>
+class CudaArray {
+public:
+  CudaArray() = default;
+  template <typename... AllocationArgs>
+  explicit CudaArray(std::size_t count, AllocationArgs... args) : count_(count) {
+    // At least one element: a zero-body scene still gets valid (never dereferenced) kernel arguments.
+    data_ = static_cast<T*>(Allocation::allocate((count > 0 ? count : 1) * sizeof(T), args...));
+  }
+  ~CudaArray() { reset(); }
+
+  CudaArray(const CudaArray&) = delete;
+  CudaArray& operator=(const CudaArray&) = delete;
+  CudaArray(CudaArray&& other) noexcept
       : data_(std::exchange(other.data_, nullptr)), count_(std::exchange(other.count_, 0)) {}
-  PinnedArray& operator=(PinnedArray&& other) noexcept {
+  CudaArray& operator=(CudaArray&& other) noexcept {
     if (this != &other) {
       reset();
       data_ = std::exchange(other.data_, nullptr);
@@ -137,7 +118,7 @@ public:
   std::size_t bytes() const noexcept { return count_ * sizeof(T); }
 
   void reset() noexcept {
-    if (data_ != nullptr) CUDA_LOG(cudaFreeHost(std::exchange(data_, nullptr)));
+    if (data_ != nullptr) Allocation::release(std::exchange(data_, nullptr));
     count_ = 0;
   }
 
@@ -145,5 +126,13 @@ private:
   T* data_ = nullptr;
   std::size_t count_ = 0;
 };
+
+// cudaMalloc'd array of T.
+template <typename T>
+using DeviceArray = CudaArray<T, DeviceAllocation>;
+
+// cudaHostAlloc'd (pinned) array of T; PinnedArray<T>(n, cudaHostAllocMapped) for one kernels can write.
+template <typename T>
+using PinnedArray = CudaArray<T, PinnedAllocation>;
 
 } // namespace graphsim::cuda

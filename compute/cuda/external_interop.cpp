@@ -26,7 +26,7 @@ void UniqueFd::reset() noexcept {
   if (fd_ >= 0) ::close(std::exchange(fd_, -1));
 }
 
-ExternalBuffer::ExternalBuffer(UniqueFd fd, const ExternalBufferDesc& desc, const char* what) {
+ExternalBuffer::ExternalBuffer(UniqueFd fd, const InteropDesc::Buffer& desc, const char* what) {
   const std::string context = std::string("importing ") + what;
   if (fd.get() < 0) throw CudaError(static_cast<int>(cudaErrorInvalidValue), context + ": no file descriptor");
 

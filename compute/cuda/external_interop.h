@@ -13,7 +13,8 @@
 
 #include <cstdint>
 
-#include "compute/cuda_backend.h"
+#include "compute/errors.h"
+#include "compute/interop.h"
 
 namespace graphsim::cuda {
 
@@ -42,7 +43,7 @@ public:
   // Imports desc.fd as cudaExternalMemoryHandleTypeOpaqueFd with size = desc.allocationSize (the whole Vulkan
   // allocation, as the driver requires) and cudaExternalMemoryDedicated when desc.dedicated, then maps
   // [desc.offset, desc.offset + desc.bufferSize). Consumes fd (see above). Throws CudaError naming `what`.
-  ExternalBuffer(UniqueFd fd, const ExternalBufferDesc& desc, const char* what);
+  ExternalBuffer(UniqueFd fd, const InteropDesc::Buffer& desc, const char* what);
   ~ExternalBuffer() { reset(); }
 
   ExternalBuffer(const ExternalBuffer&) = delete;

@@ -14,7 +14,6 @@
 namespace graphsim::cuda {
 
 using detail::instantiate;
-using detail::kSubstepStages;
 using detail::updateResultName;
 
 namespace detail {
@@ -50,8 +49,8 @@ FrameGraph::FrameGraph(const BodiesView& bodies, int substeps, const NBodyParams
     throw std::invalid_argument("FrameGraph: the blow-up report needs its device state and host word");
   }
   if (semaphores != nullptr) {
-    if (semaphores->renderDone == nullptr || semaphores->simDone == nullptr || semaphores->framesInFlight < 1) {
-      throw std::invalid_argument("FrameGraph: interop needs both semaphores and at least one frame in flight");
+    if (semaphores->renderDone == nullptr || semaphores->simDone == nullptr) {
+      throw std::invalid_argument("FrameGraph: interop needs both semaphores");
     }
     semaphores_ = *semaphores;
   }
@@ -85,7 +84,7 @@ KernelNodeSpec FrameGraph::stageSpec(Stage stage, int substep) const {
 
 FrameGraph::Built FrameGraph::build(std::uint64_t waitValue, std::uint64_t signalValue) const {
   Built built{makeGraph(), {}};
-  built.nodes.reserve(static_cast<std::size_t>(substeps_) * std::size(kSubstepStages) + 5);
+  built.nodes.reserve(static_cast<std::size_t>(stageInstanceCount(substeps_)) + 3); // + report, wait, signal
   cudaGraph_t g = built.graph.get();
   cudaGraphNode_t prev = nullptr;
   const auto deps = [&] { return prev != nullptr ? &prev : nullptr; };
@@ -129,11 +128,7 @@ FrameGraph::Built FrameGraph::build(std::uint64_t waitValue, std::uint64_t signa
   const auto addStage = [&](Stage stage, int substep) {
     addKernel(stageInstanceName(stage, substep), Kind::Kernel, stage, substep, stageSpec(stage, substep));
   };
-  for (int s = 0; s < substeps_; ++s) {
-    for (Stage stage : kSubstepStages) addStage(stage, s);
-  }
-  addStage(Stage::Colour, 0);
-  addStage(Stage::WriteRender, 0);
+  forEachStageInstance(substeps_, addStage);
   // After every stage, before the signal: when Vulkan sees simDone = k+1, the report of frame k is in host memory.
   addKernel(kBlowUpNodeName, Kind::BlowUpReport, Stage::Forces, 0, reportBlowUpSpec(blowUp_));
 
@@ -169,13 +164,16 @@ void FrameGraph::setStageEnabled(Stage stage, bool enabled) {
     CUDA_CHECK_CTX(cudaGraphNodeSetEnabled(exec_.get(), n.node, enabled ? 1u : 0u), n.name);
     ++counters_.enableToggles;
   }
+  nodeList_.enableStates = true;
 }
 
 bool FrameGraph::runsStage(Stage stage) const {
-  return enabled_[static_cast<int>(stage)] || !whyNotTogglable(stage).empty();
+  return enabled_[static_cast<int>(stage)] || !stageInfo(stage).togglable();
 }
 
 void FrameGraph::syncEnableStates() {
+  // Called once nodes_ and exec_ are (re)built: the node list is rebuilt and read back on its next read.
+  nodeList_.structure = true;
   for (const Node& n : nodes_) {
     if (n.kind != Kind::Kernel) continue;
     const bool want = runsStage(n.stage);
@@ -200,18 +198,13 @@ void FrameGraph::applyChangedKernels(bool allStages) {
   }
 }
 
-std::uint64_t FrameGraph::waitValueFor(std::uint64_t frame) const {
-  const std::uint64_t f = semaphores_.framesInFlight;
-  return frame + 1 >= f ? frame + 1 - f : 0;
-}
-
 void FrameGraph::launch(std::uint64_t frame, float4* output, cudaStream_t stream) {
   const auto t0 = std::chrono::steady_clock::now();
   if (hasSemaphores()) {
     cudaExternalSemaphore_t renderDone = semaphores_.renderDone;
     cudaExternalSemaphore_t simDone = semaphores_.simDone;
-    waitParams_.params.fence.value = waitValueFor(frame);
-    signalParams_.params.fence.value = frame + 1;
+    waitParams_.params.fence.value = protocol().renderDoneWaited(frame);
+    signalParams_.params.fence.value = protocol().simDoneSignalled(frame);
     const cudaExternalSemaphoreWaitNodeParams wait{&renderDone, &waitParams_, 1};
     const cudaExternalSemaphoreSignalNodeParams signal{&simDone, &signalParams_, 1};
     CUDA_CHECK_CTX(cudaGraphExecExternalSemaphoresWaitNodeSetParams(exec_.get(), nodes_.front().node, &wait),
@@ -226,7 +219,7 @@ void FrameGraph::launch(std::uint64_t frame, float4* output, cudaStream_t stream
   if (paramsDirty_ || outputDirty_) applyChangedKernels(paramsDirty_);
   paramsDirty_ = outputDirty_ = false;
   if (profiling_) {
-    const std::size_t slot = static_cast<std::size_t>(frame % markEvents_.size());
+    const std::size_t slot = protocol().slot(frame);
     harvestMarks(slot);
     pointMarksAt(slot);
     markFrame_[slot] = frame;
@@ -313,52 +306,64 @@ void FrameGraph::rebuild(const BodiesView& bodies, int substeps, const NBodyPara
   syncEnableStates();
 }
 
-std::vector<NodeInfo> FrameGraph::nodes() const {
-  std::vector<NodeInfo> list;
-  list.reserve(nodes_.size());
-  for (std::size_t i = 0; i < nodes_.size(); ++i) {
-    const Node& n = nodes_[i];
-    NodeInfo info;
-    info.name = n.name;
-    if (n.kind == Kind::Kernel) {
-      info.type = "kernel";
-      info.whyNotTogglable = std::string(whyNotTogglable(n.stage));
-      info.togglable = info.whyNotTogglable.empty();
+const std::vector<NodeInfo>& FrameGraph::nodes() const {
+  NodeListCache& cache = nodeList_;
+  if (cache.structure || cache.list.size() != nodes_.size()) {
+    cache.list.clear();
+    cache.list.reserve(nodes_.size());
+    for (const Node& n : nodes_) {
+      NodeInfo& info = cache.list.emplace_back();
+      info.name = n.name;
+      if (n.kind == Kind::Kernel) {
+        info.type = "kernel";
+        info.stage = n.stage;
+        info.substep = n.substep;
+        info.whyNotTogglable = std::string(whyNotTogglable(n.stage));
+        info.togglable = info.whyNotTogglable.empty();
+      } else if (n.kind == Kind::BlowUpReport) {
+        info.type = "kernel";
+        info.whyNotTogglable = kBlowUpNodeReason;
+      } else if (n.kind == Kind::EventRecord) {
+        info.type = "event record";
+        info.whyNotTogglable = "a timing mark of --profile, not part of the simulation";
+      } else {
+        info.type = n.kind == Kind::SemaphoreWait ? "semaphore wait" : "semaphore signal";
+        info.whyNotTogglable = kSemaphoreNodeReason;
+      }
+    }
+    cache.structure = false;
+    cache.enableStates = cache.times = true;
+  }
+  if (cache.enableStates) {
+    // Stage instances show the exec's own state; the other nodes are never disabled.
+    for (std::size_t i = 0; i < nodes_.size(); ++i) {
+      const Node& n = nodes_[i];
+      if (n.kind != Kind::Kernel) continue;
       unsigned int isEnabled = 0;
       CUDA_CHECK_CTX(cudaGraphNodeGetEnabled(exec_.get(), n.node, &isEnabled), n.name);
-      info.enabled = isEnabled != 0;
-      if (profiling_ && i < nodeMs_.size()) info.ms = nodeMs_[i];
-    } else if (n.kind == Kind::BlowUpReport) {
-      info.type = "kernel";
-      info.togglable = false;
-      info.enabled = true;
-      info.whyNotTogglable = kBlowUpNodeReason;
-      if (profiling_ && i < nodeMs_.size()) info.ms = nodeMs_[i];
-    } else if (n.kind == Kind::EventRecord) {
-      info.type = "event record";
-      info.togglable = false;
-      info.enabled = true;
-      info.whyNotTogglable = "a timing mark of --profile, not part of the simulation";
-    } else {
-      info.type = n.kind == Kind::SemaphoreWait ? "semaphore wait" : "semaphore signal";
-      info.togglable = false;
-      info.enabled = true;
-      info.whyNotTogglable = kSemaphoreNodeReason;
+      cache.list[i].enabled = isEnabled != 0;
     }
-    list.push_back(std::move(info));
+    cache.enableStates = false;
   }
-  return list;
+  if (cache.times) {
+    for (std::size_t i = 0; i < nodes_.size(); ++i) {
+      const bool timed = nodes_[i].kind == Kind::Kernel || nodes_[i].kind == Kind::BlowUpReport;
+      cache.list[i].ms = timed && profiling_ && i < nodeMs_.size() ? nodeMs_[i] : -1.0;
+    }
+    cache.times = false;
+  }
+  return cache.list;
 }
 
-void FrameGraph::setProfiling(bool enabled, std::uint32_t slots) {
+void FrameGraph::setProfiling(bool enabled) {
   if (enabled == profiling_) return;
-  const std::size_t kernels = static_cast<std::size_t>(substeps_) * std::size(kSubstepStages) + 3; // + report_blow_up
+  const std::size_t kernels = static_cast<std::size_t>(stageInstanceCount(substeps_)) + 1; // + report_blow_up
   if (enabled) {
     markEvents_.clear();
-    for (std::uint32_t s = 0; s < std::max<std::uint32_t>(slots, 1); ++s) {
+    for (std::uint32_t s = 0; s < protocol().framesInFlight(); ++s) {
       std::vector<Event> set;
       // One mark before the first kernel and one after each; room for substep changes up to kMaxSubsteps.
-      const std::size_t marks = static_cast<std::size_t>(kMaxSubsteps) * std::size(kSubstepStages) + 4;
+      const std::size_t marks = static_cast<std::size_t>(stageInstanceCount(kMaxSubsteps)) + 2;
       for (std::size_t m = 0; m < marks; ++m) set.push_back(makeTimingEvent());
       markEvents_.push_back(std::move(set));
     }
@@ -366,6 +371,7 @@ void FrameGraph::setProfiling(bool enabled, std::uint32_t slots) {
   }
   profiling_ = enabled;
   nodeMs_.clear();
+  nodeList_.times = true;
   try {
     rebuild(bodies_, substeps_, params_, enabled_, output_);
   } catch (...) {
@@ -407,6 +413,7 @@ void FrameGraph::harvestMarks(std::size_t slot) {
       nodeMs_[i] = ms;
     }
   }
+  nodeList_.times = true;
 }
 
 void FrameGraph::dumpDot(const std::filesystem::path& path) const {

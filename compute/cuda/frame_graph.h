@@ -1,10 +1,10 @@
 // The frame as one instantiated CUDA graph, built with the explicit graph API and held node by node by name:
 //
-//   [wait_render_done: renderDone >= max(0, k-F+1)]                       (external-semaphore wait node, interop)
+//   [wait_render_done: renderDone >= renderDoneWaited(k)]                 (external-semaphore wait node, interop)
 //   -> for each substep s: forces, attractor, integrate, damping, boundary (kernel nodes "forces", "forces#1", ...)
 //   -> colour -> write_render (into the buffer of frame k)                (kernel nodes)
 //   -> report_blow_up (first non-finite value -> mapped pinned host word)  (one-thread kernel node, never toggled)
-//   -> [signal_sim_done: simDone = k+1]                                   (external-semaphore signal node, interop)
+//   -> [signal_sim_done: simDone = simDoneSignalled(k)]                   (external-semaphore signal node, interop)
 //
 // a linear chain, instantiated once. Per frame (launch): the semaphore values are set on the exec, write_render is
 // pointed at the frame's buffer, and only the kernel nodes whose parameters changed since they were last applied
@@ -24,15 +24,16 @@
 #include "compute/cuda/cuda_handles.h"
 #include "compute/cuda/nbody_kernels.h"
 #include "compute/nbody.h"
+#include "compute/protocol.h"
 #include "compute/sim_backend.h"
 
 namespace graphsim::cuda {
 
-// The imported timeline semaphores (raw handles; CudaBackend owns them) and F, the frames in flight.
+// The imported timeline semaphores (raw handles; CudaBackend owns them) and the frame protocol their values follow.
 struct FrameSemaphores {
   cudaExternalSemaphore_t renderDone = nullptr; // Vulkan signals, the graph waits
   cudaExternalSemaphore_t simDone = nullptr;    // the graph signals, Vulkan waits
-  std::uint32_t framesInFlight = 1;
+  FrameProtocol protocol{1};
 };
 
 inline constexpr const char* kWaitNodeName = "wait_render_done";
@@ -85,14 +86,16 @@ public:
   // A fresh graph with this frame's values, instantiated, enable states set, launched. The replaced exec is retired.
   void launchReinstantiated(std::uint64_t frame, float4* output, cudaStream_t stream);
 
-  // renderDone value frame k waits for: max(0, k - F + 1).
-  std::uint64_t waitValueFor(std::uint64_t frame) const;
+  // The protocol the semaphore nodes' values follow (compute-only: F = 1, which only the profiling marks use).
+  const FrameProtocol& protocol() const { return semaphores_.protocol; }
   bool hasSemaphores() const { return semaphores_.renderDone != nullptr; }
 
-  // Execution order; `enabled` read back from the exec with cudaGraphNodeGetEnabled.
+  // Execution order; `enabled` read back from the exec with cudaGraphNodeGetEnabled. A cached list (nodeList_): the
+  // same vector every call, rebuilt only after nodes_ was rebuilt, read back only after enable states were set, its
+  // times copied only after a profiled launch; otherwise no allocation and no CUDA call.
   // counters().nodeUpdates counts kernel-node parameter updates (cudaGraphExecKernelNodeSetParams). The two
   // semaphore values set before every launch are the frame protocol, not parameter changes, and are not counted.
-  std::vector<NodeInfo> nodes() const;
+  const std::vector<NodeInfo>& nodes() const;
   const UpdateCounters& counters() const { return counters_; }
   double lastUpdateHostUs() const { return lastUpdateHostUs_; }
   double lastLaunchHostUs() const { return lastLaunchHostUs_; }
@@ -104,10 +107,10 @@ public:
 
   // --profile: an event-record node before the first kernel and after every kernel ("mark_0", "mark_1", ...), so a
   // kernel node's GPU time is the time between the marks around it (nodes()[i].ms). Each frame in flight has its own
-  // events (frame k records into set k % slots, pointed at with cudaGraphExecEventRecordNodeSetEvent); set k % slots
-  // is read at the launch of frame k + slots, when the frames-in-flight throttle has already seen frame k finish, so
-  // reading never waits. A topology change: the exec is re-instantiated (no launch may be running). slots >= 1.
-  void setProfiling(bool enabled, std::uint32_t slots);
+  // events (frame k records into set protocol().slot(k), pointed at with cudaGraphExecEventRecordNodeSetEvent); the
+  // set is read at the launch of frame k + F, when the frames-in-flight throttle has already seen frame k finish, so
+  // reading never waits. A topology change: the exec is re-instantiated (no launch may be running).
+  void setProfiling(bool enabled);
   bool profiling() const { return profiling_; }
 
 private:
@@ -178,6 +181,16 @@ private:
   std::vector<double> nodeMs_;
   void harvestMarks(std::size_t slot);
   void pointMarksAt(std::size_t slot);
+
+  // What nodes() returns and which of its parts are out of date: structure (nodes_ rebuilt), enable states (set on
+  // the exec since the last read-back), times (nodeMs_ changed). nodes() refreshes only those.
+  struct NodeListCache {
+    std::vector<NodeInfo> list;
+    bool structure = true;
+    bool enableStates = true;
+    bool times = true;
+  };
+  mutable NodeListCache nodeList_;
 
   UpdateCounters counters_;
   double lastUpdateHostUs_ = 0;

@@ -9,10 +9,6 @@
 
 namespace graphsim::cuda::detail {
 
-// The stages of one substep, in order; colour and write_render follow the last substep once.
-inline constexpr Stage kSubstepStages[] = {Stage::Forces, Stage::Attractor, Stage::Integrate, Stage::Damping,
-                                           Stage::Boundary};
-
 GraphExec instantiate(cudaGraph_t graph);
 const char* updateResultName(cudaGraphExecUpdateResult r);
 

@@ -30,8 +30,8 @@ void FrameGraph::launchOnStream(std::uint64_t frame, float4* output, cudaStream_
   // paramsDirty_ stays as it is for the same reason: these launches take their arguments from stageSpec().
   cudaExternalSemaphoreWaitParams waitParams{};
   cudaExternalSemaphoreSignalParams signalParams{};
-  waitParams.params.fence.value = waitValueFor(frame);
-  signalParams.params.fence.value = frame + 1;
+  waitParams.params.fence.value = protocol().renderDoneWaited(frame);
+  signalParams.params.fence.value = protocol().simDoneSignalled(frame);
   cudaExternalSemaphore_t renderDone = semaphores_.renderDone;
   cudaExternalSemaphore_t simDone = semaphores_.simDone;
   const auto t1 = Clock::now();
@@ -44,11 +44,7 @@ void FrameGraph::launchOnStream(std::uint64_t frame, float4* output, cudaStream_
     if (!runsStage(stage)) return;
     launchKernel(stageSpec(stage, substep), stream, [&] { return stageInstanceName(stage, substep); });
   };
-  for (int s = 0; s < substeps_; ++s) {
-    for (Stage stage : detail::kSubstepStages) run(stage, s);
-  }
-  run(Stage::Colour, 0);
-  run(Stage::WriteRender, 0);
+  forEachStageInstance(substeps_, run);
   launchKernel(reportBlowUpSpec(blowUp_), stream, [] { return kBlowUpNodeName; });
   if (hasSemaphores()) {
     CUDA_CHECK_CTX(cudaSignalExternalSemaphoresAsync(&simDone, &signalParams, 1, stream),
@@ -61,7 +57,7 @@ void FrameGraph::launchOnStream(std::uint64_t frame, float4* output, cudaStream_
 void FrameGraph::launchWithWholeUpdate(std::uint64_t frame, float4* output, cudaStream_t stream) {
   const auto t0 = Clock::now();
   output_ = output;
-  Built fresh = build(waitValueFor(frame), frame + 1);
+  Built fresh = build(protocol().renderDoneWaited(frame), protocol().simDoneSignalled(frame));
   cudaGraphExecUpdateResultInfo info{};
   const cudaError_t e = cudaGraphExecUpdate(exec_.get(), fresh.graph.get(), &info);
   if (e != cudaSuccess) {
@@ -85,7 +81,7 @@ void FrameGraph::launchWithWholeUpdate(std::uint64_t frame, float4* output, cuda
 void FrameGraph::launchReinstantiated(std::uint64_t frame, float4* output, cudaStream_t stream) {
   const auto t0 = Clock::now();
   output_ = output;
-  Built fresh = build(waitValueFor(frame), frame + 1);
+  Built fresh = build(protocol().renderDoneWaited(frame), protocol().simDoneSignalled(frame));
   GraphExec exec = detail::instantiate(fresh.graph.get());
   for (const Node& n : fresh.nodes) {
     if (n.kind == Kind::Kernel && !runsStage(n.stage)) {
@@ -95,6 +91,7 @@ void FrameGraph::launchReinstantiated(std::uint64_t frame, float4* output, cudaS
   retire(std::exchange(exec_, std::move(exec)), std::exchange(instantiatedFrom_, std::move(fresh.graph)));
   latest_.reset();
   nodes_ = std::move(fresh.nodes);
+  nodeList_.structure = true; // new node handles and a new exec: nodes() reads the enable states back from it
   paramsDirty_ = outputDirty_ = false;
   ++counters_.reinstantiations;
   const auto t1 = Clock::now();

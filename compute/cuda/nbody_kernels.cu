@@ -6,6 +6,7 @@
 #include "compute/cuda/nbody_kernels.h"
 
 #include "compute/nbody_math.h"
+#include "shaders/particle_layout.h"
 
 namespace graphsim::cuda {
 namespace {
@@ -90,6 +91,13 @@ __global__ void __launch_bounds__(kBlock) colourKernel(ColourArgs a) {
   if (i >= a.n) return;
   a.colour[i] = nbody_math::speedColour(xyz(a.vel[i]), a.scale);
 }
+
+// The body the renderer's vertex input reads (shaders/particle_layout.h): 16 bytes, xyz position, w attribute. The
+// C++ side asserts shaderio::Body against the same stride (render/particle_pipeline.cpp).
+static_assert(sizeof(float4) == GRAPHSIM_BODY_STRIDE, "write_render writes one float4 per body");
+static_assert(offsetof(float4, x) == 0 && offsetof(float4, y) == 4 && offsetof(float4, z) == 8 &&
+                  offsetof(float4, w) == 12,
+              "xyz = world position, w = colour attribute");
 
 __global__ void __launch_bounds__(kBlock) writeRenderKernel(WriteRenderArgs a) {
   const int i = bodyIndex();

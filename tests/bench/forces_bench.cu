@@ -18,21 +18,21 @@
 #include <string>
 #include <vector>
 
-#define CK(x)                                                                                                  \
-  do {                                                                                                         \
-    cudaError_t e_ = (x);                                                                                      \
-    if (e_ != cudaSuccess) {                                                                                   \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));                  \
-      std::exit(1);                                                                                            \
-    }                                                                                                          \
+#define CK(x)                                                                                                          \
+  do {                                                                                                                 \
+    cudaError_t e_ = (x);                                                                                              \
+    if (e_ != cudaSuccess) {                                                                                           \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));                          \
+      std::exit(1);                                                                                                    \
+    }                                                                                                                  \
   } while (0)
 
 using namespace graphsim::cuda;
 
 struct Variant {
   std::string name;
-  const void* func;      // softened kernel
-  const void* funcGuard; // eps2 == 0 kernel
+  const void* func;         // softened kernel
+  const void* funcGuard;    // eps2 == 0 kernel
   int threads, blockBodies; // blockBodies 0: launch through forcesSpec
 };
 
@@ -132,6 +132,28 @@ static void launchVariant(const Variant& v, const ForcesArgs& a) {
   launch(a.eps2 >= FLT_MIN ? v.func : v.funcGuard, dim3(gridOf(v, a)), dim3(v.threads), a);
 }
 
+// Milliseconds per launch of `go`, launched K times back to back between events e0 and e1.
+template <class Launch>
+static float msPerLaunch(cudaEvent_t e0, cudaEvent_t e1, int K, Launch&& go) {
+  CK(cudaEventRecord(e0));
+  for (int k = 0; k < K; ++k) go();
+  CK(cudaEventRecord(e1));
+  CK(cudaEventSynchronize(e1));
+  float ms = 0;
+  CK(cudaEventElapsedTime(&ms, e0, e1));
+  return ms / K;
+}
+
+// One row of the timing table: the accelerations in d_a (n bodies) checked against ref, and the rates.
+static void printTimingRow(const char* name, int n, unsigned grid, float ms, const Ref& ref, const float4* d_a) {
+  std::vector<float4> acc(n);
+  CK(cudaMemcpy(acc.data(), d_a, n * sizeof(float4), cudaMemcpyDeviceToHost));
+  const Check c = check(ref, acc);
+  const double rate = double(n) * double(n) / (ms * 1e-3);
+  std::printf("%-20s %8d %6u %10.3f %12.4g %9.0f %7.3f %10.3g %10.3g%s\n", name, n, grid, ms, rate, rate * 20 / 1e9,
+              rate / 2.8e12, c.maxRel, c.maxRelScale, c.finite ? "" : " NONFINITE");
+}
+
 static int smallChecks(const std::vector<Variant>& vs) {
   int failures = 0;
   const float G = 1.0f;
@@ -223,7 +245,6 @@ int main(int argc, char** argv) {
     for (int k = 0; k < 48; ++k) idx.push_back(static_cast<int>((static_cast<long long>(k) * 2654435761LL) % n));
     idx.push_back(0);
     idx.push_back(n - 1);
-    const double work = double(n) * double(n);
     const Ref ref = makeRef(b, idx, eps2, G), ref0 = makeRef(b, idx, 0.0f, G);
     for (const Variant& v : vs) {
       const ForcesArgs a{d_p, d_a, n, G, eps2, 0};
@@ -232,27 +253,10 @@ int main(int argc, char** argv) {
       CK(cudaMemset(d_a, 0, n * sizeof(float4)));
       go(); // warm-up
       CK(cudaDeviceSynchronize());
-      CK(cudaEventRecord(e0));
-      go();
-      CK(cudaEventRecord(e1));
-      CK(cudaEventSynchronize(e1));
-      float ms1 = 0;
-      CK(cudaEventElapsedTime(&ms1, e0, e1));
+      const float ms1 = msPerLaunch(e0, e1, 1, go); // sizes K for about 400 ms of launches
       int K = static_cast<int>(std::ceil(400.0 / ms1));
       K = std::max(2, std::min(K, 200));
-      CK(cudaEventRecord(e0));
-      for (int k = 0; k < K; ++k) go();
-      CK(cudaEventRecord(e1));
-      CK(cudaEventSynchronize(e1));
-      float ms = 0;
-      CK(cudaEventElapsedTime(&ms, e0, e1));
-      ms /= K;
-      std::vector<float4> acc(n);
-      CK(cudaMemcpy(acc.data(), d_a, n * sizeof(float4), cudaMemcpyDeviceToHost));
-      const Check c = check(ref, acc);
-      const double rate = work / (ms * 1e-3);
-      std::printf("%-20s %8d %6u %10.3f %12.4g %9.0f %7.3f %10.3g %10.3g%s\n", v.name.c_str(), n, grid.x, ms, rate,
-                  rate * 20 / 1e9, rate / 2.8e12, c.maxRel, c.maxRelScale, c.finite ? "" : " NONFINITE");
+      printTimingRow(v.name.c_str(), n, grid.x, msPerLaunch(e0, e1, K, go), ref, d_a);
       std::fflush(stdout);
     }
     // The no-softening kernel (FMNMX guard) of the stage shape, once per N.
@@ -260,21 +264,9 @@ int main(int argc, char** argv) {
       const ForcesArgs a{d_p, d_a, n, G, 0.0f, 0};
       launchSpec(a);
       CK(cudaDeviceSynchronize());
-      int K = n >= 524288 ? 2 : 5;
-      CK(cudaEventRecord(e0));
-      for (int k = 0; k < K; ++k) launchSpec(a);
-      CK(cudaEventRecord(e1));
-      CK(cudaEventSynchronize(e1));
-      float ms = 0;
-      CK(cudaEventElapsedTime(&ms, e0, e1));
-      ms /= K;
-      std::vector<float4> acc(n);
-      CK(cudaMemcpy(acc.data(), d_a, n * sizeof(float4), cudaMemcpyDeviceToHost));
-      const Check c = check(ref0, acc);
-      const double rate = work / (ms * 1e-3);
-      std::printf("%-20s %8d %6u %10.3f %12.4g %9.0f %7.3f %10.3g %10.3g%s\n", "stage eps2=0 (guard)", n,
-                  forcesSpec(a).grid.x, ms, rate, rate * 20 / 1e9, rate / 2.8e12, c.maxRel, c.maxRelScale,
-                  c.finite ? "" : " NONFINITE");
+      const int K = n >= 524288 ? 2 : 5;
+      const float ms = msPerLaunch(e0, e1, K, [&] { launchSpec(a); });
+      printTimingRow("stage eps2=0 (guard)", n, forcesSpec(a).grid.x, ms, ref0, d_a);
     }
   }
   return smallFailures == 0 ? 0 : 1;

@@ -82,10 +82,10 @@ TEST(Bench, CpuBackendJsonHasEveryFieldAndConsistentFigures) {
   const fs::path dir = scratch("cpu1024");
   const fs::path jsonPath = dir / "out.json", csvPath = dir / "out.csv";
   const fs::path framesPath = dir / "frames.csv";
-  const ProcessResult r = runGraphsim({"bench", "--backend", "cpu", "--bodies", "1024", "--frames", "30", "--json",
-                                       jsonPath.string(), "--csv", csvPath.string(), "--frame-log",
-                                       framesPath.string(), "--quiet"},
-                                      300);
+  const ProcessResult r =
+      runGraphsim({"bench", "--backend", "cpu", "--bodies", "1024", "--frames", "30", "--json", jsonPath.string(),
+                   "--csv", csvPath.string(), "--frame-log", framesPath.string(), "--quiet"},
+                  300);
   ASSERT_FALSE(r.timedOut);
   ASSERT_EQ(r.exitCode, 0) << r.err;
   const json j = readJson(jsonPath);
@@ -169,10 +169,10 @@ TEST(Bench, CpuBackendJsonHasEveryFieldAndConsistentFigures) {
 TEST(Bench, CapturesWriteNumberedPngsWithSidecars) {
   const fs::path dir = scratch("capture");
   const fs::path caps = dir / "frames"; // created by bench
-  const ProcessResult r = runGraphsim({"bench", "--backend", "cpu", "--bodies", "256", "--frames", "10", "--warmup",
-                                       "0", "--variants", "none", "--capture-every", "5", "--capture-dir",
-                                       caps.string(), "--quiet"},
-                                      120);
+  const ProcessResult r =
+      runGraphsim({"bench", "--backend", "cpu", "--bodies", "256", "--frames", "10", "--warmup", "0", "--variants",
+                   "none", "--capture-every", "5", "--capture-dir", caps.string(), "--quiet"},
+                  120);
   ASSERT_EQ(r.exitCode, 0) << r.err;
   for (const char* stem : {"frame_000005", "frame_000010"}) {
     ASSERT_TRUE(fs::exists(caps / (std::string(stem) + ".png"))) << stem;
@@ -238,8 +238,8 @@ TEST_P(BenchBadInput, ExitsTwoWithOneLineReason) {
   ASSERT_FALSE(r.timedOut) << "hung";
   ASSERT_EQ(r.signal, 0) << r.err;
   EXPECT_EQ(r.exitCode, 2) << r.err;
-  EXPECT_NE(r.err.find(c.mustMention), std::string::npos) << "message does not mention '" << c.mustMention << "': "
-                                                           << r.err;
+  EXPECT_NE(r.err.find(c.mustMention), std::string::npos)
+      << "message does not mention '" << c.mustMention << "': " << r.err;
   EXPECT_EQ(lineCount(r.err), 1) << r.err;
   EXPECT_TRUE(r.out.empty()) << "nothing may be benchmarked: " << r.out;
 }
@@ -269,7 +269,8 @@ std::vector<BadBench> badBench() {
       {"capture_dir_without_every", {"--capture-dir", (dir / "c").string()}, "--capture-every"},
       {"capture_every_zero", {"--capture-every", "0", "--capture-dir", (dir / "c").string()}, "--capture-every"},
       {"capture_dir_is_file", {"--capture-every", "2", "--capture-dir", file}, "--capture-dir"},
-      {"capture_with_sim_only", {"--sim-only", "--capture-every", "2", "--capture-dir", (dir / "c").string()},
+      {"capture_with_sim_only",
+       {"--sim-only", "--capture-every", "2", "--capture-dir", (dir / "c").string()},
        "--capture-every"},
       {"variants_with_sim_only", {"--sim-only", "--variants", "stream"}, "--variants"},
       {"validation_with_sim_only", {"--sim-only", "--validation"}, "--validation"},
@@ -287,25 +288,32 @@ TEST(Bench, NumbersOutOfRangeQuoteTheTextAsTyped) {
   const fs::path dir = fs::path(GRAPHSIM_TEST_TMP) / "bench";
   const std::string captureDir = (dir / "typed").string();
   fs::remove_all(captureDir);
-  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
-      {{"--frames", "99999999999999999999"}, "--frames: must be 1..10000000, got 99999999999999999999"},
-      {{"--frames", "-99999999999999999999"}, "--frames: must be 1..10000000, got -99999999999999999999"},
-      {{"--frames", "10000001"}, "--frames: must be 1..10000000, got 10000001"},
-      {{"--frames", "12.5"}, "--frames: must be a whole number 1..10000000, got 12.5"},
-      {{"--warmup", "-1"}, "--warmup: must be 0..1000000, got -1"},
-      {{"--warmup", "1e3"}, "--warmup: must be a whole number 0..1000000, got 1e3"},
-      {{"--bodies", "99999999999999999999"}, "--bodies: must be 1..16777216, got 99999999999999999999"},
-      {{"--bodies", "0.5"}, "--bodies: must be a whole number 1..16777216, got 0.5"},
-      {{"--frames-in-flight", "-3"}, "--frames-in-flight: must be 1..4, got -3"},
-      {{"--gpu", "99999999999"}, "--gpu: must be 0..2147483647, got 99999999999"},
-      {{"--gpu", "one"}, "--gpu: must be a whole number 0..2147483647, got one"},
-      {{"--wait-timeout-ms", "99999999999999999999"}, "--wait-timeout-ms: must be 1..600000, got 99999999999999999999"},
-      {{"--capture-every", "0", "--capture-dir", captureDir}, "--capture-every: must be 1..11000000, got 0"},
-      {{"--capture-every", "-2", "--capture-dir", captureDir}, "--capture-every: must be 1..11000000, got -2"},
-      {{"--capture-every", "2.5", "--capture-dir", captureDir},
-       "--capture-every: must be a whole number 1..11000000, got 2.5"},
-      {{"--interop", "maybe"}, "--interop: unknown mode 'maybe' (allowed: auto, on, off)"},
+  // Each flag with its range as the message states it, the texts typed for it that are out of range and those
+  // that are not whole numbers, and any flag it needs (--capture-every needs --capture-dir).
+  struct TypedFlag {
+    std::string flag, range;
+    std::vector<std::string> outOfRange, notWhole, needs;
   };
+  const std::vector<TypedFlag> typed = {
+      {"--frames", "1..10000000", {"99999999999999999999", "-99999999999999999999", "10000001"}, {"12.5"}, {}},
+      {"--warmup", "0..1000000", {"-1"}, {"1e3"}, {}},
+      {"--bodies", "1..16777216", {"99999999999999999999"}, {"0.5"}, {}},
+      {"--frames-in-flight", "1..4", {"-3"}, {}, {}},
+      {"--gpu", "0..2147483647", {"99999999999"}, {"one"}, {}},
+      {"--wait-timeout-ms", "1..600000", {"99999999999999999999"}, {}, {}},
+      {"--capture-every", "1..11000000", {"0", "-2"}, {"2.5"}, {"--capture-dir", captureDir}},
+  };
+  std::vector<std::pair<std::vector<std::string>, std::string>> cases; // flags, the whole message
+  for (const TypedFlag& f : typed) {
+    const auto add = [&](const std::string& text, const std::string& mustBe) {
+      std::vector<std::string> flags = {f.flag, text};
+      flags.insert(flags.end(), f.needs.begin(), f.needs.end());
+      cases.emplace_back(flags, f.flag + ": must be " + mustBe + f.range + ", got " + text);
+    };
+    for (const std::string& text : f.outOfRange) add(text, "");
+    for (const std::string& text : f.notWhole) add(text, "a whole number ");
+  }
+  cases.push_back({{"--interop", "maybe"}, "--interop: unknown mode 'maybe' (allowed: auto, on, off)"});
   for (const auto& [flags, message] : cases) {
     std::vector<std::string> args = {"bench", "--backend", "cpu"};
     args.insert(args.end(), flags.begin(), flags.end());

@@ -50,6 +50,11 @@ struct BadInput {
 
 void PrintTo(const BadInput& c, std::ostream* os) { *os << c.name; }
 
+// run --config FILE, FILE holding `json` (written when the table is built).
+BadInput badConfig(const char* name, const std::string& file, const std::string& json, const char* mustMention) {
+  return {name, {"run", "--config", writeFile(file, json)}, mustMention};
+}
+
 class CliBadInput : public ::testing::TestWithParam<BadInput> {};
 
 TEST_P(CliBadInput, ExitsTwoWithOneLineReason) {
@@ -59,7 +64,8 @@ TEST_P(CliBadInput, ExitsTwoWithOneLineReason) {
   ASSERT_FALSE(r.timedOut) << "hung";
   ASSERT_EQ(r.signal, 0) << "crashed with signal " << r.signal << "\n" << r.err;
   EXPECT_EQ(r.exitCode, 2) << r.err;
-  EXPECT_NE(r.err.find(c.mustMention), std::string::npos) << "message does not mention '" << c.mustMention << "': " << r.err;
+  EXPECT_NE(r.err.find(c.mustMention), std::string::npos)
+      << "message does not mention '" << c.mustMention << "': " << r.err;
   EXPECT_EQ(lineCount(r.err), 1) << "want a one-line reason, got:\n" << r.err;
   EXPECT_LT(r.err.size(), 1000u) << "the reason should be short: values in it are clipped";
 }
@@ -88,56 +94,62 @@ std::vector<BadInput> badInputs() {
       {"dump_graph_cpu", {"run", "--backend", "cpu", "--dump-graph", (scratch() / "g.dot").string()}, "--dump-graph"},
       {"config_missing", {"run", "--config", (scratch() / "nope.json").string()}, "nope.json"},
       {"config_directory", {"run", "--config", scratch().string()}, "directory"},
-      {"config_not_json", {"run", "--config", writeFile("notjson.json", "bodies = 12\n")}, "not valid JSON"},
-      {"config_truncated", {"run", "--config", writeFile("trunc.json", R"({"bodies": 10, "params": {"dt": )")}, "not valid JSON"},
-      {"config_empty", {"run", "--config", writeFile("empty.json", "")}, "not valid JSON"},
-      {"config_top_level_array", {"run", "--config", writeFile("array.json", "[1, 2]")}, "JSON object"},
-      {"config_wrong_type", {"run", "--config", writeFile("type.json", R"({"bodies": "many"})")}, "bodies"},
-      {"config_float_bodies", {"run", "--config", writeFile("float.json", R"({"bodies": 12.5})")}, "bodies"},
-      {"config_out_of_range", {"run", "--config", writeFile("range.json", R"({"params": {"dt": -1}})")}, "params.dt"},
-      {"config_huge_number", {"run", "--config", writeFile("huge.json", R"({"params": {"G": 1e400}})")}, "1e400"},
-      {"config_nan", {"run", "--config", writeFile("nan.json", R"({"params": {"dt": NaN}})")}, "not valid JSON"},
-      {"config_unknown_key", {"run", "--config", writeFile("key.json", R"({"bodys": 12})")}, "bodys"},
-      {"config_unknown_stage", {"run", "--config", writeFile("stage.json", R"({"stages": {"warp": true}})")}, "stages.warp"},
-      {"config_disable_write_render", {"run", "--config", writeFile("wr.json", R"({"stages": {"write_render": false}})")}, "write_render"},
-      {"config_substeps_zero", {"run", "--config", writeFile("sub.json", R"({"substeps": 0})")}, "substeps"},
-      {"config_bad_initial", {"run", "--config", writeFile("ic.json", R"({"initial": "cube"})")}, "initial"},
-      {"config_attractor_pos", {"run", "--config", writeFile("apos.json", R"({"params": {"attractor_pos": [1, 2]}})")}, "attractor_pos"},
-      {"config_image_size", {"run", "--config", writeFile("img.json", R"({"render": {"width": 100000}})")}, "render.width"},
-      {"config_non_utf8", {"run", "--config", writeFile("utf8.json", "{\"initial\": \"\xff\xfe\"}")}, "not valid JSON"},
-      {"config_deep_nesting", {"run", "--config", writeFile("deep.json", std::string(100000, '[') + std::string(100000, ']'))}, "JSON object"},
+      badConfig("config_not_json", "notjson.json", "bodies = 12\n", "not valid JSON"),
+      badConfig("config_truncated", "trunc.json", R"({"bodies": 10, "params": {"dt": )", "not valid JSON"),
+      badConfig("config_empty", "empty.json", "", "not valid JSON"),
+      badConfig("config_top_level_array", "array.json", "[1, 2]", "JSON object"),
+      badConfig("config_wrong_type", "type.json", R"({"bodies": "many"})", "bodies"),
+      badConfig("config_float_bodies", "float.json", R"({"bodies": 12.5})", "bodies"),
+      badConfig("config_out_of_range", "range.json", R"({"params": {"dt": -1}})", "params.dt"),
+      badConfig("config_huge_number", "huge.json", R"({"params": {"G": 1e400}})", "1e400"),
+      badConfig("config_nan", "nan.json", R"({"params": {"dt": NaN}})", "not valid JSON"),
+      badConfig("config_unknown_key", "key.json", R"({"bodys": 12})", "bodys"),
+      badConfig("config_unknown_stage", "stage.json", R"({"stages": {"warp": true}})", "stages.warp"),
+      badConfig("config_disable_write_render", "wr.json", R"({"stages": {"write_render": false}})", "write_render"),
+      badConfig("config_substeps_zero", "sub.json", R"({"substeps": 0})", "substeps"),
+      badConfig("config_bad_initial", "ic.json", R"({"initial": "cube"})", "initial"),
+      badConfig("config_attractor_pos", "apos.json", R"({"params": {"attractor_pos": [1, 2]}})", "attractor_pos"),
+      badConfig("config_image_size", "img.json", R"({"render": {"width": 100000}})", "render.width"),
+      badConfig("config_non_utf8", "utf8.json", "{\"initial\": \"\xff\xfe\"}", "not valid JSON"),
+      badConfig("config_deep_nesting", "deep.json", std::string(100000, '[') + std::string(100000, ']'), "JSON object"),
       // Issue 6: more hostile scene files (docs/RELIABILITY.md).
-      {"config_infinity", {"run", "--config", writeFile("inf.json", R"({"params": {"dt": Infinity}})")}, "not valid JSON"},
-      {"config_underflow", {"run", "--config", writeFile("tiny.json", R"({"params": {"dt": 1e-400}})")}, "params.dt"},
-      {"config_negative_width", {"run", "--config", writeFile("negw.json", R"({"render": {"width": -640}})")}, "render.width"},
-      {"config_float_height", {"run", "--config", writeFile("fh.json", R"({"render": {"height": 1e10}})")}, "render.height"},
-      {"config_negative_seed", {"run", "--config", writeFile("nseed.json", R"({"seed": -3})")}, "seed"},
-      {"config_string_seed", {"run", "--config", writeFile("sseed.json", R"({"seed": "abc"})")}, "seed"},
-      {"config_bool_bodies", {"run", "--config", writeFile("bbodies.json", R"({"bodies": true})")}, "bodies"},
-      {"config_bodies_huge", {"run", "--config", writeFile("hbodies.json", R"({"bodies": 99999999999})")}, "bodies"},
-      {"config_string_number", {"run", "--config", writeFile("sdt.json", R"({"params": {"dt": "0.01"}})")}, "params.dt"},
-      {"config_negative_softening", {"run", "--config", writeFile("soft.json", R"({"params": {"softening": -0.1}})")}, "params.softening"},
-      {"config_substeps_too_many", {"run", "--config", writeFile("sub65.json", R"({"substeps": 65})")}, "substeps"},
-      {"config_nested_unknown_key", {"run", "--config", writeFile("pkey.json", R"({"params": {"foo": 1}})")}, "params.foo"},
-      {"config_camera_unknown_key", {"run", "--config", writeFile("ckey.json", R"({"render": {"camera": {"zoom": 2}}})")}, "render.camera.zoom"},
-      {"config_camera_fov", {"run", "--config", writeFile("fov.json", R"({"render": {"camera": {"fov": 179}}})")}, "render.camera.fov"},
-      {"config_attractor_pos_string", {"run", "--config", writeFile("apos2.json", R"({"params": {"attractor_pos": [1, "2", 3]}})")}, "attractor_pos"},
-      {"config_stage_not_bool", {"run", "--config", writeFile("sbool.json", R"({"stages": {"damping": 1}})")}, "stages.damping"},
-      {"config_stages_array", {"run", "--config", writeFile("sarr.json", R"({"stages": []})")}, "stages"},
-      {"config_null_object", {"run", "--config", writeFile("null.json", R"({"params": null})")}, "params"},
-      {"config_scene_mismatch", {"run", "--config", writeFile("scene.json", R"({"scene": "fluid"})")}, "scene"},
-      {"config_two_body_three", {"run", "--config", writeFile("tb.json", R"({"initial": "two-body", "bodies": 3})")}, "two-body"},
-      {"config_duplicate_key", {"run", "--config", writeFile("dup.json", R"({"bodies": 12, "bodies": 13})")}, "appears twice"},
-      {"config_duplicate_nested_key", {"run", "--config", writeFile("dup2.json", R"({"render": {"camera": {"yaw": 1, "yaw": 2}}})")}, "\"yaw\" appears twice"},
-      {"config_trailing_garbage", {"run", "--config", writeFile("trail.json", R"({} trailing)")}, "not valid JSON"},
-      {"config_comment", {"run", "--config", writeFile("comment.json", "// settings\n{}")}, "not valid JSON"},
-      {"config_binary", {"run", "--config", writeFile("binary.json", std::string("\0\x01\x02\x03", 4))}, "not valid JSON"},
-      {"config_deep_object_nesting", {"run", "--config", writeFile("deepobj.json", R"({"render": {"camera": {"target": )" + std::string(50000, '[') + std::string(50000, ']') + "}}}")}, "render.camera.target"},
+      badConfig("config_infinity", "inf.json", R"({"params": {"dt": Infinity}})", "not valid JSON"),
+      badConfig("config_underflow", "tiny.json", R"({"params": {"dt": 1e-400}})", "params.dt"),
+      badConfig("config_negative_width", "negw.json", R"({"render": {"width": -640}})", "render.width"),
+      badConfig("config_float_height", "fh.json", R"({"render": {"height": 1e10}})", "render.height"),
+      badConfig("config_negative_seed", "nseed.json", R"({"seed": -3})", "seed"),
+      badConfig("config_string_seed", "sseed.json", R"({"seed": "abc"})", "seed"),
+      badConfig("config_bool_bodies", "bbodies.json", R"({"bodies": true})", "bodies"),
+      badConfig("config_bodies_huge", "hbodies.json", R"({"bodies": 99999999999})", "bodies"),
+      badConfig("config_string_number", "sdt.json", R"({"params": {"dt": "0.01"}})", "params.dt"),
+      badConfig("config_negative_softening", "soft.json", R"({"params": {"softening": -0.1}})", "params.softening"),
+      badConfig("config_substeps_too_many", "sub65.json", R"({"substeps": 65})", "substeps"),
+      badConfig("config_nested_unknown_key", "pkey.json", R"({"params": {"foo": 1}})", "params.foo"),
+      badConfig("config_camera_unknown_key", "ckey.json", R"({"render": {"camera": {"zoom": 2}}})",
+                "render.camera.zoom"),
+      badConfig("config_camera_fov", "fov.json", R"({"render": {"camera": {"fov": 179}}})", "render.camera.fov"),
+      badConfig("config_attractor_pos_string", "apos2.json", R"({"params": {"attractor_pos": [1, "2", 3]}})",
+                "attractor_pos"),
+      badConfig("config_stage_not_bool", "sbool.json", R"({"stages": {"damping": 1}})", "stages.damping"),
+      badConfig("config_stages_array", "sarr.json", R"({"stages": []})", "stages"),
+      badConfig("config_null_object", "null.json", R"({"params": null})", "params"),
+      badConfig("config_scene_mismatch", "scene.json", R"({"scene": "fluid"})", "scene"),
+      badConfig("config_two_body_three", "tb.json", R"({"initial": "two-body", "bodies": 3})", "two-body"),
+      badConfig("config_duplicate_key", "dup.json", R"({"bodies": 12, "bodies": 13})", "appears twice"),
+      badConfig("config_duplicate_nested_key", "dup2.json", R"({"render": {"camera": {"yaw": 1, "yaw": 2}}})",
+                "\"yaw\" appears twice"),
+      badConfig("config_trailing_garbage", "trail.json", R"({} trailing)", "not valid JSON"),
+      badConfig("config_comment", "comment.json", "// settings\n{}", "not valid JSON"),
+      badConfig("config_binary", "binary.json", std::string("\0\x01\x02\x03", 4), "not valid JSON"),
+      badConfig("config_deep_object_nesting", "deepobj.json",
+                R"({"render": {"camera": {"target": )" + std::string(50000, '[') + std::string(50000, ']') + "}}}",
+                "render.camera.target"),
       // 450,000 levels inside a key's value: printing the value for the message used to recurse per level and
       // crashed (SIGSEGV) in the release build.
-      {"config_deep_value_for_a_number", {"run", "--config", writeFile("deepval.json", R"({"bodies": )" + std::string(450000, '[') + std::string(450000, ']') + "}")}, "bodies"},
-      {"config_long_string", {"run", "--config", writeFile("longstr.json", R"({"initial": ")" + std::string(100000, 'x') + "\"}")}, "initial"},
-      {"config_larger_than_1mib", {"run", "--config", writeFile("big.json", "{" + std::string(1100000, ' ') + "}")}, "larger than 1 MiB"},
+      badConfig("config_deep_value_for_a_number", "deepval.json",
+                R"({"bodies": )" + std::string(450000, '[') + std::string(450000, ']') + "}", "bodies"),
+      badConfig("config_long_string", "longstr.json", R"({"initial": ")" + std::string(100000, 'x') + "\"}", "initial"),
+      badConfig("config_larger_than_1mib", "big.json", "{" + std::string(1100000, ' ') + "}", "larger than 1 MiB"),
       {"config_device_file", {"run", "--config", "/dev/null"}, "not a regular file"},
       {"config_missing_value", {"run", "--config"}, "--config"},
       // Issue 6: hostile flags.
@@ -245,9 +257,9 @@ TEST(Cli, SofteningBelowItsLowerBoundExitsTwo) {
     const ProcessResult z = runGraphsim({"run", "--config", writeFile("zerosoft.json", zero)});
     EXPECT_EQ(z.exitCode, 2) << zero << ": " << z.err;
   }
-  const ProcessResult ok = runGraphsim({"run", "--backend", "cpu", "--headless", "--bodies", "64", "--frames", "1",
-                                        "--quiet", "--config",
-                                        writeFile("minsoft.json", R"({"params": {"softening": 0.0001}})")});
+  const ProcessResult ok =
+      runGraphsim({"run", "--backend", "cpu", "--headless", "--bodies", "64", "--frames", "1", "--quiet", "--config",
+                   writeFile("minsoft.json", R"({"params": {"softening": 0.0001}})")});
   EXPECT_EQ(ok.exitCode, 0) << "the bound itself is allowed: " << ok.err;
 }
 

@@ -12,9 +12,9 @@ namespace graphsim::test {
 namespace {
 
 struct TypedNumber {
-  const char* name;
+  std::string name;
   std::vector<std::string> args;
-  const char* message; // the whole message after "graphsim: error: "
+  std::string message; // the whole message after "graphsim: error: "
 };
 
 void PrintTo(const TypedNumber& c, std::ostream* os) { *os << c.name; }
@@ -31,93 +31,70 @@ TEST_P(NumbersAsTyped, ExitTwoQuotingTheText) {
   EXPECT_TRUE(r.out.empty()) << r.out;
 }
 
-const char* const kSeedRange = "0..18446744073709551615";
+// The last two arguments are the flag and its text. A number out of range: "FLAG: must be RANGE, got TEXT".
+TypedNumber outOfRange(const char* name, const std::vector<std::string>& args, const std::string& range) {
+  const std::string& flag = args[args.size() - 2];
+  return {name, args, flag + ": must be " + range + ", got " + args.back()};
+}
+
+// Not a whole number (a fraction, an exponent, letters): "FLAG: must be a whole number RANGE, got TEXT".
+TypedNumber notWhole(const char* name, const std::vector<std::string>& args, const std::string& range) {
+  const std::string& flag = args[args.size() - 2];
+  return {name, args, flag + ": must be a whole number " + range + ", got " + args.back()};
+}
 
 std::vector<TypedNumber> typedNumbers() {
-  const std::string seed = kSeedRange;
-  static const std::vector<std::string> messages = {
-      "--seed: must be " + seed + ", got -1",
-      "--seed: must be " + seed + ", got 18446744073709551616",
-      "--seed: must be a whole number " + seed + ", got 1e5",
-      "--seed: must be " + seed + ", got -3",
-  };
+  // Each flag's range as the message states it.
+  const std::string runFrames = "0..1000000000000", soakFrames = "1..1000000000000";
+  const std::string runBodies = "1..16777216", soakBodies = "2..16777216", framesInFlight = "1..4";
+  const std::string seed = "0..18446744073709551615", gpu = "0..2147483647", timeout = "1..600000";
+  const std::string captureEvery = "1..1000000000000", checkpointEvery = "2..1000000000000";
+  const std::string unknownInterop = "--interop: unknown mode 'maybe' (allowed: auto, on, off)";
   return {
-      {"run_frames_huge",
-       {"run", "--frames", "99999999999999999999"},
-       "--frames: must be 0..1000000000000, got 99999999999999999999"},
-      {"run_frames_just_over",
-       {"run", "--frames", "1000000000001"},
-       "--frames: must be 0..1000000000000, got 1000000000001"},
-      {"run_frames_negative", {"run", "--frames", "-1"}, "--frames: must be 0..1000000000000, got -1"},
-      {"run_frames_hugely_negative",
-       {"run", "--frames", "-99999999999999999999"},
-       "--frames: must be 0..1000000000000, got -99999999999999999999"},
-      {"run_frames_fraction", {"run", "--frames", "2.5"}, "--frames: must be a whole number 0..1000000000000, got 2.5"},
-      {"run_frames_garbage",
-       {"run", "--frames", "lots"},
-       "--frames: must be a whole number 0..1000000000000, got lots"},
-      {"run_frames_trailing_garbage",
-       {"run", "--frames", "10x"},
-       "--frames: must be a whole number 0..1000000000000, got 10x"},
-      {"run_frames_hex", {"run", "--frames", "0x10"}, "--frames: must be a whole number 0..1000000000000, got 0x10"},
+      outOfRange("run_frames_huge", {"run", "--frames", "99999999999999999999"}, runFrames),
+      outOfRange("run_frames_just_over", {"run", "--frames", "1000000000001"}, runFrames),
+      outOfRange("run_frames_negative", {"run", "--frames", "-1"}, runFrames),
+      outOfRange("run_frames_hugely_negative", {"run", "--frames", "-99999999999999999999"}, runFrames),
+      notWhole("run_frames_fraction", {"run", "--frames", "2.5"}, runFrames),
+      notWhole("run_frames_garbage", {"run", "--frames", "lots"}, runFrames),
+      notWhole("run_frames_trailing_garbage", {"run", "--frames", "10x"}, runFrames),
+      notWhole("run_frames_hex", {"run", "--frames", "0x10"}, runFrames),
       {"run_frames_empty",
        {"run", "--frames", ""},
        "--frames: must be a whole number 0..1000000000000, got an empty value"},
-      {"run_bodies_huge",
-       {"run", "--bodies", "99999999999999999999999"},
-       "--bodies: must be 1..16777216, got 99999999999999999999999"},
-      {"run_bodies_zero", {"run", "--bodies", "0"}, "--bodies: must be 1..16777216, got 0"},
-      {"run_bodies_negative", {"run", "--bodies", "-5"}, "--bodies: must be 1..16777216, got -5"},
-      {"run_bodies_fraction", {"run", "--bodies", "1.5"}, "--bodies: must be a whole number 1..16777216, got 1.5"},
-      {"run_seed_negative", {"run", "--seed", "-1"}, messages[0].c_str()},
-      {"run_seed_over_64_bits", {"run", "--seed", "18446744073709551616"}, messages[1].c_str()},
-      {"run_seed_exponent", {"run", "--seed", "1e5"}, messages[2].c_str()},
-      {"run_gpu_huge", {"run", "--gpu", "99999999999"}, "--gpu: must be 0..2147483647, got 99999999999"},
-      {"run_gpu_negative", {"run", "--gpu", "-1"}, "--gpu: must be 0..2147483647, got -1"},
-      {"run_frames_in_flight", {"run", "--frames-in-flight", "9"}, "--frames-in-flight: must be 1..4, got 9"},
-      {"run_frames_in_flight_fraction",
-       {"run", "--frames-in-flight", "2.0"},
-       "--frames-in-flight: must be a whole number 1..4, got 2.0"},
-      {"run_wait_timeout_huge",
-       {"run", "--wait-timeout-ms", "99999999999999999999"},
-       "--wait-timeout-ms: must be 1..600000, got 99999999999999999999"},
-      {"run_wait_timeout_negative", {"run", "--wait-timeout-ms", "-5"}, "--wait-timeout-ms: must be 1..600000, got -5"},
-      {"run_capture_every_huge",
-       {"run", "--capture-every", "99999999999999999999"},
-       "--capture-every: must be 1..1000000000000, got 99999999999999999999"},
-      {"run_capture_every_garbage",
-       {"run", "--capture-every", "often"},
-       "--capture-every: must be a whole number 1..1000000000000, got often"},
-      {"soak_frames_huge",
-       {"soak", "--frames", "99999999999999999999"},
-       "--frames: must be 1..1000000000000, got 99999999999999999999"},
-      {"soak_frames_zero", {"soak", "--frames", "0"}, "--frames: must be 1..1000000000000, got 0"},
-      {"soak_bodies_one", {"soak", "--bodies", "1"}, "--bodies: must be 2..16777216, got 1"},
-      {"soak_bodies_fraction", {"soak", "--bodies", "64.5"}, "--bodies: must be a whole number 2..16777216, got 64.5"},
-      {"soak_seed_negative", {"soak", "--seed", "-3"}, messages[3].c_str()},
-      {"soak_checkpoint_every_one",
-       {"soak", "--checkpoint-every", "1"},
-       "--checkpoint-every: must be 2..1000000000000, got 1"},
-      {"soak_checkpoint_every_huge",
-       {"soak", "--checkpoint-every", "99999999999999999999"},
-       "--checkpoint-every: must be 2..1000000000000, got 99999999999999999999"},
-      {"soak_gpu_garbage", {"soak", "--gpu", "first"}, "--gpu: must be a whole number 0..2147483647, got first"},
-      {"soak_wait_timeout_zero", {"soak", "--wait-timeout-ms", "0"}, "--wait-timeout-ms: must be 1..600000, got 0"},
-      {"run_interop_unknown",
-       {"run", "--interop", "maybe"},
-       "--interop: unknown mode 'maybe' (allowed: auto, on, off)"},
+      outOfRange("run_bodies_huge", {"run", "--bodies", "99999999999999999999999"}, runBodies),
+      outOfRange("run_bodies_zero", {"run", "--bodies", "0"}, runBodies),
+      outOfRange("run_bodies_negative", {"run", "--bodies", "-5"}, runBodies),
+      notWhole("run_bodies_fraction", {"run", "--bodies", "1.5"}, runBodies),
+      outOfRange("run_seed_negative", {"run", "--seed", "-1"}, seed),
+      outOfRange("run_seed_over_64_bits", {"run", "--seed", "18446744073709551616"}, seed),
+      notWhole("run_seed_exponent", {"run", "--seed", "1e5"}, seed),
+      outOfRange("run_gpu_huge", {"run", "--gpu", "99999999999"}, gpu),
+      outOfRange("run_gpu_negative", {"run", "--gpu", "-1"}, gpu),
+      outOfRange("run_frames_in_flight", {"run", "--frames-in-flight", "9"}, framesInFlight),
+      notWhole("run_frames_in_flight_fraction", {"run", "--frames-in-flight", "2.0"}, framesInFlight),
+      outOfRange("run_wait_timeout_huge", {"run", "--wait-timeout-ms", "99999999999999999999"}, timeout),
+      outOfRange("run_wait_timeout_negative", {"run", "--wait-timeout-ms", "-5"}, timeout),
+      outOfRange("run_capture_every_huge", {"run", "--capture-every", "99999999999999999999"}, captureEvery),
+      notWhole("run_capture_every_garbage", {"run", "--capture-every", "often"}, captureEvery),
+      outOfRange("soak_frames_huge", {"soak", "--frames", "99999999999999999999"}, soakFrames),
+      outOfRange("soak_frames_zero", {"soak", "--frames", "0"}, soakFrames),
+      outOfRange("soak_bodies_one", {"soak", "--bodies", "1"}, soakBodies),
+      notWhole("soak_bodies_fraction", {"soak", "--bodies", "64.5"}, soakBodies),
+      outOfRange("soak_seed_negative", {"soak", "--seed", "-3"}, seed),
+      outOfRange("soak_checkpoint_every_one", {"soak", "--checkpoint-every", "1"}, checkpointEvery),
+      outOfRange("soak_checkpoint_every_huge", {"soak", "--checkpoint-every", "99999999999999999999"}, checkpointEvery),
+      notWhole("soak_gpu_garbage", {"soak", "--gpu", "first"}, gpu),
+      outOfRange("soak_wait_timeout_zero", {"soak", "--wait-timeout-ms", "0"}, timeout),
+      {"run_interop_unknown", {"run", "--interop", "maybe"}, unknownInterop},
       {"run_interop_case", {"run", "--interop", "ON"}, "--interop: unknown mode 'ON' (allowed: auto, on, off)"},
-      {"soak_interop_unknown",
-       {"soak", "--interop", "maybe"},
-       "--interop: unknown mode 'maybe' (allowed: auto, on, off)"},
-      {"bench_interop_unknown",
-       {"bench", "--backend", "cpu", "--interop", "maybe"},
-       "--interop: unknown mode 'maybe' (allowed: auto, on, off)"},
+      {"soak_interop_unknown", {"soak", "--interop", "maybe"}, unknownInterop},
+      {"bench_interop_unknown", {"bench", "--backend", "cpu", "--interop", "maybe"}, unknownInterop},
   };
 }
 
 INSTANTIATE_TEST_SUITE_P(Table, NumbersAsTyped, ::testing::ValuesIn(typedNumbers()),
-                         [](const auto& p) { return std::string(p.param.name); });
+                         [](const auto& p) { return p.param.name; });
 
 TEST(Numbers, LongTextIsClippedToOneShortLine) {
   const std::string typed = std::string(5000, '9');

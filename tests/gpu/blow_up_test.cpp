@@ -8,26 +8,19 @@
 #include <optional>
 #include <string>
 
-#include "app/run/interop_bridge.h"
 #include "compute/cpu_backend.h"
 #include "compute/cuda_backend.h"
+#include "compute/cuda_instruments.h"
 #include "render/particle_renderer.h"
 #include "render/vulkan_context.h"
 #include "tests/gpu/gpu_test_support.h"
+#include "tests/support/blow_up_checks.h"
 
 namespace graphsim {
 namespace {
 
-// damping = -1e5 makes the damping factor exp(1e5 * dt) overflow to +inf: the damping stage itself writes inf/NaN.
-constexpr float kExplodingDamping = -1e5f;
-
-void expectBlowUp(const std::optional<BlowUp>& b, std::uint64_t frame, Stage stage, int substep, const char* what) {
-  ASSERT_TRUE(b.has_value()) << "no blow-up reported";
-  EXPECT_EQ(b->frame, frame) << describe(*b);
-  EXPECT_EQ(b->stage, stage) << describe(*b);
-  EXPECT_EQ(b->substep, substep) << describe(*b);
-  EXPECT_NE(b->what.find(what), std::string::npos) << describe(*b);
-}
+using test::expectBlowUp;
+using test::explodingParams;
 
 void expectSameReport(const std::optional<BlowUp>& cuda, const std::optional<BlowUp>& cpu) {
   ASSERT_TRUE(cuda.has_value() && cpu.has_value());
@@ -51,7 +44,7 @@ TEST(BlowUpCuda, HealthyRunOfManyFramesReportsNothing) {
   // Three frames queued at a time, as the frame loop runs them; blowUp() polled every frame as the app will.
   constexpr std::uint64_t kFrames = 1000;
   for (std::uint64_t k = 0; k < kFrames; ++k) {
-    if (k >= 3) sim.waitForFrame(k - 3);
+    if (k >= 3) CudaInstruments::waitForFrame(sim, k - 3);
     sim.launchFrame(k);
     ASSERT_FALSE(sim.blowUp().has_value()) << describe(*sim.blowUp());
   }
@@ -89,10 +82,8 @@ TEST(BlowUpCuda, EarliestStageInstanceWinsAcrossSubstepsLikeTheCpu) {
     cpu.step();
   }
   EXPECT_FALSE(cuda.blowUp().has_value());
-  NBodyParams params = config.params;
-  params.damping = kExplodingDamping;
-  cuda.setParams(params);
-  cpu.setParams(params);
+  cuda.setParams(explodingParams(config.params));
+  cpu.setParams(explodingParams(config.params));
   cuda.step();
   cpu.step();
   expectBlowUp(cuda.blowUp(), 4, Stage::Damping, 0, "non-finite velocity");
@@ -110,16 +101,14 @@ TEST(BlowUpCuda, DisabledStagesAndEveryLaunchModeStillReport) {
     config.enabled[static_cast<int>(Stage::Damping)] = true;
     config.substeps = 2;
     CudaBackend sim(config, 0);
-    sim.setLaunchMode(mode);
+    CudaInstruments::setLaunchMode(sim, mode);
     // Forces, integrate and boundary disabled (cudaGraphNodeSetEnabled on every instance): damping is the first stage
     // that runs; the report node still runs after it.
     for (Stage s : {Stage::Forces, Stage::Integrate, Stage::Boundary}) sim.setStageEnabled(s, false);
     sim.step();
     sim.step();
     EXPECT_FALSE(sim.blowUp().has_value());
-    NBodyParams params = config.params;
-    params.damping = kExplodingDamping;
-    sim.setParams(params);
+    sim.setParams(explodingParams(config.params));
     sim.step();
     expectBlowUp(sim.blowUp(), 2, Stage::Damping, 0, "non-finite velocity");
   }
@@ -130,8 +119,7 @@ TEST(BlowUpCuda, ResetClearsTheReportAndFramesKeepTheirNumbers) {
   SceneConfig config = gputest::scene("plummer", 512);
   config.enabled[static_cast<int>(Stage::Damping)] = true;
   CudaBackend sim(config, 0);
-  NBodyParams exploding = config.params;
-  exploding.damping = kExplodingDamping;
+  const NBodyParams exploding = explodingParams(config.params);
   sim.setParams(exploding);
   sim.step(); // frame 0
   expectBlowUp(sim.blowUp(), 0, Stage::Damping, 0, "velocity");
@@ -156,23 +144,15 @@ TEST(BlowUpCuda, InteropFramesSeeTheReportThroughTheThrottleWithoutWaiting) {
   render::VulkanContext vk(gputest::interopRequest());
   {
     render::ParticleRenderer renderer(vk, gputest::exportedRendererConfig(64, 64, config.bodies, kF));
-    const InteropDesc interop = app::exportForCuda(renderer);
+    const InteropDesc interop = renderer.exportInterop();
     CudaBackend sim(config, 0, &interop, std::chrono::milliseconds(5000));
     std::optional<std::uint64_t> seenAt;
     for (std::uint64_t k = 0; k < kFrames; ++k) {
       renderer.waitForSlot(k); // renderDone >= k-F+1: sim frame k-F has completed
-      if (k == kBadFrame) {
-        NBodyParams params = config.params;
-        params.damping = kExplodingDamping;
-        sim.setParams(params);
-      }
+      if (k == kBadFrame) sim.setParams(explodingParams(config.params));
       if (!seenAt && sim.blowUp()) seenAt = k;
       sim.launchFrame(k);
-      render::FrameSubmit frame;
-      frame.frame = k;
-      frame.bodyCount = static_cast<std::uint32_t>(config.bodies);
-      frame.waitSimDone = k + 1;
-      renderer.submit(frame);
+      gputest::submitRender(renderer, k, config.bodies);
     }
     renderer.drain();
     sim.synchronize();

@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <vector>
 
-#include "app/run/interop_bridge.h"
 #include "compute/cuda_backend.h"
 #include "compute/cuda_device.h"
 #include "gpu_test_support.h"
@@ -29,7 +28,7 @@ TEST(FrameLoop, ThreeFramesInFlightThousandFrames) {
   std::vector<std::uint8_t> first, last;
   {
     render::ParticleRenderer renderer(context, config);
-    const InteropDesc interop = app::exportForCuda(renderer);
+    const InteropDesc interop = renderer.exportInterop();
     CudaBackend sim(scene, 0, &interop, config.waitTimeout);
 
     std::uint64_t maxAhead = 0;

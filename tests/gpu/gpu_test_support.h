@@ -49,6 +49,18 @@ inline render::RendererConfig exportedRendererConfig(std::uint32_t width, std::u
   return rc;
 }
 
+// The render half of frame k of the interop protocol, as the frame loop submits it: draws CUDA frame k's bodies
+// once simDone reaches k + 1; with `capture` the picture is kept for finishCapture(k).
+inline void submitRender(render::ParticleRenderer& renderer, std::uint64_t k, std::int64_t bodies,
+                         bool capture = false) {
+  render::FrameSubmit frame;
+  frame.frame = k;
+  frame.bodyCount = static_cast<std::uint32_t>(bodies);
+  frame.waitSimDone = k + 1;
+  frame.capture = capture;
+  renderer.submit(frame);
+}
+
 inline SceneConfig scene(const char* initial, std::int64_t bodies, std::uint64_t seed = 7) {
   SceneConfig c;
   c.initial = initial;
@@ -117,11 +129,11 @@ inline BodyState download(SimBackend& backend) {
   return s;
 }
 
-inline std::vector<NodeInfo> nodesNamed(const std::vector<NodeInfo>& nodes, Stage stage) {
+// Every instance of `stage` in a node list (NodeInfo::stage; node names are for people).
+inline std::vector<NodeInfo> stageInstances(const std::vector<NodeInfo>& nodes, Stage stage) {
   std::vector<NodeInfo> out;
-  const std::string base(stageName(stage));
   for (const NodeInfo& n : nodes) {
-    if (n.name == base || n.name.rfind(base + "#", 0) == 0) out.push_back(n);
+    if (n.stage == stage) out.push_back(n);
   }
   return out;
 }

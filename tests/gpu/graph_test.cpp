@@ -25,7 +25,6 @@
 #include <fstream>
 #include <sstream>
 
-#include "app/run/interop_bridge.h"
 #include "compute/cuda_backend.h"
 #include "compute/cuda_device.h"
 #include "render/particle_renderer.h"
@@ -34,8 +33,12 @@
 namespace graphsim {
 namespace {
 
-constexpr Stage kSubstepStages[] = {Stage::Forces, Stage::Attractor, Stage::Integrate, Stage::Damping,
-                                    Stage::Boundary};
+// The stages that run once per substep, in execution order: the stage table's first rows (nbody.h).
+constexpr auto kSubstepStages = [] {
+  std::array<Stage, kSubstepStageCount> stages{};
+  for (std::size_t i = 0; i < stages.size(); ++i) stages[i] = kStages[i].stage;
+  return stages;
+}();
 
 // Runs on every machine: the listing never throws and explains an empty list.
 TEST(CudaDevices, ListingNeverThrowsAndExplainsAnEmptyList) {
@@ -54,8 +57,8 @@ TEST(CudaDevices, ListingNeverThrowsAndExplainsAnEmptyList) {
   }
 }
 
-// Runs on every machine: the constructor owns the interop fds, so every one is closed when it throws — NoCudaDevice
-// without a GPU, std::invalid_argument (5 frames in flight) with one.
+// Runs on every machine: the constructor owns the interop fds, so every one is closed when it throws —
+// EnvironmentError without a GPU, std::invalid_argument (5 frames in flight) with one.
 TEST(CudaBackendSetup, ClosesEveryInteropFdWhenConstructionFails) {
   InteropDesc interop;
   std::vector<int> fds;
@@ -85,10 +88,53 @@ TEST(FrameGraph, ComputeOnlyGraphIsTheStageChainWithoutSemaphoreNodes) {
   EXPECT_NE(nodes.back().whyNotTogglable.find("blow-up"), std::string::npos) << nodes.back().whyNotTogglable;
   // Enable states as configured (attractor and damping off by default), read back from the exec.
   for (int s = 0; s < kStageCount; ++s) {
-    for (const NodeInfo& n : gputest::nodesNamed(nodes, static_cast<Stage>(s))) {
+    for (const NodeInfo& n : gputest::stageInstances(nodes, static_cast<Stage>(s))) {
       EXPECT_EQ(n.enabled, config.enabled[s]) << n.name;
     }
   }
+}
+
+// NodeInfo carries the stage and substep of every stage instance, in the stage table's execution order; the report
+// node and the timing marks carry none. The list is one cached vector: reading it again, after a toggle or after a
+// profiled frame reuses its storage, with the exec's read-back enable states.
+TEST(FrameGraph, NodesCarryStageAndSubstepFromOneCachedList) {
+  GRAPHSIM_REQUIRE_CUDA_DEVICE();
+  SceneConfig config = gputest::scene("plummer", 256);
+  config.substeps = 3;
+  CudaBackend sim(config, 0);
+  const std::vector<NodeInfo>& nodes = sim.nodes();
+  ASSERT_EQ(nodes.size(), static_cast<std::size_t>(stageInstanceCount(3)) + 1); // + report_blow_up
+  std::size_t i = 0;
+  forEachStageInstance(3, [&](Stage stage, int substep) {
+    const NodeInfo& n = nodes[i++];
+    EXPECT_EQ(n.stage, stage) << n.name;
+    EXPECT_EQ(n.substep, substep) << n.name;
+    EXPECT_EQ(n.name, stageInstanceName(stage, substep));
+    EXPECT_EQ(n.togglable, stageInfo(stage).togglable()) << n.name;
+  });
+  EXPECT_EQ(nodes.back().name, "report_blow_up");
+  EXPECT_FALSE(nodes.back().stage.has_value());
+
+  const NodeInfo* storage = nodes.data();
+  EXPECT_EQ(&sim.nodes(), &nodes);
+  EXPECT_EQ(sim.nodes().data(), storage);
+  const bool attractor = sim.stageEnabled(Stage::Attractor);
+  sim.setStageEnabled(Stage::Attractor, !attractor);
+  EXPECT_EQ(sim.nodes().data(), storage);
+  for (const NodeInfo& n : gputest::stageInstances(nodes, Stage::Attractor)) EXPECT_NE(n.enabled, attractor) << n.name;
+  sim.step();
+  EXPECT_EQ(sim.nodes().data(), storage);
+
+  ASSERT_TRUE(sim.setProfiling(true)); // a structural change: marks between the kernels
+  for (int k = 0; k < 3; ++k) sim.step();
+  std::size_t marks = 0;
+  for (const NodeInfo& n : sim.nodes()) {
+    if (n.type != "event record") continue;
+    ++marks;
+    EXPECT_FALSE(n.stage.has_value()) << n.name;
+  }
+  EXPECT_EQ(marks, static_cast<std::size_t>(stageInstanceCount(3)) + 2);
+  EXPECT_EQ(gputest::stageInstances(sim.nodes(), Stage::Forces).size(), 3u);
 }
 
 TEST(FrameGraph, InteropGraphStartsWithTheWaitAndEndsWithTheSignal) {
@@ -98,7 +144,7 @@ TEST(FrameGraph, InteropGraphStartsWithTheWaitAndEndsWithTheSignal) {
   render::VulkanContext vk(gputest::interopRequest());
   {
     render::ParticleRenderer renderer(vk, gputest::exportedRendererConfig(64, 64, 512, 2));
-    const InteropDesc interop = app::exportForCuda(renderer);
+    const InteropDesc interop = renderer.exportInterop();
     CudaBackend sim(config, 0, &interop);
 
     const std::vector<NodeInfo> nodes = sim.nodes();
@@ -111,6 +157,7 @@ TEST(FrameGraph, InteropGraphStartsWithTheWaitAndEndsWithTheSignal) {
       EXPECT_FALSE(n->togglable) << n->name;
       EXPECT_TRUE(n->enabled) << n->name;
       EXPECT_NE(n->whyNotTogglable.find("semaphore"), std::string::npos) << n->whyNotTogglable;
+      EXPECT_FALSE(n->stage.has_value()) << n->name;
     }
     // Each substep stage once per substep, in order; colour, write_render and report_blow_up once, right before the
     // signal (so the report is in host memory when simDone is signalled).
@@ -118,11 +165,13 @@ TEST(FrameGraph, InteropGraphStartsWithTheWaitAndEndsWithTheSignal) {
       for (int k = 0; k < 5; ++k) {
         const NodeInfo& n = nodes[1 + static_cast<std::size_t>(s * 5 + k)];
         EXPECT_EQ(n.name, stageInstanceName(kSubstepStages[k], s));
+        EXPECT_EQ(n.stage, kSubstepStages[k]) << n.name;
+        EXPECT_EQ(n.substep, s) << n.name;
         EXPECT_EQ(n.type, "kernel");
         EXPECT_TRUE(n.togglable) << n.name;
       }
     }
-    for (Stage stage : kSubstepStages) EXPECT_EQ(gputest::nodesNamed(nodes, stage).size(), 3u);
+    for (Stage stage : kSubstepStages) EXPECT_EQ(gputest::stageInstances(nodes, stage).size(), 3u);
     const NodeInfo& colour = nodes[nodes.size() - 4];
     const NodeInfo& write = nodes[nodes.size() - 3];
     const NodeInfo& report = nodes[nodes.size() - 2];

@@ -14,7 +14,6 @@
 #include "compute/cuda/cuda_check.h"
 #include "compute/cuda/cuda_handles.h"
 #include "compute/cuda/external_interop.h"
-#include "app/run/interop_bridge.h"
 #include "compute/cuda_backend.h"
 #include "render/body_buffers.h"
 #include "render/particle_renderer.h"
@@ -122,10 +121,8 @@ TEST(Interop, RoundTripThroughImportedMemoryAndTimelineSemaphores) {
     // CUDA imports: fds handed over (the importer owns them), destroyed at the end of this scope, before Vulkan's.
     CUDA_CHECK(cudaSetDevice(0));
     cuda::Stream stream = cuda::makeStream();
-    const render::ExportedMemory exported = shared.exportSlot(0);
-    const ExternalBufferDesc desc{exported.fd, exported.allocationSize, exported.offset, exported.bufferSize,
-                                  exported.dedicated};
-    cuda::ExternalBuffer imported(cuda::UniqueFd(exported.fd), desc, "test buffer");
+    const InteropDesc::Buffer exported = shared.exportSlot(0);
+    cuda::ExternalBuffer imported(cuda::UniqueFd(exported.fd), exported, "test buffer");
     cuda::ExternalTimelineSemaphore cudaRenderDone(cuda::UniqueFd(renderDone.exportFd()), "renderDone");
     cuda::ExternalTimelineSemaphore cudaSimDone(cuda::UniqueFd(simDone.exportFd()), "simDone");
     cuda::DeviceArray<unsigned> mismatches(1);
@@ -193,18 +190,13 @@ TEST(Interop, RendererExportsDriveCudaFrames) {
   {
     const render::RendererConfig rc = gputest::exportedRendererConfig(128, 96, config.bodies, kF);
     render::ParticleRenderer renderer(vk, rc);
-    const InteropDesc interop = app::exportForCuda(renderer);
+    const InteropDesc interop = renderer.exportInterop();
     CudaBackend sim(config, 0, &interop, std::chrono::milliseconds(5000)); // destroyed before the renderer
 
     for (std::uint64_t k = 0; k < kFrames; ++k) {
       renderer.waitForSlot(k);
       sim.launchFrame(k);
-      render::FrameSubmit frame;
-      frame.frame = k;
-      frame.bodyCount = static_cast<std::uint32_t>(config.bodies);
-      frame.waitSimDone = k + 1;
-      frame.capture = k + 1 == kFrames;
-      renderer.submit(frame);
+      gputest::submitRender(renderer, k, config.bodies, k + 1 == kFrames);
     }
     pixels = renderer.finishCapture(kFrames - 1);
     EXPECT_GE(renderer.renderDoneValue(), kFrames);

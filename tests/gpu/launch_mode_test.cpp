@@ -9,8 +9,8 @@
 #include <cstdio>
 #include <vector>
 
-#include "app/run/interop_bridge.h"
 #include "compute/cuda_backend.h"
+#include "compute/cuda_instruments.h"
 #include "tests/gpu/gpu_test_support.h"
 
 namespace graphsim {
@@ -83,8 +83,8 @@ TEST(LaunchModes, ComputeOnlyModesAgreeBitForBit) {
   std::vector<BodyState> results;
   for (LaunchMode mode : kModes) {
     CudaBackend sim(config, 0);
-    sim.setLaunchMode(mode);
-    EXPECT_EQ(sim.launchMode(), mode);
+    CudaInstruments::setLaunchMode(sim, mode);
+    EXPECT_EQ(CudaInstruments::launchMode(sim), mode);
     for (int k = 0; k < 12; ++k) {
       if (k == 4) {
         NBodyParams p = config.params;
@@ -95,7 +95,7 @@ TEST(LaunchModes, ComputeOnlyModesAgreeBitForBit) {
       if (k == 8) sim.setStageEnabled(Stage::Attractor, false);
       sim.step();
     }
-    for (const NodeInfo& n : gputest::nodesNamed(sim.nodes(), Stage::Attractor)) {
+    for (const NodeInfo& n : gputest::stageInstances(sim.nodes(), Stage::Attractor)) {
       EXPECT_FALSE(n.enabled) << launchModeName(mode) << ": " << n.name;
     }
     const UpdateCounters c = sim.counters();
@@ -105,7 +105,7 @@ TEST(LaunchModes, ComputeOnlyModesAgreeBitForBit) {
     if (mode == LaunchMode::Reinstantiate) {
       EXPECT_EQ(c.reinstantiations, 12u);
     }
-    const LaunchHostTiming t = sim.lastLaunchHostTiming();
+    const LaunchHostTiming t = CudaInstruments::lastLaunchHostTiming(sim);
     std::printf("[ measured ] %-13s compute-only, 2 substeps: host %.2f us set-up + %.2f us launch (last frame)\n",
                 std::string(launchModeName(mode)).c_str(), t.nodeUpdatesUs, t.launchUs);
     results.push_back(download(sim));
@@ -132,20 +132,16 @@ TEST(LaunchModes, InteropFrameLoopRunsInEveryModeAndMatchesComputeOnly) {
   render::VulkanContext context(gputest::interopRequest());
   for (LaunchMode mode : kModes) {
     render::ParticleRenderer renderer(context, gputest::exportedRendererConfig(64, 64, config.bodies, kF));
-    const InteropDesc interop = app::exportForCuda(renderer);
+    const InteropDesc interop = renderer.exportInterop();
     CudaBackend sim(config, 0, &interop, std::chrono::milliseconds(5000));
-    sim.setLaunchMode(mode);
+    CudaInstruments::setLaunchMode(sim, mode);
     for (std::uint64_t k = 0; k < kFrames; ++k) {
       renderer.waitForSlot(k);
       sim.launchFrame(k);
-      render::FrameSubmit submit;
-      submit.frame = k;
-      submit.bodyCount = static_cast<std::uint32_t>(config.bodies);
-      submit.waitSimDone = k + 1;
-      renderer.submit(submit);
+      gputest::submitRender(renderer, k, config.bodies);
     }
-    sim.waitForFrame(kFrames - 1);
-    EXPECT_TRUE(sim.frameGpuMs(kFrames - 1).has_value()) << launchModeName(mode);
+    CudaInstruments::waitForFrame(sim, kFrames - 1);
+    EXPECT_TRUE(CudaInstruments::frameGpuMs(sim, kFrames - 1).has_value()) << launchModeName(mode);
     renderer.drain();
     sim.synchronize();
     EXPECT_EQ(renderer.renderDoneValue(), kFrames) << launchModeName(mode);

@@ -78,10 +78,10 @@ TEST(Toggles, DisablingIntegrateFreezesPositionsBitExactlyAndReenablingResumes) 
   cuda.setStageEnabled(Stage::Integrate, false);
   EXPECT_FALSE(cuda.stageEnabled(Stage::Integrate));
   EXPECT_EQ(cuda.counters().enableToggles - togglesBefore, 2u) << "one cudaGraphNodeSetEnabled per substep instance";
-  const std::vector<NodeInfo> integrate = gputest::nodesNamed(cuda.nodes(), Stage::Integrate);
+  const std::vector<NodeInfo> integrate = gputest::stageInstances(cuda.nodes(), Stage::Integrate);
   ASSERT_EQ(integrate.size(), 2u);
   for (const NodeInfo& n : integrate) EXPECT_FALSE(n.enabled) << n.name << ": cudaGraphNodeGetEnabled != 0";
-  for (const NodeInfo& n : gputest::nodesNamed(cuda.nodes(), Stage::Forces)) EXPECT_TRUE(n.enabled) << n.name;
+  for (const NodeInfo& n : gputest::stageInstances(cuda.nodes(), Stage::Forces)) EXPECT_TRUE(n.enabled) << n.name;
 
   const BodyState frozen = download(cuda);
   for (int k = 0; k < 5; ++k) cuda.step();
@@ -96,7 +96,7 @@ TEST(Toggles, DisablingIntegrateFreezesPositionsBitExactlyAndReenablingResumes) 
   EXPECT_GT(velocityChanged, 0u) << "the other stages should still run (damping changes velocities)";
 
   cuda.setStageEnabled(Stage::Integrate, true);
-  for (const NodeInfo& n : gputest::nodesNamed(cuda.nodes(), Stage::Integrate)) EXPECT_TRUE(n.enabled) << n.name;
+  for (const NodeInfo& n : gputest::stageInstances(cuda.nodes(), Stage::Integrate)) EXPECT_TRUE(n.enabled) << n.name;
   cuda.step();
   const PositionDiff resumed = comparePositions(download(cuda), frozen);
   EXPECT_GT(resumed.maxAbs, 0.0) << "positions did not move after re-enabling integrate";
@@ -125,7 +125,7 @@ void runAttractorToggle(bool forces, const char* what) {
   }
   cpu.setStageEnabled(Stage::Attractor, false);
   cuda.setStageEnabled(Stage::Attractor, false);
-  for (const NodeInfo& n : gputest::nodesNamed(cuda.nodes(), Stage::Attractor)) EXPECT_FALSE(n.enabled) << n.name;
+  for (const NodeInfo& n : gputest::stageInstances(cuda.nodes(), Stage::Attractor)) EXPECT_FALSE(n.enabled) << n.name;
   for (int k = 0; k < 15; ++k) {
     cpu.step();
     cuda.step();
@@ -162,6 +162,15 @@ NBodyParams paramsForFrame(NBodyParams p, int k) {
   return p;
 }
 
+// Frame k of that sequence on both backends: the same parameters, then one step each.
+void stepBothWithParamsForFrame(CpuBackend& cpu, CudaBackend& cuda, const NBodyParams& base, int k) {
+  const NBodyParams p = paramsForFrame(base, k);
+  cpu.setParams(p);
+  cuda.setParams(p);
+  cpu.step();
+  cuda.step();
+}
+
 TEST(NodeUpdates, PerFrameDtAndAttractorChangesMatchTheCpuWithoutReinstantiation) {
   GRAPHSIM_REQUIRE_CUDA_DEVICE();
   SceneConfig config = gputest::scene("galaxy-pair", 2048, 5);
@@ -172,11 +181,7 @@ TEST(NodeUpdates, PerFrameDtAndAttractorChangesMatchTheCpuWithoutReinstantiation
   const UpdateCounters before = cuda.counters();
   double hostUs = 0;
   for (int k = 0; k < 50; ++k) {
-    const NBodyParams p = paramsForFrame(config.params, k);
-    cpu.setParams(p);
-    cuda.setParams(p);
-    cpu.step();
-    cuda.step();
+    stepBothWithParamsForFrame(cpu, cuda, config.params, k);
     hostUs += cuda.lastUpdateHostUs();
   }
   expectClose("dt + attractor changed every frame, N=2048, 50 frames", download(cuda), download(cpu));
@@ -212,7 +217,7 @@ TEST(NodeUpdates, StructuralChangesUpdateOrReinstantiateAndKeepWorking) {
               static_cast<unsigned long long>(c.reinstantiations),
               static_cast<unsigned long long>(c.wholeGraphUpdates), c.lastFallbackReason.c_str());
   ASSERT_EQ(cuda.nodes().size(), 2u * 5u + 2u + 1u); // + report_blow_up
-  for (const NodeInfo& n : gputest::nodesNamed(cuda.nodes(), Stage::Attractor)) EXPECT_TRUE(n.enabled) << n.name;
+  for (const NodeInfo& n : gputest::stageInstances(cuda.nodes(), Stage::Attractor)) EXPECT_TRUE(n.enabled) << n.name;
   for (int k = 0; k < 10; ++k) {
     cpu.step();
     cuda.step();
@@ -230,7 +235,7 @@ TEST(NodeUpdates, StructuralChangesUpdateOrReinstantiateAndKeepWorking) {
   std::printf("[ measured ] bodies 2048 -> 1024: reinstantiations %llu, whole-graph updates %llu\n",
               static_cast<unsigned long long>(c2.reinstantiations),
               static_cast<unsigned long long>(c2.wholeGraphUpdates));
-  for (const NodeInfo& n : gputest::nodesNamed(cuda.nodes(), Stage::Integrate)) EXPECT_FALSE(n.enabled) << n.name;
+  for (const NodeInfo& n : gputest::stageInstances(cuda.nodes(), Stage::Integrate)) EXPECT_FALSE(n.enabled) << n.name;
   const BodyState frozen = download(cuda);
   ASSERT_EQ(frozen.size(), 1024u);
   cuda.step();
@@ -239,13 +244,7 @@ TEST(NodeUpdates, StructuralChangesUpdateOrReinstantiateAndKeepWorking) {
   cpu.setStageEnabled(Stage::Integrate, true);
   cuda.setStageEnabled(Stage::Integrate, true);
   const std::uint64_t updatesBefore = cuda.counters().nodeUpdates;
-  for (int k = 0; k < 10; ++k) {
-    const NBodyParams p = paramsForFrame(config.params, k);
-    cpu.setParams(p);
-    cuda.setParams(p);
-    cpu.step();
-    cuda.step();
-  }
+  for (int k = 0; k < 10; ++k) stepBothWithParamsForFrame(cpu, cuda, config.params, k);
   EXPECT_GT(cuda.counters().nodeUpdates, updatesBefore);
   expectClose("after bodies 2048 -> 1024 and 10 frames of dt changes", download(cuda), download(cpu));
 }

@@ -28,7 +28,7 @@ std::optional<StandIn> standInForFirstVulkanDevice() {
   std::vector<render::PhysicalDeviceInfo> devices;
   try {
     devices = render::listPhysicalDevices();
-  } catch (const render::MissingCapability&) {
+  } catch (const EnvironmentError&) {
     return std::nullopt;
   }
   if (devices.empty()) return std::nullopt;
@@ -50,13 +50,20 @@ FaultPlan fault(Fault f) {
   const std::optional<StandIn> var = standInForFirstVulkanDevice();                                                    \
   if (!var) GTEST_SKIP() << "no Vulkan device"
 
+// Opens the render device for the stand-in under `mode` with fault `f` injected, expecting a device on the host-copy
+// path. Fatal when no device opened: call it in ASSERT_NO_FATAL_FAILURE.
+void openOnHostCopy(const StandIn& s, InteropMode mode, Fault f, std::optional<render::VulkanContext>& context,
+                    app::DataPath& path) {
+  path = app::openCudaRenderDevice({}, s.cuda, s.all, mode, fault(f), context);
+  ASSERT_TRUE(context.has_value());
+  EXPECT_FALSE(path.interop);
+}
+
 TEST(InteropFallback, AutoFallsBackToHostCopyNamingBothDevicesWhenNoVulkanDeviceHasTheUuid) {
   REQUIRE_VULKAN_STAND_IN(s);
   std::optional<render::VulkanContext> context;
-  const app::DataPath path =
-      app::openCudaRenderDevice({}, s->cuda, s->all, InteropMode::Auto, fault(Fault::UuidMismatch), context);
-  ASSERT_TRUE(context.has_value());
-  EXPECT_FALSE(path.interop);
+  app::DataPath path;
+  ASSERT_NO_FATAL_FAILURE(openOnHostCopy(*s, InteropMode::Auto, Fault::UuidMismatch, context, path));
   EXPECT_EQ(path.name(), "cuda host copy");
   EXPECT_NE(path.fallbackReason.find("no Vulkan device has UUID"), std::string::npos) << path.fallbackReason;
   EXPECT_NE(path.fallbackReason.find("CUDA 0: stand-in CUDA device"), std::string::npos) << path.fallbackReason;
@@ -67,10 +74,8 @@ TEST(InteropFallback, AutoFallsBackToHostCopyNamingBothDevicesWhenNoVulkanDevice
 TEST(InteropFallback, AutoFallsBackWhenAnExtensionIsMissing) {
   REQUIRE_VULKAN_STAND_IN(s);
   std::optional<render::VulkanContext> context;
-  const app::DataPath path =
-      app::openCudaRenderDevice({}, s->cuda, s->all, InteropMode::Auto, fault(Fault::MissingExtension), context);
-  ASSERT_TRUE(context.has_value());
-  EXPECT_FALSE(path.interop);
+  app::DataPath path;
+  ASSERT_NO_FATAL_FAILURE(openOnHostCopy(*s, InteropMode::Auto, Fault::MissingExtension, context, path));
   EXPECT_NE(path.fallbackReason.find(app::kInjectedMissingExtension), std::string::npos) << path.fallbackReason;
 }
 
@@ -81,7 +86,7 @@ TEST(InteropFallback, OnKeepsTheEnvironmentError) {
     try {
       app::openCudaRenderDevice({}, s->cuda, s->all, InteropMode::On, fault(f), context);
       ADD_FAILURE() << app::faultName(f) << ": --interop on opened a device";
-    } catch (const render::MissingCapability& e) {
+    } catch (const EnvironmentError& e) {
       EXPECT_NE(std::string(e.what()).find("CUDA devices:"), std::string::npos) << e.what();
     }
     EXPECT_FALSE(context.has_value());
@@ -91,11 +96,9 @@ TEST(InteropFallback, OnKeepsTheEnvironmentError) {
 TEST(InteropFallback, OffNeverTriesInterop) {
   REQUIRE_VULKAN_STAND_IN(s);
   std::optional<render::VulkanContext> context;
+  app::DataPath path;
   // The fault would break an interop attempt; off makes none, so it cannot strike.
-  const app::DataPath path =
-      app::openCudaRenderDevice({}, s->cuda, s->all, InteropMode::Off, fault(Fault::MissingExtension), context);
-  ASSERT_TRUE(context.has_value());
-  EXPECT_FALSE(path.interop);
+  ASSERT_NO_FATAL_FAILURE(openOnHostCopy(*s, InteropMode::Off, Fault::MissingExtension, context, path));
   EXPECT_EQ(path.fallbackReason, "--interop off");
   EXPECT_EQ(context->info().uuid, s->cuda.uuid); // the CUDA GPU itself when Vulkan has it
 }

@@ -58,36 +58,35 @@ void expectCleanInterrupt(const Interrupted& r, const fs::path& dir, int exitCod
   EXPECT_EQ(findPartialFiles(dir, "c"), "");
 }
 
+// A long headless run in a fresh directory `dirName`, signalled as interruptRun does, must end cleanly.
+void expectHeadlessRunInterruptedCleanly(const char* dirName, int sig, int exitCode, const char* name, int repeat = 1) {
+  const fs::path dir = freshDir(dirName);
+  const Interrupted r = interruptRun({"run", "--headless", "--frames", "100000000"}, dir, sig, repeat);
+  expectCleanInterrupt(r, dir, exitCode, name);
+}
+
 TEST(Interrupt, SigintDuringHeadlessRunExits130WithinASecondAndWritesNothingPartial) {
-  const fs::path dir = freshDir("sigint-headless");
-  const Interrupted r = interruptRun({"run", "--headless", "--frames", "100000000"}, dir, SIGINT);
-  expectCleanInterrupt(r, dir, 130, "SIGINT");
+  expectHeadlessRunInterruptedCleanly("sigint-headless", SIGINT, 130, "SIGINT");
 }
 
 TEST(Interrupt, SigtermDuringHeadlessRunExits143) {
-  const fs::path dir = freshDir("sigterm-headless");
-  const Interrupted r = interruptRun({"run", "--headless", "--frames", "100000000"}, dir, SIGTERM);
-  expectCleanInterrupt(r, dir, 143, "SIGTERM");
+  expectHeadlessRunInterruptedCleanly("sigterm-headless", SIGTERM, 143, "SIGTERM");
 }
 
 TEST(Interrupt, SighupDuringHeadlessRunExits129) {
-  const fs::path dir = freshDir("sighup-headless");
-  const Interrupted r = interruptRun({"run", "--headless", "--frames", "100000000"}, dir, SIGHUP);
-  expectCleanInterrupt(r, dir, 129, "SIGHUP");
+  expectHeadlessRunInterruptedCleanly("sighup-headless", SIGHUP, 129, "SIGHUP");
 }
 
 // A closed terminal usually sends SIGHUP twice (the shell relays it to its jobs, then the kernel signals the
 // foreground group when the shell exits): the second must not cut the drain short.
 TEST(Interrupt, RepeatedSighupStillDrainsAndExits129) {
-  const fs::path dir = freshDir("sighup-twice");
-  const Interrupted r = interruptRun({"run", "--headless", "--frames", "100000000"}, dir, SIGHUP, 3);
-  expectCleanInterrupt(r, dir, 129, "SIGHUP");
+  expectHeadlessRunInterruptedCleanly("sighup-twice", SIGHUP, 129, "SIGHUP", 3);
 }
 
 // nohup graphsim ...: SIGHUP ignored at start stays ignored, the run goes on; Ctrl-C still ends it.
 TEST(Interrupt, SighupIgnoredAtStartIsIgnored) {
   const fs::path dir = freshDir("sighup-nohup");
-  struct sigaction ignore{}, old{};
+  struct sigaction ignore = {}, old = {};
   ignore.sa_handler = SIG_IGN;
   sigemptyset(&ignore.sa_mask);
   ::sigaction(SIGHUP, &ignore, &old); // inherited by the child through fork and exec, as nohup does
@@ -106,33 +105,36 @@ TEST(Interrupt, SighupIgnoredAtStartIsIgnored) {
 }
 
 TEST(Interrupt, SigintDuringWindowedRunExits130WithinASecond) {
-  if (!hasDisplay()) GTEST_SKIP() << "no display (DISPLAY/WAYLAND_DISPLAY unset): run under xvfb-run, as scripts/test.sh does";
+  GRAPHSIM_REQUIRE_DISPLAY();
   const fs::path dir = freshDir("sigint-window");
   // No --frames: a windowed run goes on until the window closes, or Ctrl-C.
   const Interrupted r = interruptRun({"run"}, dir, SIGINT);
   expectCleanInterrupt(r, dir, 130, "SIGINT");
 }
 
-TEST(Interrupt, SigintDuringSoakExits130) {
-  const fs::path dir = freshDir("sigint-soak");
-  ChildProcess child({"soak", "--backend", "cpu", "--frames", "100000000", "--bodies", "1024"}, dir);
+// A long CPU soak in a fresh directory `dirName`, signalled after two seconds; waits up to 30 s for its exit.
+Interrupted interruptSoak(const char* dirName, int sig) {
+  ChildProcess child({"soak", "--backend", "cpu", "--frames", "100000000", "--bodies", "1024"}, freshDir(dirName));
   std::this_thread::sleep_for(2s);
   const auto signalled = std::chrono::steady_clock::now();
-  child.signal(SIGINT);
-  const ProcessResult r = child.wait(30s);
-  const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - signalled);
+  child.signal(sig);
+  Interrupted r;
+  r.result = child.wait(30s);
+  r.afterSignal = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - signalled);
+  return r;
+}
+
+TEST(Interrupt, SigintDuringSoakExits130) {
+  const Interrupted soak = interruptSoak("sigint-soak", SIGINT);
+  const ProcessResult& r = soak.result;
   ASSERT_FALSE(r.timedOut) << r.err;
   EXPECT_EQ(r.exitCode, 130) << r.err << r.out;
-  EXPECT_LT(ms.count(), 1000);
+  EXPECT_LT(soak.afterSignal.count(), 1000);
   EXPECT_TRUE(contains(r.out, "result: INTERRUPTED by SIGINT")) << r.out;
 }
 
 TEST(Interrupt, SighupDuringSoakExits129) {
-  const fs::path dir = freshDir("sighup-soak");
-  ChildProcess child({"soak", "--backend", "cpu", "--frames", "100000000", "--bodies", "1024"}, dir);
-  std::this_thread::sleep_for(2s);
-  child.signal(SIGHUP);
-  const ProcessResult r = child.wait(30s);
+  const ProcessResult r = interruptSoak("sighup-soak", SIGHUP).result;
   ASSERT_FALSE(r.timedOut) << r.err;
   EXPECT_EQ(r.signal, 0) << "died of signal " << r.signal << ":\n" << r.err;
   EXPECT_EQ(r.exitCode, 129) << r.err << r.out;

@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <thread>
@@ -23,8 +22,6 @@ inline std::filesystem::path freshDir(const std::string& name) {
   std::filesystem::create_directories(d);
   return d;
 }
-
-inline bool hasDisplay() { return std::getenv("DISPLAY") != nullptr || std::getenv("WAYLAND_DISPLAY") != nullptr; }
 
 inline bool hasCudaDevice() { return !listCudaDevices().devices.empty(); }
 
@@ -45,5 +42,5 @@ inline bool contains(const std::string& text, const std::string& part) { return 
 #define GRAPHSIM_REQUIRE_CUDA_DEVICE_FOR_CLI()                                                                         \
   do {                                                                                                                 \
     const ::graphsim::CudaDeviceList cudaDevicesForSkip_ = ::graphsim::listCudaDevices();                              \
-    if (cudaDevicesForSkip_.devices.empty()) GTEST_SKIP() << "no CUDA device: " << cudaDevicesForSkip_.whyNone;       \
+    if (cudaDevicesForSkip_.devices.empty()) GTEST_SKIP() << "no CUDA device: " << cudaDevicesForSkip_.whyNone;        \
   } while (false)

@@ -1,4 +1,4 @@
-// Device choice: requests that cannot be met fail with MissingCapability naming what and listing every device.
+// Device choice: requests that cannot be met fail with EnvironmentError naming what and listing every device.
 #include "tests/render/render_test_support.h"
 
 namespace graphsim::render::test {
@@ -39,8 +39,8 @@ TEST_F(RenderTest, BogusUuidNamesItAndListsDevices) {
   request.validation = true;
   try {
     VulkanContext bogus(request);
-    FAIL() << "expected MissingCapability";
-  } catch (const MissingCapability& error) {
+    FAIL() << "expected EnvironmentError";
+  } catch (const EnvironmentError& error) {
     expectMessageListsDevices(error.what(), "no Vulkan device has UUID deadbeef-0001-0203-0405-060708090a0b");
   }
 }
@@ -51,12 +51,12 @@ TEST_F(RenderTest, OutOfRangeIndexNamesItAndListsDevices) {
   request.validation = true;
   try {
     VulkanContext bogus(request);
-    FAIL() << "expected MissingCapability";
-  } catch (const MissingCapability& error) {
+    FAIL() << "expected EnvironmentError";
+  } catch (const EnvironmentError& error) {
     expectMessageListsDevices(error.what(), "index " + std::to_string(*request.index) + " is out of range");
   }
   request.index = -1;
-  EXPECT_THROW(VulkanContext{request}, MissingCapability);
+  EXPECT_THROW(VulkanContext{request}, EnvironmentError);
 }
 
 TEST(FormatUuid, PrintsLikeNvidiaSmi) {

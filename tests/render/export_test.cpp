@@ -15,7 +15,7 @@ TEST_F(RenderTest, ExportedModeNeedsAnInteropContext) {
   config.height = 16;
   config.maxBodies = 4;
   config.mode = BodyBufferMode::Exported;
-  EXPECT_THROW(ParticleRenderer(*context, config), MissingCapability);
+  EXPECT_THROW(ParticleRenderer(*context, config), EnvironmentError);
 }
 
 // The first device that can export memory and semaphores as fds, or a reason to skip naming what each lacks.
@@ -29,6 +29,12 @@ std::optional<int> interopDevice(std::string& whyNot) {
   return std::nullopt;
 }
 
+// Declares `device`, the index of that device, or skips the test naming what each device lacks.
+#define REQUIRE_INTEROP_DEVICE(device)                                                                                 \
+  std::string whyNot_;                                                                                                 \
+  const std::optional<int> device = interopDevice(whyNot_);                                                            \
+  if (!device) GTEST_SKIP() << "no Vulkan device supports external memory/semaphore fds: " << whyNot_
+
 DeviceRequest interopRequest(int index) {
   DeviceRequest request;
   request.index = index;
@@ -38,28 +44,20 @@ DeviceRequest interopRequest(int index) {
 }
 
 RendererConfig exportedConfig() {
-  RendererConfig config;
-  config.width = 32;
-  config.height = 32;
-  config.maxBodies = 1000;
-  config.framesInFlight = 2;
-  config.mode = BodyBufferMode::Exported;
-  return config;
+  return {.width = 32, .height = 32, .maxBodies = 1000, .framesInFlight = 2, .mode = BodyBufferMode::Exported};
 }
 
 TEST_F(RenderTest, ExportedModeYieldsFdsAndSizes) {
-  std::string whyNot;
-  const std::optional<int> device = interopDevice(whyNot);
-  if (!device) {
-    GTEST_SKIP() << "no Vulkan device supports external memory/semaphore fds: " << whyNot;
-  }
+  REQUIRE_INTEROP_DEVICE(device);
   VulkanContext interop(interopRequest(*device));
   ASSERT_TRUE(interop.interopEnabled());
   {
     ParticleRenderer exported(interop, exportedConfig());
     EXPECT_THROW(exported.mappedBodies(0), std::logic_error);
+    const InteropDesc exports = exported.exportInterop();
+    ASSERT_EQ(exports.renderBuffers.size(), 2u);
     for (std::uint32_t slot = 0; slot < 2; ++slot) {
-      const ExportedMemory memory = exported.exportBodies(slot);
+      const InteropDesc::Buffer& memory = exports.renderBuffers[slot];
       EXPECT_GE(memory.fd, 0);
       EXPECT_EQ(memory.bufferSize, 1000u * 16u);
       EXPECT_GE(memory.allocationSize, memory.offset + memory.bufferSize);
@@ -68,8 +66,8 @@ TEST_F(RenderTest, ExportedModeYieldsFdsAndSizes) {
                    static_cast<unsigned long long>(memory.offset), memory.dedicated ? 1 : 0);
       close(memory.fd);
     }
-    const int simDoneFd = exported.exportSimDoneFd();
-    const int renderDoneFd = exported.exportRenderDoneFd();
+    const int simDoneFd = exports.simDoneFd;
+    const int renderDoneFd = exports.renderDoneFd;
     EXPECT_GE(simDoneFd, 0);
     EXPECT_GE(renderDoneFd, 0);
     close(simDoneFd);
@@ -84,11 +82,7 @@ TEST_F(RenderTest, ExportedModeYieldsFdsAndSizes) {
 // The producer side of the protocol without CUDA: the exported simDone fd is imported into a second semaphore
 // (as CUDA would import it) and signalled through that; the frame waiting on simDone >= 1 then completes.
 TEST_F(RenderTest, SubmitWaitsForSimDoneSignalledThroughTheExportedFd) {
-  std::string whyNot;
-  const std::optional<int> device = interopDevice(whyNot);
-  if (!device) {
-    GTEST_SKIP() << "no Vulkan device supports external memory/semaphore fds: " << whyNot;
-  }
+  REQUIRE_INTEROP_DEVICE(device);
   VulkanContext interop(interopRequest(*device));
   const VkDevice vkDevice = interop.device();
   {
@@ -101,10 +95,13 @@ TEST_F(RenderTest, SubmitWaitsForSimDoneSignalledThroughTheExportedFd) {
     const auto importFd =
         reinterpret_cast<PFN_vkImportSemaphoreFdKHR>(vkGetDeviceProcAddr(vkDevice, "vkImportSemaphoreFdKHR"));
     ASSERT_NE(importFd, nullptr);
+    const InteropDesc exports = exported.exportInterop(); // only simDone is used: the other fds are closed
+    for (const InteropDesc::Buffer& b : exports.renderBuffers) close(b.fd);
+    close(exports.renderDoneFd);
     const VkImportSemaphoreFdInfoKHR importInfo{.sType = VK_STRUCTURE_TYPE_IMPORT_SEMAPHORE_FD_INFO_KHR,
                                                 .semaphore = producer,
                                                 .handleType = VK_EXTERNAL_SEMAPHORE_HANDLE_TYPE_OPAQUE_FD_BIT,
-                                                .fd = exported.exportSimDoneFd()}; // Vulkan owns it on success
+                                                .fd = exports.simDoneFd}; // Vulkan owns it on success
     ASSERT_EQ(importFd(vkDevice, &importInfo), VK_SUCCESS);
 
     exported.submit({.frame = 0, .bodyCount = 10, .waitSimDone = 1});
@@ -122,8 +119,7 @@ TEST_F(RenderTest, SubmitWaitsForSimDoneSignalledThroughTheExportedFd) {
 
 TEST_F(RenderTest, HostVisibleModeDoesNotExport) {
   ParticleRenderer& r = makeRenderer(16, 16, 4, 1);
-  EXPECT_THROW(r.exportBodies(0), std::logic_error);
-  EXPECT_THROW(r.exportSimDoneFd(), std::logic_error);
+  EXPECT_THROW(r.exportInterop(), std::logic_error);
   EXPECT_NE(r.mappedBodies(0), nullptr);
 }
 

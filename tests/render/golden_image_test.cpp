@@ -32,14 +32,7 @@ void writePngFile(const std::filesystem::path& path, const std::vector<std::uint
   app::writeOutput(path, std::as_bytes(std::span(png)));
 }
 
-Camera goldenCamera() {
-  Camera camera;
-  camera.yawDeg = 25.0f;
-  camera.pitchDeg = 40.0f;
-  camera.distance = 7.5f;
-  camera.fovYDeg = 45.0f;
-  return camera;
-}
+Camera goldenCamera() { return {.yawDeg = 25.0f, .pitchDeg = 40.0f, .distance = 7.5f, .fovYDeg = 45.0f}; }
 
 TEST_F(RenderTest, GoldenSpiralMatchesReference) {
   ParticleRenderer& r = makeRenderer(kSize, kSize, kBodies, 1);
@@ -60,8 +53,7 @@ TEST_F(RenderTest, GoldenSpiralMatchesReference) {
   }
 
   const std::optional<Image> expected = loadPng(golden);
-  ASSERT_TRUE(expected.has_value()) << "cannot load " << golden
-                                    << "; run with GRAPHSIM_UPDATE_GOLDEN=1 to create it";
+  ASSERT_TRUE(expected.has_value()) << "cannot load " << golden << "; run with GRAPHSIM_UPDATE_GOLDEN=1 to create it";
   ASSERT_EQ(expected->width, kSize);
   ASSERT_EQ(expected->height, kSize);
 
@@ -75,10 +67,10 @@ TEST_F(RenderTest, GoldenSpiralMatchesReference) {
     const std::filesystem::path diffPath = testOutputDir() / "golden_spiral.diff.png";
     writePngFile(actualPath, actual.rgba);
     writePngFile(diffPath, diff.diff.rgba);
-    ADD_FAILURE() << "render differs from " << golden << ": " << diff.fractionWithin * 100.0
-                  << "% of pixels within " << kChannelTolerance << " (need " << kMinFractionWithin * 100.0
-                  << "%), mean abs diff " << diff.meanAbsDiff << " (need < " << kMaxMeanAbsDiff << "), max "
-                  << diff.maxAbsDiff << ". Actual image: " << actualPath << ", diff (x4): " << diffPath;
+    ADD_FAILURE() << "render differs from " << golden << ": " << diff.fractionWithin * 100.0 << "% of pixels within "
+                  << kChannelTolerance << " (need " << kMinFractionWithin * 100.0 << "%), mean abs diff "
+                  << diff.meanAbsDiff << " (need < " << kMaxMeanAbsDiff << "), max " << diff.maxAbsDiff
+                  << ". Actual image: " << actualPath << ", diff (x4): " << diffPath;
   }
 }
 

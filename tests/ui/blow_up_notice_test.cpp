@@ -5,7 +5,6 @@
 #define STB_IMAGE_IMPLEMENTATION
 #include <stb/stb_image.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <string>
 
@@ -14,8 +13,6 @@
 namespace {
 
 namespace fs = std::filesystem;
-
-bool hasDisplay() { return std::getenv("DISPLAY") != nullptr || std::getenv("WAYLAND_DISPLAY") != nullptr; }
 
 // Pixels of the notice's red text (ImGui colour 1.0, 0.25, 0.2, antialiased) in the band at the top of the window
 // where the notice sits.
@@ -35,14 +32,14 @@ int noticeRedPixels(const fs::path& png) {
 }
 
 graphsim::test::ProcessResult windowedRun(const fs::path& capture, const char* inject) {
-  std::vector<std::string> args = {"run", "--backend", "cpu", "--bodies", "2048", "--frames", "30", "--quiet",
-                                   "--validation", "--capture", capture.string()};
+  std::vector<std::string> args = {"run", "--backend", "cpu",          "--bodies",  "2048",          "--frames",
+                                   "30",  "--quiet",   "--validation", "--capture", capture.string()};
   if (inject != nullptr) args.insert(args.end(), {"--inject", inject});
   return graphsim::test::runGraphsim(args, 300);
 }
 
 TEST(BlowUpNotice, WindowPausesAndShowsARedNoticeNamingFrameAndStage) {
-  if (!hasDisplay()) GTEST_SKIP() << "no display (DISPLAY/WAYLAND_DISPLAY unset): run under xvfb-run, as scripts/test.sh does";
+  GRAPHSIM_REQUIRE_DISPLAY();
   const fs::path dir = fs::path(GRAPHSIM_TEST_TMP) / "blow_up";
   fs::create_directories(dir);
   const auto healthy = windowedRun(dir / "healthy.png", nullptr);
@@ -50,7 +47,8 @@ TEST(BlowUpNotice, WindowPausesAndShowsARedNoticeNamingFrameAndStage) {
   const auto blown = windowedRun(dir / "blown.png", "non-finite@5");
   ASSERT_FALSE(blown.timedOut) << blown.err;
   EXPECT_EQ(blown.exitCode, 0) << "a window pauses rather than exits:\n" << blown.err;
-  EXPECT_NE(blown.err.find("the simulation blew up in frame 6, stage integrate: non-finite velocity"), std::string::npos)
+  EXPECT_NE(blown.err.find("the simulation blew up in frame 6, stage integrate: non-finite velocity"),
+            std::string::npos)
       << blown.err;
   EXPECT_NE(blown.err.find("paused (R resets)"), std::string::npos) << blown.err;
   EXPECT_NE(blown.err.find("validation messages: 0"), std::string::npos) << blown.err;

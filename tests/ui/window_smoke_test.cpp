@@ -2,11 +2,11 @@
 // see scripts/test.sh). Skipped without a display.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <string>
 
 #include "tests/cli/run_graphsim.h"
+#include "tests/ui/ui_test_support.h"
 
 namespace {
 
@@ -18,11 +18,9 @@ fs::path tmpDir() {
   return d;
 }
 
-bool hasDisplay() { return std::getenv("DISPLAY") != nullptr || std::getenv("WAYLAND_DISPLAY") != nullptr; }
-
 // 120 frames; resized twice, minimised and restored; the last frame captured with the panel; zero validation messages.
 TEST(WindowSmoke, ResizeMinimiseRestoreCaptureWithPanel) {
-  if (!hasDisplay()) GTEST_SKIP() << "no display (DISPLAY/WAYLAND_DISPLAY unset): run under xvfb-run, as scripts/test.sh does";
+  GRAPHSIM_REQUIRE_DISPLAY();
   const fs::path capture = tmpDir() / "windowed.png";
   fs::remove(capture);
   const auto r = graphsim::test::runGraphsim(
@@ -35,23 +33,17 @@ TEST(WindowSmoke, ResizeMinimiseRestoreCaptureWithPanel) {
   EXPECT_NE(r.err.find("validation messages: 0"), std::string::npos) << r.err;
   ASSERT_TRUE(fs::exists(capture));
   // The capture has the window's last size (1100x700 in screen units; the framebuffer is the same without HiDPI).
-  std::FILE* f = std::fopen(capture.c_str(), "rb");
-  ASSERT_NE(f, nullptr);
-  unsigned char header[24] = {};
-  ASSERT_EQ(std::fread(header, 1, sizeof header, f), sizeof header);
-  std::fclose(f);
-  const auto be32 = [&](int at) {
-    return (unsigned(header[at]) << 24) | (unsigned(header[at + 1]) << 16) | (unsigned(header[at + 2]) << 8) | header[at + 3];
-  };
-  EXPECT_EQ(be32(16), 1100u);
-  EXPECT_EQ(be32(20), 700u);
+  unsigned width = 0, height = 0;
+  ASSERT_NO_FATAL_FAILURE(graphsim::test::readPngSize(capture, width, height));
+  EXPECT_EQ(width, 1100u);
+  EXPECT_EQ(height, 700u);
 }
 
 TEST(WindowSmoke, PresentModeFallsBackWithANotice) {
-  if (!hasDisplay()) GTEST_SKIP() << "no display (DISPLAY/WAYLAND_DISPLAY unset): run under xvfb-run, as scripts/test.sh does";
-  const auto r = graphsim::test::runGraphsim(
-      {"run", "--backend", "cpu", "--bodies", "256", "--frames", "10", "--present", "mailbox", "--validation", "--quiet"},
-      120);
+  GRAPHSIM_REQUIRE_DISPLAY();
+  const auto r = graphsim::test::runGraphsim({"run", "--backend", "cpu", "--bodies", "256", "--frames", "10",
+                                              "--present", "mailbox", "--validation", "--quiet"},
+                                             120);
   ASSERT_EQ(r.exitCode, 0) << r.err;
   // Either mailbox is supported or the notice names the fallback; never silently something else.
   const bool fellBack = r.err.find("present mode mailbox is not supported") != std::string::npos;

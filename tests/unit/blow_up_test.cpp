@@ -10,26 +10,18 @@
 
 #include "compute/cpu_backend.h"
 #include "compute/cpu_stages.h"
+#include "tests/support/blow_up_checks.h"
 #include "unit_helpers.h"
 
 namespace graphsim {
 namespace {
 
+using test::expectBlowUp;
 using test::gravityOnly;
+using test::kExplodingDamping;
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr float kInf = std::numeric_limits<float>::infinity();
-
-// damping = -1e5 makes the damping factor exp(1e5 * dt) overflow to +inf: the damping stage itself writes inf/NaN.
-constexpr float kExplodingDamping = -1e5f;
-
-void expectBlowUp(const std::optional<BlowUp>& b, std::uint64_t frame, Stage stage, int substep, const char* what) {
-  ASSERT_TRUE(b.has_value()) << "no blow-up reported";
-  EXPECT_EQ(b->frame, frame) << describe(*b);
-  EXPECT_EQ(b->stage, stage) << describe(*b);
-  EXPECT_EQ(b->substep, substep) << describe(*b);
-  EXPECT_NE(b->what.find(what), std::string::npos) << describe(*b);
-}
 
 TEST(BlowUp, FirstNonFiniteFindsInfAndNaNInXyzOnly) {
   std::vector<Float4> v(37, Float4{1, -2, 3, 4});

@@ -1,0 +1,93 @@
+#include "app/bench/bench_producers.h"
+
+#include "app/run/frame_producer.h"
+#include "render/particle_renderer.h"
+
+namespace graphsim::app {
+namespace {
+
+double us(FrameClock::time_point from, FrameClock::time_point to) {
+  return std::chrono::duration<double, std::micro>(to - from).count();
+}
+
+class BenchCudaProducer final : public BenchProducer {
+public:
+  BenchCudaProducer(const SceneConfig& config, int device, CudaPath path, LaunchMode mode,
+                    render::ParticleRenderer* renderer, std::chrono::milliseconds waitTimeout)
+      : path_(path), renderer_(renderer), interop_(interopFor(path, renderer)),
+        sim_(config, device, interop_ ? &*interop_ : nullptr, waitTimeout) {
+    CudaInstruments::setLaunchMode(sim_, mode);
+  }
+
+  std::optional<std::uint64_t> produce(std::uint64_t k) override {
+    sim_.launchFrame(k);
+    const LaunchHostTiming launch = CudaInstruments::lastLaunchHostTiming(sim_);
+    times_ = ProducerTimes{};
+    times_.nodeUpdatesUs = launch.nodeUpdatesUs;
+    times_.launchUs = launch.launchUs;
+    if (path_ == CudaPath::Interop) return FrameProtocol(renderer_->config().framesInFlight).simDoneSignalled(k);
+    if (path_ == CudaPath::HostCopy) {
+      // No interop: the host waits for the frame, copies it out of CUDA and into Vulkan's staging buffer; the
+      // submit then copies it to the vertex buffer on the GPU.
+      const auto t0 = FrameClock::now();
+      sim_.copyRenderOutput(reinterpret_cast<Float4*>(renderer_->mappedBodies(renderer_->slotOf(k))));
+      times_.waitUs = us(t0, FrameClock::now());
+    }
+    return std::nullopt;
+  }
+  void waitProduced(std::uint64_t k) override { CudaInstruments::waitForFrame(sim_, k); }
+  void finish() override { sim_.synchronize(); }
+  ProducerTimes lastTimes() const override { return times_; }
+  std::optional<double> simGpuMs(std::uint64_t k) const override { return CudaInstruments::frameGpuMs(sim_, k); }
+  const SimBackend& sim() const override { return sim_; }
+
+private:
+  static std::optional<InteropDesc> interopFor(CudaPath path, render::ParticleRenderer* renderer) {
+    if (path != CudaPath::Interop) return std::nullopt;
+    return renderer->exportInterop();
+  }
+
+  CudaPath path_;
+  render::ParticleRenderer* renderer_;
+  std::optional<InteropDesc> interop_; // the fds belong to sim_ once it is constructed
+  CudaBackend sim_;
+  ProducerTimes times_;
+};
+
+// The product's CPU producer, with the step's wall time as the frame's simulation time.
+class BenchCpuProducer final : public BenchProducer {
+public:
+  BenchCpuProducer(const SceneConfig& config, render::ParticleRenderer* renderer)
+      : product_(makeCpuProducer(config, renderer)) {}
+
+  std::optional<std::uint64_t> produce(std::uint64_t k) override {
+    const auto t0 = FrameClock::now();
+    const std::optional<std::uint64_t> simDone = product_->produce(k);
+    times_.workUs = us(t0, FrameClock::now());
+    times_.stepMs = product_->simMs();
+    return simDone;
+  }
+  void waitProduced(std::uint64_t k) override { product_->waitProduced(k); }
+  void finish() override { product_->finish(); }
+  ProducerTimes lastTimes() const override { return times_; }
+  std::optional<double> simGpuMs(std::uint64_t) const override { return std::nullopt; }
+  const SimBackend& sim() const override { return product_->backend(); }
+
+private:
+  std::unique_ptr<SimProducer> product_;
+  ProducerTimes times_;
+};
+
+} // namespace
+
+std::unique_ptr<BenchProducer> makeBenchCudaProducer(const SceneConfig& config, int cudaDevice, CudaPath path,
+                                                     LaunchMode mode, render::ParticleRenderer* renderer,
+                                                     std::chrono::milliseconds waitTimeout) {
+  return std::make_unique<BenchCudaProducer>(config, cudaDevice, path, mode, renderer, waitTimeout);
+}
+
+std::unique_ptr<BenchProducer> makeBenchCpuProducer(const SceneConfig& config, render::ParticleRenderer* renderer) {
+  return std::make_unique<BenchCpuProducer>(config, renderer);
+}
+
+} // namespace graphsim::app

@@ -1,0 +1,48 @@
+// The producers `graphsim bench` drives (app/frame/frame_driver.h): the product's own CPU producer, and one CUDA
+// producer for every CUDA path it compares — the product graph and its launch-mode twins with interop, the
+// host-copy path, and the compute-only graph of --sim-only. Each also says what its last frame cost the host, split
+// as the report prints it.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+#include "app/frame/frame_driver.h"
+#include "compute/cuda_backend.h"
+#include "compute/cuda_instruments.h"
+#include "compute/sim_backend.h"
+
+namespace graphsim::app {
+
+// Host time of the last produce(), microseconds, and (CPU) the step's wall time.
+struct ProducerTimes {
+  double nodeUpdatesUs = 0; // semaphore values + changed kernel nodes, or the launch mode's set-up
+  double launchUs = 0;      // cudaGraphLaunch, or the stream's launches
+  double waitUs = 0;        // host copy: waiting for the frame and copying it out of CUDA (not overhead)
+  double workUs = 0;        // CPU: the step and the write of the render buffer (the frame's work, not overhead)
+  std::optional<double> stepMs; // CPU: the simulation step itself (the frame's work, not host overhead)
+};
+
+class BenchProducer : public FrameProducer {
+public:
+  virtual ProducerTimes lastTimes() const = 0;
+  virtual std::optional<double> simGpuMs(std::uint64_t k) const = 0; // frame k's GPU time if known now; never waits
+  virtual const SimBackend& sim() const = 0;
+};
+
+enum class CudaPath {
+  Interop,     // the renderer's Exported buffers and semaphores (graph, event-submit, stream, whole-update, ...)
+  HostCopy,    // Staged buffers filled from host memory
+  ComputeOnly, // no renderer (--sim-only)
+};
+
+// renderer: Exported mode (Interop), Staged (HostCopy), nullptr (ComputeOnly).
+std::unique_ptr<BenchProducer> makeBenchCudaProducer(const SceneConfig& config, int cudaDevice, CudaPath path,
+                                                     LaunchMode mode, render::ParticleRenderer* renderer,
+                                                     std::chrono::milliseconds waitTimeout);
+// renderer: HostVisible mode, or nullptr (--sim-only).
+std::unique_ptr<BenchProducer> makeBenchCpuProducer(const SceneConfig& config, render::ParticleRenderer* renderer);
+
+} // namespace graphsim::app
