@@ -8,10 +8,10 @@
 #include "app/bench/bench.h"
 #include "app/cli/cli.h"
 #include "app/cli/errors.h"
-#include "app/run/frame_loop.h"
-#include "app/ui/glfw_window.h"
 #include "app/cli/list_gpus.h"
+#include "app/run/session.h"
 #include "app/run/signals.h"
+#include "app/ui/glfw_window.h"
 #include "compute/cuda_device.h"
 #include "compute/errors.h"
 
@@ -49,19 +49,22 @@ int run(const RunOptions& options) {
   std::fprintf(stderr,
                "graphsim: %llu frames of %lld bodies in %.2f s (%.1f fps); sim %s/frame (%s), render GPU %s; frames "
                "reach the renderer by %s\n",
-               static_cast<unsigned long long>(s.frames), static_cast<long long>(options.scene.sim.bodies), s.wallSeconds,
-               fps, ms(s.simMsPerFrame).c_str(), backend == BackendKind::Cuda ? "cuda graph, GPU time" : "cpu, wall time",
-               ms(s.renderGpuMs).c_str(), s.dataPath.c_str());
+               static_cast<unsigned long long>(s.frames), static_cast<long long>(options.scene.sim.bodies),
+               s.wallSeconds, fps, ms(s.simMsPerFrame).c_str(),
+               backend == BackendKind::Cuda ? "cuda graph, GPU time" : "cpu, wall time", ms(s.renderGpuMs).c_str(),
+               s.dataPath.c_str());
   // A period longer than the run (or a window closed early) is not an error, but an empty output folder would
   // otherwise be the only sign.
   if (options.captureEvery > 0 && s.frames < static_cast<std::uint64_t>(options.captureEvery)) {
-    std::fprintf(stderr, "graphsim: --capture-every %lld: the run ended after %llu frames, before frame %lld; nothing "
-                         "was captured\n",
+    std::fprintf(stderr,
+                 "graphsim: --capture-every %lld: the run ended after %llu frames, before frame %lld; nothing "
+                 "was captured\n",
                  static_cast<long long>(options.captureEvery), static_cast<unsigned long long>(s.frames),
                  static_cast<long long>(options.captureEvery));
   }
   if (options.validation) {
-    std::fprintf(stderr, "graphsim: validation messages: %llu\n", static_cast<unsigned long long>(s.validationMessages));
+    std::fprintf(stderr, "graphsim: validation messages: %llu\n",
+                 static_cast<unsigned long long>(s.validationMessages));
     if (s.validationMessages > 0) return kExitInternal;
   }
   if (interruptRequested()) {

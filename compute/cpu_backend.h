@@ -48,8 +48,8 @@ private:
   std::vector<float> colour_;
   cpu::ForceScratch forceScratch_; // reused by every forces stage: a step allocates nothing after the first
   bool profiling_ = false;
-  std::uint64_t nextFrame_ = 0;   // the frame step() runs next
-  std::optional<BlowUp> blowUp_;  // the first non-finite value since the last reset or setState
+  std::uint64_t nextFrame_ = 0;        // the frame step() runs next
+  std::optional<BlowUp> blowUp_;       // the first non-finite value since the last reset or setState
   mutable std::vector<double> nodeMs_; // in nodes() order, last step (and writeRender)
   // What nodes() returns: rebuilt when its size is not the stage instance count of config_.substeps (the only
   // structural change), its enable states and times copied in place when nodesStale_ (a reset, a toggle,

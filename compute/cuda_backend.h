@@ -20,10 +20,13 @@
 
 namespace graphsim {
 
-
 // The comparison launch modes and host-time split that bench and the tests reach through compute/cuda_instruments.h.
 enum class LaunchMode;
 struct LaunchHostTiming;
+namespace cuda {
+class FrameGraph;   // compute/cuda/frame_graph.h
+struct FrameLaunch; // the same
+} // namespace cuda
 
 // Where a(0), which starts the leapfrog, is computed.
 enum class LeapfrogStart {
@@ -79,12 +82,17 @@ private:
   // Instruments outside the product path, reached only through compute/cuda_instruments.h (bench, the tests and the
   // fault plan link it): see there.
   friend struct CudaInstruments;
-  void setLaunchMode(LaunchMode mode);
+  // What CudaInstruments hands in from that library (compute/cuda/frame_graph_instruments.h): a comparison mode's
+  // launch, called instead of the graph's own while set (nullptr: LaunchMode::Graph), and the kernel-fail hook. Plain
+  // function pointers, so the product library links none of them and a Graph frame pays one null test.
+  using ComparisonLaunch = void (*)(cuda::FrameGraph& graph, const cuda::FrameLaunch& launch);
+  using BreakNode = std::string (*)(cuda::FrameGraph& graph, Stage stage); // returns the node's name
+  void setLaunchMode(LaunchMode mode, ComparisonLaunch launch);
   LaunchMode launchMode() const;
   LaunchHostTiming lastLaunchHostTiming() const;
   void waitForFrame(std::uint64_t k);
   std::optional<double> frameGpuMs(std::uint64_t k) const;
-  void injectKernelFailure(Stage stage, std::uint64_t frame);
+  void injectKernelFailure(Stage stage, std::uint64_t frame, BreakNode breakNode);
 
   struct Impl;
   std::unique_ptr<Impl> impl_;

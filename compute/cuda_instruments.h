@@ -1,7 +1,9 @@
 // What `graphsim bench`, the GPU tests and the fault plan need of a CudaBackend beyond the product path (build,
 // update, toggle, launch, profile): the comparison launch modes, a wait for one frame, one frame's GPU time, the
 // host-time split of a launch, and the kernel-fail hook. Plain C++, like compute/cuda_backend.h; its functions live
-// in the library graphsim_cuda_instruments, which the product's own code does not call.
+// in the library graphsim_cuda_instruments, which the product's own code does not call, and so do the comparison
+// launches and the hook themselves (compute/cuda/frame_graph_instruments.h), which setLaunchMode and
+// injectKernelFailure hand to the backend.
 #pragma once
 
 #include <cstdint>

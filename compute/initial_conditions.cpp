@@ -132,9 +132,8 @@ public:
   };
 
   explicit RadiusSampler(const DiskGalaxy& g)
-      : scaleRadius_(g.scaleRadius), truncation_(g.truncation),
-        norm_(diskMassFraction(g.truncation, g.scaleRadius)), mid_(std::size_t{1} << kTreeDepth),
-        fraction_(std::size_t{1} << kTreeDepth) {
+      : scaleRadius_(g.scaleRadius), truncation_(g.truncation), norm_(diskMassFraction(g.truncation, g.scaleRadius)),
+        mid_(std::size_t{1} << kTreeDepth), fraction_(std::size_t{1} << kTreeDepth) {
     fill(1, 0.0, truncation_);
   }
 
@@ -252,8 +251,8 @@ std::vector<Body> makeDisk(std::int64_t count, const DiskGalaxy& g, const NBodyP
       const double sigma = g.dispersion * vc;
       // Vertical dispersion of an isothermal sheet of this surface density and thickness (sigma_z^2 = pi G Sigma
       // z0): a colder disk collapses vertically in the first time unit, a hotter one puffs up.
-      const double surfaceDensity = disk * std::exp(-r / g.scaleRadius) /
-                                    (2.0 * std::numbers::pi * g.scaleRadius * g.scaleRadius * diskNorm);
+      const double surfaceDensity =
+          disk * std::exp(-r / g.scaleRadius) / (2.0 * std::numbers::pi * g.scaleRadius * g.scaleRadius * diskNorm);
       const double sigmaZ = std::sqrt(std::numbers::pi * double(params.G) * surfaceDensity * g.thickness);
       const double vr = sigma * Random::normalFrom(d.vr[0], d.vr[1]);
       const double vt = vc + sigma * Random::normalFrom(d.vt[0], d.vt[1]);

@@ -27,8 +27,8 @@ struct NBodyParams {
   float damping = 0.5f;           // damping stage: v *= exp(-damping * dt)
   float attractorStrength = 2.0f; // attractor stage: mass of a softened point attractor
   float attractorPos[3] = {0, 0, 0};
-  float boundaryRadius = 12.0f;   // boundary stage: bodies outside this sphere are reflected back in
-  float colourScale = 1.0f;       // colour stage: colour attribute = clamp(|v| * colourScale / 2, 0, 1)
+  float boundaryRadius = 12.0f; // boundary stage: bodies outside this sphere are reflected back in
+  float colourScale = 1.0f;     // colour stage: colour attribute = clamp(|v| * colourScale / 2, 0, 1)
   friend bool operator==(const NBodyParams&, const NBodyParams&) = default;
 };
 
@@ -120,7 +120,8 @@ constexpr int stageInstanceCount(int substeps) {
 }
 // Calls f(stage, substep) for every stage instance of a frame, in execution order; once-per-frame stages get
 // substep 0.
-template <class F> constexpr void forEachStageInstance(int substeps, F&& f) {
+template <class F>
+constexpr void forEachStageInstance(int substeps, F&& f) {
   for (int s = 0; s < substeps; ++s) {
     for (const StageInfo& row : kStages) {
       if (row.perSubstep) f(row.stage, s);

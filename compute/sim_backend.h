@@ -13,8 +13,8 @@ namespace graphsim {
 
 // One entry of the frame's work as the panel and the tests see it, in execution order.
 struct NodeInfo {
-  std::string name;       // stage name ("forces"), with "#k" for substep k > 0; semaphore nodes "wait_render_done"...
-  std::string type;       // "kernel", "semaphore wait", "semaphore signal", "memcpy", "memset", "cpu"
+  std::string name; // stage name ("forces"), with "#k" for substep k > 0; semaphore nodes "wait_render_done"...
+  std::string type; // "kernel", "semaphore wait", "semaphore signal", "memcpy", "memset", "cpu"
   std::optional<Stage> stage; // the stage this node is an instance of; none for semaphore, report and timing nodes
   int substep = 0;            // which substep's instance (0 for once-per-frame stages and non-stage nodes)
   bool togglable = false;

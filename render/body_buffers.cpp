@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "render/vk_barrier.h"
 #include "render/vk_check.h"
 #include "render/vk_memory.h"
 #include "shaders/particle_layout.h"
@@ -26,8 +27,9 @@ BodyBuffers::BodyBuffers(const VulkanContext& context, BodyBufferMode mode, std:
       bufferSize_(VkDeviceSize{GRAPHSIM_BODY_STRIDE} * (maxBodies > 0 ? maxBodies : 1)) {
   if (mode == BodyBufferMode::Exported) {
     if (!context.interopEnabled()) {
-      throw EnvironmentError("exported body buffers need a VulkanContext created with requireInterop "
-                             "(VK_KHR_external_memory_fd)");
+      throw EnvironmentError(
+          "exported body buffers need a VulkanContext created with requireInterop "
+          "(VK_KHR_external_memory_fd)");
     }
     getMemoryFd_ = reinterpret_cast<PFN_vkGetMemoryFdKHR>(vkGetDeviceProcAddr(device_, "vkGetMemoryFdKHR"));
     if (!getMemoryFd_) {
@@ -48,19 +50,17 @@ BodyBuffers::Slot BodyBuffers::createHostVisible(const VulkanContext& context) c
   // Prefer device-local host-visible memory (ReBAR/UMA, lavapipe) so vertex fetch does not cross the bus.
   HostBuffer host = createHostBuffer(context, bufferSize_, kBodyUsage, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
   Slot slot;
-  slot.allocationSize = host.size;
   slot.mapped = host.mapped;
-  slot.memory = std::move(host.memory);
-  slot.buffer = std::move(host.buffer);
+  slot.vertices = static_cast<BoundBuffer&&>(host); // the buffer and its memory; stays mapped until freed
   return slot;
 }
 
 BodyBuffers::Slot BodyBuffers::createExported(const VulkanContext& context) const {
   // Some drivers only export dedicated allocations; others merely prefer them. Ask both places.
-  const VkPhysicalDeviceExternalBufferInfo externalQuery{.sType =
-                                                             VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_BUFFER_INFO,
-                                                         .usage = kBodyUsage,
-                                                         .handleType = kHandleType};
+  const VkPhysicalDeviceExternalBufferInfo externalQuery{
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_BUFFER_INFO,
+      .usage = kBodyUsage,
+      .handleType = kHandleType};
   VkExternalBufferProperties externalProperties{.sType = VK_STRUCTURE_TYPE_EXTERNAL_BUFFER_PROPERTIES};
   vkGetPhysicalDeviceExternalBufferProperties(context.physicalDevice(), &externalQuery, &externalProperties);
   const VkExternalMemoryFeatureFlags features = externalProperties.externalMemoryProperties.externalMemoryFeatures;
@@ -68,68 +68,18 @@ BodyBuffers::Slot BodyBuffers::createExported(const VulkanContext& context) cons
     throw EnvironmentError("the Vulkan device cannot export vertex buffers as OPAQUE_FD memory");
   }
   const bool dedicatedOnly = features & VK_EXTERNAL_MEMORY_FEATURE_DEDICATED_ONLY_BIT;
-
-  const VkExternalMemoryBufferCreateInfo externalInfo{.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO,
-                                                      .handleTypes = kHandleType};
-  const VkBufferCreateInfo bufferInfo{.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
-                                      .pNext = &externalInfo,
-                                      .size = bufferSize_,
-                                      .usage = kBodyUsage,
-                                      .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
   Slot slot;
-  VkBuffer buffer = VK_NULL_HANDLE;
-  VK_CHECK(vkCreateBuffer(device_, &bufferInfo, nullptr, &buffer));
-  slot.buffer = OwnedBuffer(device_, buffer);
-
-  VkMemoryDedicatedRequirements dedicatedRequirements{.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_REQUIREMENTS};
-  VkMemoryRequirements2 requirements{.sType = VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2,
-                                     .pNext = &dedicatedRequirements};
-  const VkBufferMemoryRequirementsInfo2 requirementsInfo{.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_REQUIREMENTS_INFO_2,
-                                                         .buffer = buffer};
-  vkGetBufferMemoryRequirements2(device_, &requirementsInfo, &requirements);
-  slot.dedicated = dedicatedOnly || dedicatedRequirements.prefersDedicatedAllocation ||
-                   dedicatedRequirements.requiresDedicatedAllocation;
-  slot.allocationSize = requirements.memoryRequirements.size;
-
-  const VkMemoryDedicatedAllocateInfo dedicatedInfo{.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO,
-                                                    .buffer = buffer};
-  const VkExportMemoryAllocateInfo exportInfo{.sType = VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO,
-                                              .pNext = slot.dedicated ? &dedicatedInfo : nullptr,
-                                              .handleTypes = kHandleType};
-  const VkMemoryAllocateInfo allocateInfo{
-      .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-      .pNext = &exportInfo,
-      .allocationSize = slot.allocationSize,
-      .memoryTypeIndex = findMemoryType(context.physicalDevice(), requirements.memoryRequirements.memoryTypeBits,
-                                        VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)};
-  VkDeviceMemory memory = VK_NULL_HANDLE;
-  VK_CHECK(vkAllocateMemory(device_, &allocateInfo, nullptr, &memory));
-  slot.memory = OwnedMemory(device_, memory);
-  VK_CHECK(vkBindBufferMemory(device_, buffer, memory, 0));
+  slot.vertices = createBoundBuffer(context, bufferSize_, kBodyUsage,
+                                    {.required = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
+                                     .exportTypes = kHandleType,
+                                     .dedicated = dedicatedOnly ? Dedicated::Always : Dedicated::WhenDriverAsks});
   return slot;
 }
 
 BodyBuffers::Slot BodyBuffers::createStaged(const VulkanContext& context) const {
   Slot slot;
-  const VkBufferCreateInfo bufferInfo{.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
-                                      .size = bufferSize_,
-                                      .usage = kBodyUsage,
-                                      .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
-  VkBuffer buffer = VK_NULL_HANDLE;
-  VK_CHECK(vkCreateBuffer(device_, &bufferInfo, nullptr, &buffer));
-  slot.buffer = OwnedBuffer(device_, buffer);
-  VkMemoryRequirements requirements{};
-  vkGetBufferMemoryRequirements(device_, buffer, &requirements);
-  slot.allocationSize = requirements.size;
-  const VkMemoryAllocateInfo allocateInfo{
-      .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
-      .allocationSize = requirements.size,
-      .memoryTypeIndex = findMemoryType(context.physicalDevice(), requirements.memoryTypeBits,
-                                        VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)};
-  VkDeviceMemory memory = VK_NULL_HANDLE;
-  VK_CHECK(vkAllocateMemory(device_, &allocateInfo, nullptr, &memory));
-  slot.memory = OwnedMemory(device_, memory);
-  VK_CHECK(vkBindBufferMemory(device_, buffer, memory, 0));
+  slot.vertices =
+      createBoundBuffer(context, bufferSize_, kBodyUsage, {.required = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT});
   // Plain host-visible, coherent memory: the host only writes it (sequentially), the copy engine reads it.
   slot.staging = createHostBuffer(context, bufferSize_, VK_BUFFER_USAGE_TRANSFER_SRC_BIT);
   return slot;
@@ -138,8 +88,9 @@ BodyBuffers::Slot BodyBuffers::createStaged(const VulkanContext& context) const 
 float* BodyBuffers::mapped(std::uint32_t slot) const {
   if (mode_ == BodyBufferMode::Staged) return static_cast<float*>(slots_.at(slot).staging.mapped);
   if (mode_ != BodyBufferMode::HostVisible) {
-    throw std::logic_error("mappedBodies() needs BodyBufferMode::HostVisible or Staged; exported buffers are "
-                           "written by CUDA");
+    throw std::logic_error(
+        "mappedBodies() needs BodyBufferMode::HostVisible or Staged; exported buffers are "
+        "written by CUDA");
   }
   return static_cast<float*>(slots_.at(slot).mapped);
 }
@@ -152,17 +103,9 @@ void BodyBuffers::cmdUpload(VkCommandBuffer cmd, std::uint32_t slot, VkDeviceSiz
   vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_VERTEX_INPUT_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr, 0,
                        nullptr, 0, nullptr);
   const VkBufferCopy region{.srcOffset = 0, .dstOffset = 0, .size = bytes};
-  vkCmdCopyBuffer(cmd, s.staging.buffer.get(), s.buffer.get(), 1, &region);
-  const VkBufferMemoryBarrier toVertexInput{.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
-                                            .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
-                                            .dstAccessMask = VK_ACCESS_VERTEX_ATTRIBUTE_READ_BIT,
-                                            .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                                            .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                                            .buffer = s.buffer.get(),
-                                            .offset = 0,
-                                            .size = bytes};
-  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_VERTEX_INPUT_BIT, 0, 0, nullptr, 1,
-                       &toVertexInput, 0, nullptr);
+  vkCmdCopyBuffer(cmd, s.staging.buffer.get(), s.vertices.buffer.get(), 1, &region);
+  cmdBufferBarrier(cmd, s.vertices.buffer.get(), bytes, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_VERTEX_INPUT_BIT, VK_ACCESS_VERTEX_ATTRIBUTE_READ_BIT);
 }
 
 InteropDesc::Buffer BodyBuffers::exportSlot(std::uint32_t slot) const {
@@ -171,15 +114,15 @@ InteropDesc::Buffer BodyBuffers::exportSlot(std::uint32_t slot) const {
   }
   const Slot& s = slots_.at(slot);
   const VkMemoryGetFdInfoKHR getFdInfo{.sType = VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR,
-                                       .memory = s.memory.get(),
+                                       .memory = s.vertices.memory.get(),
                                        .handleType = kHandleType};
   int fd = -1;
   VK_CHECK(getMemoryFd_(device_, &getFdInfo, &fd));
   return InteropDesc::Buffer{.fd = fd,
-                             .allocationSize = s.allocationSize,
+                             .allocationSize = s.vertices.allocationSize,
                              .offset = 0, // bound at offset 0 of its own allocation
                              .bufferSize = bufferSize_,
-                             .dedicated = s.dedicated};
+                             .dedicated = s.vertices.dedicated};
 }
 
 } // namespace graphsim::render

@@ -23,7 +23,7 @@ public:
 
   BodyBufferMode mode() const { return mode_; }
   VkDeviceSize bufferSize() const { return bufferSize_; }
-  VkBuffer buffer(std::uint32_t slot) const { return slots_.at(slot).buffer.get(); }
+  VkBuffer buffer(std::uint32_t slot) const { return slots_.at(slot).vertices.buffer.get(); }
   float* mapped(std::uint32_t slot) const; // HostVisible: the buffer; Staged: its staging buffer
   // A new fd for the slot's memory (the caller owns it) plus what the importer needs to map it.
   InteropDesc::Buffer exportSlot(std::uint32_t slot) const;
@@ -33,11 +33,8 @@ public:
 
 private:
   struct Slot {
-    OwnedMemory memory;
-    OwnedBuffer buffer; // destroyed before its memory
-    VkDeviceSize allocationSize = 0;
-    bool dedicated = false;
-    void* mapped = nullptr; // HostVisible only
+    BoundBuffer vertices;   // what the draw reads
+    void* mapped = nullptr; // HostVisible only: vertices, mapped
     HostBuffer staging;     // Staged only
   };
   Slot createHostVisible(const VulkanContext& context) const;

@@ -28,16 +28,11 @@ namespace {
 
 const char* deviceTypeName(VkPhysicalDeviceType type) {
   switch (type) {
-  case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
-    return "discrete";
-  case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
-    return "integrated";
-  case VK_PHYSICAL_DEVICE_TYPE_CPU:
-    return "cpu";
-  case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
-    return "virtual";
-  default:
-    return "other";
+  case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete";
+  case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated";
+  case VK_PHYSICAL_DEVICE_TYPE_CPU: return "cpu";
+  case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual";
+  default: return "other";
   }
 }
 
@@ -71,8 +66,9 @@ struct ListingInstance {
                                           .pApplicationInfo = &appInfo};
     const VkResult result = vkCreateInstance(&createInfo, nullptr, &instance);
     if (result == VK_ERROR_INCOMPATIBLE_DRIVER) {
-      throw EnvironmentError("no Vulkan driver found (vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER); install a "
-                             "GPU driver, or mesa-vulkan-drivers for the lavapipe CPU device");
+      throw EnvironmentError(
+          "no Vulkan driver found (vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER); install a "
+          "GPU driver, or mesa-vulkan-drivers for the lavapipe CPU device");
     }
     VK_CHECK(result);
   }
@@ -92,7 +88,9 @@ std::vector<VkPhysicalDevice> enumeratePhysicalDevices(VkInstance instance) {
   return devices;
 }
 
-bool hasDeviceExtension(VkPhysicalDevice device, const char* name) { return hasExtension(deviceExtensions(device), name); }
+bool hasDeviceExtension(VkPhysicalDevice device, const char* name) {
+  return hasExtension(deviceExtensions(device), name);
+}
 
 std::string missingCapabilities(VkPhysicalDevice device, bool interop) {
   std::vector<std::string> missing;
@@ -146,8 +144,8 @@ std::string formatDeviceList(const std::vector<PhysicalDeviceInfo>& devices) {
   }
   std::ostringstream out;
   for (const auto& device : devices) {
-    out << "  [" << device.index << "] " << device.name << "  " << device.type << "  UUID "
-        << formatUuid(device.uuid) << "  Vulkan " << formatApiVersion(device.apiVersion);
+    out << "  [" << device.index << "] " << device.name << "  " << device.type << "  UUID " << formatUuid(device.uuid)
+        << "  Vulkan " << formatApiVersion(device.apiVersion);
     if (!device.missingForInterop.empty()) {
       out << "  (no CUDA interop: lacks " << device.missingForInterop << ")";
     }
@@ -159,8 +157,9 @@ std::string formatDeviceList(const std::vector<PhysicalDeviceInfo>& devices) {
 DeviceChoice chooseDevice(const std::vector<PhysicalDeviceInfo>& devices, const DeviceRequest& request) {
   const std::string deviceList = "Vulkan devices seen:\n" + formatDeviceList(devices);
   if (devices.empty()) {
-    throw EnvironmentError("no Vulkan physical device found; install a GPU driver, or mesa-vulkan-drivers for the "
-                           "lavapipe CPU device");
+    throw EnvironmentError(
+        "no Vulkan physical device found; install a GPU driver, or mesa-vulkan-drivers for the "
+        "lavapipe CPU device");
   }
   if (request.uuid) {
     for (const auto& device : devices) {

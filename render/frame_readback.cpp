@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "render/vk_barrier.h"
+
 namespace graphsim::render {
 
 FrameReadback::FrameReadback(const VulkanContext& context, VkExtent2D extent)
@@ -30,16 +32,8 @@ void FrameReadback::cmdCopyFrom(VkCommandBuffer cmd, VkImage colourImage) const 
 
   // The host reads after waiting on renderDone; the semaphore signal alone does not make transfer writes visible
   // to the host domain.
-  const VkBufferMemoryBarrier toHost{.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER,
-                                     .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
-                                     .dstAccessMask = VK_ACCESS_HOST_READ_BIT,
-                                     .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                                     .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                                     .buffer = buffer_.buffer.get(),
-                                     .offset = 0,
-                                     .size = VK_WHOLE_SIZE};
-  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 0, nullptr, 1, &toHost, 0,
-                       nullptr);
+  cmdBufferBarrier(cmd, buffer_.buffer.get(), VK_WHOLE_SIZE, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                   VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
 }
 
 void FrameReadback::copyPixels(std::vector<std::uint8_t>& out) const {

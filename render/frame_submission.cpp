@@ -1,8 +1,8 @@
 // Recording and submitting one frame, capture, and the render-pass timestamps.
 #include <algorithm>
 #include <array>
-#include <cstring>
 #include <chrono>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -28,7 +28,9 @@ void cmdBlitToSwapchain(VkCommandBuffer cmd, VkImage source, VkExtent2D sourceEx
                                   .subresourceRange = range};
   vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr, 0, nullptr,
                        1, &toTransfer);
-  const auto corner = [](VkExtent2D e) { return VkOffset3D{static_cast<int32_t>(e.width), static_cast<int32_t>(e.height), 1}; };
+  const auto corner = [](VkExtent2D e) {
+    return VkOffset3D{static_cast<int32_t>(e.width), static_cast<int32_t>(e.height), 1};
+  };
   const VkImageBlit region{.srcSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
                            .srcOffsets = {{0, 0, 0}, corner(sourceExtent)},
                            .dstSubresource = {VK_IMAGE_ASPECT_COLOR_BIT, 0, 0, 1},
@@ -87,38 +89,34 @@ void ParticleRenderer::Impl::recordFrame(FrameSlot& slot, std::uint32_t slotInde
   VK_CHECK(vkEndCommandBuffer(cmd));
 }
 
-void ParticleRenderer::submit(const FrameSubmit& frame) {
-  Impl& r = *impl_;
-  if (frame.bodyCount > r.config.maxBodies) {
+std::uint64_t ParticleRenderer::Impl::checkedRenderDoneValue(const FrameSubmit& frame) const {
+  if (frame.bodyCount > config.maxBodies) {
     throw std::invalid_argument("frame " + std::to_string(frame.frame) + " draws " + std::to_string(frame.bodyCount) +
-                                " bodies but the buffers hold maxBodies = " + std::to_string(r.config.maxBodies));
+                                " bodies but the buffers hold maxBodies = " + std::to_string(config.maxBodies));
   }
-  const std::uint64_t signalValue = r.protocol.renderDoneSignalled(frame.frame);
-  if (signalValue <= r.lastSignalled) {
+  const std::uint64_t signalValue = protocol.renderDoneSignalled(frame.frame);
+  if (signalValue <= lastSignalled) {
     throw std::invalid_argument("frame " + std::to_string(frame.frame) + " submitted after frame " +
-                                std::to_string(*FrameProtocol::frameOfRenderDone(r.lastSignalled)) +
+                                std::to_string(*FrameProtocol::frameOfRenderDone(lastSignalled)) +
                                 ": renderDone values only grow");
   }
-  const std::uint32_t slotIndex = slotOf(frame.frame);
-  FrameSlot& slot = r.slots[slotIndex];
-  // Normally the caller already throttled with waitForSlot(k) and this returns at once; without it we would reset
-  // a command buffer the GPU may still be executing.
-  r.waitSlotIdle(slot, frame.frame);
-  if (frame.capture && !slot.readback) {
-    slot.readback.emplace(r.context, r.extent);
-  }
+  return signalValue;
+}
 
+void ParticleRenderer::Impl::recordUnlessReusable(FrameSlot& slot, std::uint32_t slotIndex, const FrameSubmit& frame) {
   // The recording depends on the frame only through these inputs (the slot fixes buffers, queries and target).
-  FrameSlot::Recorded inputs{frame.bodyCount, makePushConstants(frame.camera, frame.style, r.extent)};
+  FrameSlot::Recorded inputs{frame.bodyCount, makePushConstants(frame.camera, frame.style, extent)};
   const bool reusable = frame.overlay == nullptr && !frame.capture && frame.present == nullptr;
   const bool same = reusable && slot.reusable && slot.reusable->bodyCount == inputs.bodyCount &&
                     std::memcmp(&slot.reusable->push, &inputs.push, sizeof inputs.push) == 0;
   if (!same) {
-    VK_CHECK(vkResetCommandPool(r.context.device(), slot.commandPool.get(), 0));
-    r.recordFrame(slot, slotIndex, frame);
+    VK_CHECK(vkResetCommandPool(context.device(), slot.commandPool.get(), 0));
+    recordFrame(slot, slotIndex, frame);
     slot.reusable = reusable ? std::optional(inputs) : std::nullopt;
   }
+}
 
+void ParticleRenderer::Impl::queueSubmit(FrameSlot& slot, const FrameSubmit& frame, std::uint64_t signalValue) {
   // Waits: simDone >= frame.waitSimDone at vertex input (bodies are vertex attributes: nothing earlier depends on the
   // producer), and with a window the image acquire before the blit. Signals: renderDone = renderDoneSignalled(k),
   // and the image's renderFinished.
@@ -128,7 +126,7 @@ void ParticleRenderer::submit(const FrameSubmit& frame) {
   std::array<VkPipelineStageFlags, 2> waitStages{};
   std::uint32_t waitCount = 0;
   if (frame.waitSimDone) {
-    waits[waitCount] = r.simDone.get();
+    waits[waitCount] = simDone.get();
     waitValues[waitCount] = *frame.waitSimDone;
     waitStages[waitCount++] = VK_PIPELINE_STAGE_VERTEX_INPUT_BIT;
   }
@@ -136,7 +134,7 @@ void ParticleRenderer::submit(const FrameSubmit& frame) {
     waits[waitCount] = frame.present->acquired;
     waitStages[waitCount++] = VK_PIPELINE_STAGE_TRANSFER_BIT;
   }
-  const std::array<VkSemaphore, 2> signals{r.renderDone.get(),
+  const std::array<VkSemaphore, 2> signals{renderDone.get(),
                                            frame.present != nullptr ? frame.present->renderFinished : VK_NULL_HANDLE};
   const std::array<std::uint64_t, 2> signalValues{signalValue, 0};
   const std::uint32_t signalCount = frame.present != nullptr ? 2 : 1;
@@ -155,12 +153,26 @@ void ParticleRenderer::submit(const FrameSubmit& frame) {
                                 .signalSemaphoreCount = signalCount,
                                 .pSignalSemaphores = signals.data()};
   const VkFence fence = slot.fence.get();
-  VK_CHECK(vkResetFences(r.context.device(), 1, &fence));
+  VK_CHECK(vkResetFences(context.device(), 1, &fence));
   const auto submitStart = std::chrono::steady_clock::now();
-  VK_CHECK(vkQueueSubmit(r.context.queue(), 1, &submitInfo, fence));
-  r.lastQueueSubmitUs =
-      std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - submitStart).count();
+  VK_CHECK(vkQueueSubmit(context.queue(), 1, &submitInfo, fence));
+  lastQueueSubmitUs = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - submitStart).count();
   slot.fenceWaited = false;
+}
+
+void ParticleRenderer::submit(const FrameSubmit& frame) {
+  Impl& r = *impl_;
+  const std::uint64_t signalValue = r.checkedRenderDoneValue(frame);
+  const std::uint32_t slotIndex = slotOf(frame.frame);
+  FrameSlot& slot = r.slots[slotIndex];
+  // Normally the caller already throttled with waitForSlot(k) and this returns at once; without it we would reset
+  // a command buffer the GPU may still be executing.
+  r.waitSlotIdle(slot, frame.frame);
+  if (frame.capture && !slot.readback) {
+    slot.readback.emplace(r.context, r.extent);
+  }
+  r.recordUnlessReusable(slot, slotIndex, frame);
+  r.queueSubmit(slot, frame, signalValue);
 
   slot.submittedFrame = frame.frame;
   slot.submittedSimDoneWait = frame.waitSimDone.value_or(0);
@@ -181,7 +193,8 @@ void ParticleRenderer::finishCapture(std::uint64_t frame, std::vector<std::uint8
   Impl& r = *impl_;
   const FrameSlot& slot = r.slots[slotOf(frame)];
   if (slot.capturedFrame != frame) {
-    throw std::logic_error("finishCapture(" + std::to_string(frame) + "): that frame was not submitted with "
+    throw std::logic_error("finishCapture(" + std::to_string(frame) +
+                           "): that frame was not submitted with "
                            "capture = true, or its slot has captured a later frame since");
   }
   r.waitRenderDone(r.protocol.renderDoneSignalled(frame), frame);
@@ -208,8 +221,8 @@ double ParticleRenderer::lastRenderGpuMs() const {
   }
   std::uint64_t ticks[2] = {0, 0};
   // No WAIT flag: the frame reached renderDone, so the results are available; never block here.
-  const VkResult result = vkGetQueryPoolResults(r.context.device(), r.timestamps.get(), 2 * slotIndex, 2,
-                                                sizeof(ticks), ticks, sizeof(std::uint64_t), VK_QUERY_RESULT_64_BIT);
+  const VkResult result = vkGetQueryPoolResults(r.context.device(), r.timestamps.get(), 2 * slotIndex, 2, sizeof(ticks),
+                                                ticks, sizeof(std::uint64_t), VK_QUERY_RESULT_64_BIT);
   if (result == VK_NOT_READY) {
     return r.lastGpuMs;
   }

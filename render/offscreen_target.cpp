@@ -9,8 +9,7 @@ namespace graphsim::render {
 
 namespace {
 
-void requireFormat(VkPhysicalDevice physicalDevice, VkFormat format, VkFormatFeatureFlags features,
-                   const char* what) {
+void requireFormat(VkPhysicalDevice physicalDevice, VkFormat format, VkFormatFeatureFlags features, const char* what) {
   VkFormatProperties properties{};
   vkGetPhysicalDeviceFormatProperties(physicalDevice, format, &properties);
   if ((properties.optimalTilingFeatures & features) != features) {
@@ -18,25 +17,25 @@ void requireFormat(VkPhysicalDevice physicalDevice, VkFormat format, VkFormatFea
   }
 }
 
+// One sample, cleared on load, no stencil.
+VkAttachmentDescription clearedAttachment(VkFormat format, VkAttachmentStoreOp storeOp, VkImageLayout finalLayout) {
+  return {.format = format,
+          .samples = VK_SAMPLE_COUNT_1_BIT,
+          .loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR,
+          .storeOp = storeOp,
+          .stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE,
+          .stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE,
+          .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED, // cleared anyway: no need to keep the previous frame
+          .finalLayout = finalLayout};
+}
+
 OwnedRenderPass createRenderPass(VkDevice device) {
-  const std::array<VkAttachmentDescription, 2> attachments{{
-      {.format = OffscreenTarget::kColourFormat,
-       .samples = VK_SAMPLE_COUNT_1_BIT,
-       .loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR,
-       .storeOp = VK_ATTACHMENT_STORE_OP_STORE,
-       .stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE,
-       .stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE,
-       .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED, // cleared anyway: no need to keep the previous frame
-       .finalLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL},
-      {.format = OffscreenTarget::kDepthFormat,
-       .samples = VK_SAMPLE_COUNT_1_BIT,
-       .loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR,
-       .storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE,
-       .stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE,
-       .stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE,
-       .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
-       .finalLayout = VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL},
-  }};
+  const std::array<VkAttachmentDescription, 2> attachments{
+      clearedAttachment(OffscreenTarget::kColourFormat, VK_ATTACHMENT_STORE_OP_STORE,
+                        VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL),
+      clearedAttachment(OffscreenTarget::kDepthFormat, VK_ATTACHMENT_STORE_OP_DONT_CARE,
+                        VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL),
+  };
   const VkAttachmentReference colourRef{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
   const VkAttachmentReference depthRef{1, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};
   const VkSubpassDescription subpass{.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS,
@@ -57,8 +56,8 @@ OwnedRenderPass createRenderPass(VkDevice device) {
        .srcStageMask = attachmentStages | VK_PIPELINE_STAGE_TRANSFER_BIT,
        .dstStageMask = attachmentStages,
        .srcAccessMask = attachmentWrites,
-       .dstAccessMask = attachmentWrites | VK_ACCESS_COLOR_ATTACHMENT_READ_BIT |
-                        VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT},
+       .dstAccessMask =
+           attachmentWrites | VK_ACCESS_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT},
       // Colour (now TRANSFER_SRC_OPTIMAL) is read by the capture copy or a blit recorded after the pass.
       {.srcSubpass = 0,
        .dstSubpass = VK_SUBPASS_EXTERNAL,

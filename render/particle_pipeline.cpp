@@ -28,15 +28,102 @@ constexpr std::uint32_t kFragmentSpirv[] =
 #include "shaders/particle.frag.spv.inc"
     ;
 
-template <std::size_t N> OwnedShaderModule createShaderModule(VkDevice device, const std::uint32_t (&words)[N]) {
-  const VkShaderModuleCreateInfo createInfo{
-      .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = N * sizeof(std::uint32_t), .pCode = words};
+template <std::size_t N>
+OwnedShaderModule createShaderModule(VkDevice device, const std::uint32_t (&words)[N]) {
+  const VkShaderModuleCreateInfo createInfo{.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+                                            .codeSize = N * sizeof(std::uint32_t),
+                                            .pCode = words};
   VkShaderModule module = VK_NULL_HANDLE;
   VK_CHECK(vkCreateShaderModule(device, &createInfo, nullptr, &module));
   return OwnedShaderModule(device, module);
 }
 
 constexpr VkShaderStageFlags kPushStages = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
+
+// The fixed-function state never changes: constant data, which the create infos can point into.
+
+// One body per instance; the quad's corners come from gl_VertexIndex, so there is no per-vertex buffer.
+constexpr VkVertexInputBindingDescription kBodyBinding{0, GRAPHSIM_BODY_STRIDE, VK_VERTEX_INPUT_RATE_INSTANCE};
+constexpr VkVertexInputAttributeDescription kBodyAttribute{GRAPHSIM_BODY_LOCATION, 0, VK_FORMAT_R32G32B32A32_SFLOAT, 0};
+constexpr VkPipelineVertexInputStateCreateInfo kVertexInput{
+    .sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO,
+    .vertexBindingDescriptionCount = 1,
+    .pVertexBindingDescriptions = &kBodyBinding,
+    .vertexAttributeDescriptionCount = 1,
+    .pVertexAttributeDescriptions = &kBodyAttribute};
+constexpr VkPipelineInputAssemblyStateCreateInfo kInputAssembly{
+    .sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
+    .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP};
+constexpr VkPipelineViewportStateCreateInfo kViewportState{
+    .sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO, .viewportCount = 1, .scissorCount = 1};
+constexpr VkPipelineRasterizationStateCreateInfo kRasterization{
+    .sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
+    .polygonMode = VK_POLYGON_MODE_FILL,
+    .cullMode = VK_CULL_MODE_NONE,
+    .frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE,
+    .lineWidth = 1.0f};
+constexpr VkPipelineMultisampleStateCreateInfo kMultisample{
+    .sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO, .rasterizationSamples = VK_SAMPLE_COUNT_1_BIT};
+constexpr VkPipelineDepthStencilStateCreateInfo kDepthStencil{
+    .sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO,
+    .depthTestEnable = VK_TRUE,
+    .depthWriteEnable = VK_TRUE,
+    .depthCompareOp = VK_COMPARE_OP_LESS};
+constexpr VkPipelineColorBlendAttachmentState kOpaque{
+    .blendEnable = VK_FALSE,
+    .colorWriteMask =
+        VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT | VK_COLOR_COMPONENT_B_BIT | VK_COLOR_COMPONENT_A_BIT};
+constexpr VkPipelineColorBlendStateCreateInfo kColourBlend{
+    .sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO, .attachmentCount = 1, .pAttachments = &kOpaque};
+// Viewport and scissor are dynamic: the overlay (ImGui) sets its own in the same pass.
+constexpr std::array<VkDynamicState, 2> kDynamicStates{VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR};
+constexpr VkPipelineDynamicStateCreateInfo kDynamicState{
+    .sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO,
+    .dynamicStateCount = static_cast<std::uint32_t>(kDynamicStates.size()),
+    .pDynamicStates = kDynamicStates.data()};
+
+OwnedPipelineLayout createPipelineLayout(VkDevice device) {
+  const VkPushConstantRange pushRange{kPushStages, 0, sizeof(shaderio::ParticlePushConstants)};
+  const VkPipelineLayoutCreateInfo layoutInfo{.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+                                              .pushConstantRangeCount = 1,
+                                              .pPushConstantRanges = &pushRange};
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  VK_CHECK(vkCreatePipelineLayout(device, &layoutInfo, nullptr, &layout));
+  return OwnedPipelineLayout(device, layout);
+}
+
+OwnedPipeline createPipeline(VkDevice device, VkPipelineLayout layout, VkRenderPass renderPass) {
+  // Modules are only needed while the pipeline is created.
+  const OwnedShaderModule vertexModule = createShaderModule(device, kVertexSpirv);
+  const OwnedShaderModule fragmentModule = createShaderModule(device, kFragmentSpirv);
+  const std::array<VkPipelineShaderStageCreateInfo, 2> stages{{
+      {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+       .stage = VK_SHADER_STAGE_VERTEX_BIT,
+       .module = vertexModule.get(),
+       .pName = "main"},
+      {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+       .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
+       .module = fragmentModule.get(),
+       .pName = "main"},
+  }};
+  const VkGraphicsPipelineCreateInfo pipelineInfo{.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
+                                                  .stageCount = static_cast<std::uint32_t>(stages.size()),
+                                                  .pStages = stages.data(),
+                                                  .pVertexInputState = &kVertexInput,
+                                                  .pInputAssemblyState = &kInputAssembly,
+                                                  .pViewportState = &kViewportState,
+                                                  .pRasterizationState = &kRasterization,
+                                                  .pMultisampleState = &kMultisample,
+                                                  .pDepthStencilState = &kDepthStencil,
+                                                  .pColorBlendState = &kColourBlend,
+                                                  .pDynamicState = &kDynamicState,
+                                                  .layout = layout,
+                                                  .renderPass = renderPass,
+                                                  .subpass = 0};
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  VK_CHECK(vkCreateGraphicsPipelines(device, VK_NULL_HANDLE, 1, &pipelineInfo, nullptr, &pipeline));
+  return OwnedPipeline(device, pipeline);
+}
 
 } // namespace
 
@@ -53,91 +140,8 @@ shaderio::ParticlePushConstants makePushConstants(const Camera& camera, const Dr
   return constants;
 }
 
-ParticlePipeline::ParticlePipeline(VkDevice device, VkRenderPass renderPass) {
-  const VkPushConstantRange pushRange{kPushStages, 0, sizeof(shaderio::ParticlePushConstants)};
-  const VkPipelineLayoutCreateInfo layoutInfo{.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
-                                              .pushConstantRangeCount = 1,
-                                              .pPushConstantRanges = &pushRange};
-  VkPipelineLayout layout = VK_NULL_HANDLE;
-  VK_CHECK(vkCreatePipelineLayout(device, &layoutInfo, nullptr, &layout));
-  layout_ = OwnedPipelineLayout(device, layout);
-
-  // Modules are only needed while the pipeline is created.
-  const OwnedShaderModule vertexModule = createShaderModule(device, kVertexSpirv);
-  const OwnedShaderModule fragmentModule = createShaderModule(device, kFragmentSpirv);
-  const std::array<VkPipelineShaderStageCreateInfo, 2> stages{{
-      {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-       .stage = VK_SHADER_STAGE_VERTEX_BIT,
-       .module = vertexModule.get(),
-       .pName = "main"},
-      {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-       .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
-       .module = fragmentModule.get(),
-       .pName = "main"},
-  }};
-
-  // One body per instance; the quad's corners come from gl_VertexIndex, so there is no per-vertex buffer.
-  const VkVertexInputBindingDescription binding{0, GRAPHSIM_BODY_STRIDE, VK_VERTEX_INPUT_RATE_INSTANCE};
-  const VkVertexInputAttributeDescription attribute{GRAPHSIM_BODY_LOCATION, 0, VK_FORMAT_R32G32B32A32_SFLOAT, 0};
-  const VkPipelineVertexInputStateCreateInfo vertexInput{
-      .sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO,
-      .vertexBindingDescriptionCount = 1,
-      .pVertexBindingDescriptions = &binding,
-      .vertexAttributeDescriptionCount = 1,
-      .pVertexAttributeDescriptions = &attribute};
-  const VkPipelineInputAssemblyStateCreateInfo inputAssembly{
-      .sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
-      .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP};
-  const VkPipelineViewportStateCreateInfo viewportState{.sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO,
-                                                        .viewportCount = 1,
-                                                        .scissorCount = 1};
-  const VkPipelineRasterizationStateCreateInfo rasterization{
-      .sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
-      .polygonMode = VK_POLYGON_MODE_FILL,
-      .cullMode = VK_CULL_MODE_NONE,
-      .frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE,
-      .lineWidth = 1.0f};
-  const VkPipelineMultisampleStateCreateInfo multisample{
-      .sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
-      .rasterizationSamples = VK_SAMPLE_COUNT_1_BIT};
-  const VkPipelineDepthStencilStateCreateInfo depthStencil{
-      .sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO,
-      .depthTestEnable = VK_TRUE,
-      .depthWriteEnable = VK_TRUE,
-      .depthCompareOp = VK_COMPARE_OP_LESS};
-  const VkPipelineColorBlendAttachmentState blendAttachment{
-      .blendEnable = VK_FALSE,
-      .colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT | VK_COLOR_COMPONENT_B_BIT |
-                        VK_COLOR_COMPONENT_A_BIT};
-  const VkPipelineColorBlendStateCreateInfo colourBlend{
-      .sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
-      .attachmentCount = 1,
-      .pAttachments = &blendAttachment};
-  // Viewport and scissor are dynamic: the overlay (ImGui) sets its own in the same pass.
-  const std::array<VkDynamicState, 2> dynamicStates{VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR};
-  const VkPipelineDynamicStateCreateInfo dynamicState{.sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO,
-                                                      .dynamicStateCount =
-                                                          static_cast<std::uint32_t>(dynamicStates.size()),
-                                                      .pDynamicStates = dynamicStates.data()};
-
-  const VkGraphicsPipelineCreateInfo pipelineInfo{.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
-                                                  .stageCount = static_cast<std::uint32_t>(stages.size()),
-                                                  .pStages = stages.data(),
-                                                  .pVertexInputState = &vertexInput,
-                                                  .pInputAssemblyState = &inputAssembly,
-                                                  .pViewportState = &viewportState,
-                                                  .pRasterizationState = &rasterization,
-                                                  .pMultisampleState = &multisample,
-                                                  .pDepthStencilState = &depthStencil,
-                                                  .pColorBlendState = &colourBlend,
-                                                  .pDynamicState = &dynamicState,
-                                                  .layout = layout_.get(),
-                                                  .renderPass = renderPass,
-                                                  .subpass = 0};
-  VkPipeline pipeline = VK_NULL_HANDLE;
-  VK_CHECK(vkCreateGraphicsPipelines(device, VK_NULL_HANDLE, 1, &pipelineInfo, nullptr, &pipeline));
-  pipeline_ = OwnedPipeline(device, pipeline);
-}
+ParticlePipeline::ParticlePipeline(VkDevice device, VkRenderPass renderPass)
+    : layout_(createPipelineLayout(device)), pipeline_(createPipeline(device, layout_.get(), renderPass)) {}
 
 void ParticlePipeline::cmdDraw(VkCommandBuffer cmd, VkExtent2D extent, VkBuffer bodies, std::uint32_t bodyCount,
                                const shaderio::ParticlePushConstants& constants) const {

@@ -25,9 +25,8 @@ const RendererConfig& validated(const RendererConfig& config, const VulkanContex
   vkGetPhysicalDeviceProperties(context.physicalDevice(), &properties);
   const std::uint32_t maxSize = properties.limits.maxImageDimension2D;
   if (config.width < 1 || config.height < 1 || config.width > maxSize || config.height > maxSize) {
-    throw std::invalid_argument("render target " + std::to_string(config.width) + "x" +
-                                std::to_string(config.height) + " is outside 1.." + std::to_string(maxSize) +
-                                " per side on this device");
+    throw std::invalid_argument("render target " + std::to_string(config.width) + "x" + std::to_string(config.height) +
+                                " is outside 1.." + std::to_string(maxSize) + " per side on this device");
   }
   if (config.waitTimeout.count() <= 0) {
     throw std::invalid_argument("waitTimeout must be positive: every host wait is bounded");
@@ -38,9 +37,9 @@ const RendererConfig& validated(const RendererConfig& config, const VulkanContex
 } // namespace
 
 ParticleRenderer::Impl::Impl(VulkanContext& context_, const RendererConfig& config_)
-    : context(context_), config(validated(config_, context_)), protocol(config.framesInFlight),
-      extent{config.width, config.height},
-      target(context, extent), pipeline(context.device(), target.renderPass()),
+    : context(context_), config(validated(config_, context_)),
+      protocol(config.framesInFlight), extent{config.width, config.height}, target(context, extent),
+      pipeline(context.device(), target.renderPass()),
       bodies(context, config.mode, config.framesInFlight, config.maxBodies),
       simDone(context, config.mode == BodyBufferMode::Exported),
       renderDone(context, config.mode == BodyBufferMode::Exported) {
@@ -105,7 +104,7 @@ void ParticleRenderer::Impl::waitSlotIdle(FrameSlot& slot, std::uint64_t frame) 
 TimeoutError ParticleRenderer::Impl::stallReport(std::uint64_t value, std::uint64_t frame) const {
   // renderDone = v (v > 0) is signalled by the submit of frame v-1 (FrameProtocol::frameOfRenderDone), which waits
   // for simDone >= v (CUDA backend) or nothing. Reading the CUDA-signalled counter is not a wait (waits on it
-  // arrive late, see DESIGN.md), so it is fine here: it tells which side is late.
+  // arrive late, see docs/FRAME.md), so it is fine here: it tells which side is late.
   const std::uint64_t signaller = FrameProtocol::frameOfRenderDone(value).value_or(0);
   const std::uint64_t simDoneNow = simDone.value();
   const FrameSlot& slot = slots[slotOf(signaller)];
@@ -116,11 +115,12 @@ TimeoutError ParticleRenderer::Impl::stallReport(std::uint64_t value, std::uint6
                        " within " + std::to_string(config.waitTimeout.count()) + " ms (renderDone is at " +
                        std::to_string(renderDone.value()) + ", simDone is at " + std::to_string(simDoneNow) + ": ";
   if (simSideLate) {
-    report += "the simulation has not signalled frame " + std::to_string(signaller) + "'s simDone = " +
-              std::to_string(simDoneWait);
+    report += "the simulation has not signalled frame " + std::to_string(signaller) +
+              "'s simDone = " + std::to_string(simDoneWait);
   } else if (simDoneWait > simDoneNow) {
-    report += "frame " + std::to_string(signaller) + "'s render submit waits for simDone >= " +
-              std::to_string(simDoneWait) + ", past the frame's own value " + std::to_string(value);
+    report += "frame " + std::to_string(signaller) +
+              "'s render submit waits for simDone >= " + std::to_string(simDoneWait) + ", past the frame's own value " +
+              std::to_string(value);
   } else {
     report += "the simulation finished frame " + std::to_string(signaller) + " but its render submit did not complete";
   }
@@ -170,8 +170,9 @@ ParticleRenderer::~ParticleRenderer() {
   } catch (const std::exception& error) {
     std::fprintf(stderr, "[graphsim] renderer shutdown: %s\n", error.what());
   }
-  std::fprintf(stderr, "[graphsim] renderer shutdown: the queue is still busy; leaking its Vulkan objects rather "
-                       "than destroying them while the GPU may use them\n");
+  std::fprintf(stderr,
+               "[graphsim] renderer shutdown: the queue is still busy; leaking its Vulkan objects rather "
+               "than destroying them while the GPU may use them\n");
   static_cast<void>(impl_.release());
 }
 

@@ -25,8 +25,7 @@ void appendBytes(void* context, void* data, int size) {
 
 // In memory only: writing the file (atomically, every step checked) is the application's output writer's job
 // (app/io/output_file.h), and render/ must not depend on app/.
-std::vector<std::uint8_t> encodePng(const std::vector<std::uint8_t>& rgba, std::uint32_t width,
-                                    std::uint32_t height) {
+std::vector<std::uint8_t> encodePng(const std::vector<std::uint8_t>& rgba, std::uint32_t width, std::uint32_t height) {
   if (width == 0 || height == 0 || rgba.size() != std::size_t{width} * height * 4) {
     throw std::invalid_argument("encodePng: expected " + std::to_string(width) + "x" + std::to_string(height) +
                                 " RGBA8 pixels, got " + std::to_string(rgba.size()) + " bytes");

@@ -12,7 +12,6 @@
 
 namespace graphsim::render {
 
-
 enum class BodyBufferMode {
   HostVisible, // mapped, written by the CPU backend
   Exported,    // device-local, exported as OPAQUE_FD for CUDA
@@ -23,8 +22,8 @@ enum class BodyBufferMode {
 struct RendererConfig {
   std::uint32_t width = 1280;
   std::uint32_t height = 720;
-  std::uint32_t maxBodies = 0;       // capacity of each body buffer (16 bytes per body: x, y, z, colour)
-  std::uint32_t framesInFlight = 3;  // 1..kMaxFramesInFlight (compute/protocol.h)
+  std::uint32_t maxBodies = 0;      // capacity of each body buffer (16 bytes per body: x, y, z, colour)
+  std::uint32_t framesInFlight = 3; // 1..kMaxFramesInFlight (compute/protocol.h)
   BodyBufferMode mode = BodyBufferMode::HostVisible;
   std::chrono::milliseconds waitTimeout{5000};
 };
@@ -38,13 +37,13 @@ class OverlayRecorder; // render/particle_renderer.h
 struct PresentTarget;  // render/swapchain.h
 
 struct FrameSubmit {
-  std::uint64_t frame = 0;             // k; signals renderDone = renderDoneSignalled(k)
+  std::uint64_t frame = 0; // k; signals renderDone = renderDoneSignalled(k)
   std::uint32_t bodyCount = 0;
   Camera camera;
   DrawStyle style;
   std::optional<std::uint64_t> waitSimDone; // wait simDone >= value at vertex input (CUDA: simDoneSignalled(k))
-  bool capture = false;                // copy this frame to the readback buffer (see finishCapture)
-  OverlayRecorder* overlay = nullptr;  // not owned; nullptr: particles only
+  bool capture = false;                     // copy this frame to the readback buffer (see finishCapture)
+  OverlayRecorder* overlay = nullptr;       // not owned; nullptr: particles only
   // Windowed: blit the finished frame into this swapchain image (waiting for its acquire, signalling renderFinished).
   const PresentTarget* present = nullptr;
 };

@@ -20,17 +20,17 @@ namespace graphsim::render {
 
 // What one frame-in-flight slot owns. Reused for frame k only after frame k - F reached renderDone.
 struct FrameSlot {
-  OwnedCommandPool commandPool;                  // reset as a whole each time the slot is recorded
+  OwnedCommandPool commandPool;                   // reset as a whole each time the slot is recorded
   VkCommandBuffer commandBuffer = VK_NULL_HANDLE; // freed with the pool
   // Signalled by the slot's last submit. The renderDone timeline already orders reuse; the fence is what lets
   // validation layers that do not retire work through waits on exported timeline semaphores (1.3.239) see that
   // the command buffer finished. After the timeline wait it is already signalled, so waiting on it costs nothing.
   OwnedFence fence;
-  bool fenceWaited = true; // the fence of the last submit was waited on (and may be reset)
-  std::optional<std::uint64_t> submittedFrame;   // the frame last recorded into this slot
-  std::uint64_t submittedSimDoneWait = 0;         // the simDone value that submit waits for (0: none)
-  std::optional<FrameReadback> readback;         // created on the slot's first capture
-  std::optional<std::uint64_t> capturedFrame;    // frame whose pixels the readback buffer holds (or will)
+  bool fenceWaited = true;                     // the fence of the last submit was waited on (and may be reset)
+  std::optional<std::uint64_t> submittedFrame; // the frame last recorded into this slot
+  std::uint64_t submittedSimDoneWait = 0;      // the simDone value that submit waits for (0: none)
+  std::optional<FrameReadback> readback;       // created on the slot's first capture
+  std::optional<std::uint64_t> capturedFrame;  // frame whose pixels the readback buffer holds (or will)
   // What the command buffer was last recorded with, when it can be submitted again as is: frames without overlay,
   // capture or window image whose draw inputs are unchanged (the benchmark, headless runs with a still camera)
   // skip the pool reset and the recording.
@@ -51,7 +51,14 @@ struct ParticleRenderer::Impl {
   // The timeout for a renderDone wait that ran out, naming the late side (sim or render) and what it was waiting for.
   TimeoutError stallReport(std::uint64_t value, std::uint64_t frame) const;
   std::uint32_t slotOf(std::uint64_t frame) const { return protocol.slot(frame); }
+  // submit()'s steps. The renderDone value the frame signals; throws std::invalid_argument for a frame with more
+  // bodies than the buffers hold, or one whose value would not be above the last submit's.
+  std::uint64_t checkedRenderDoneValue(const FrameSubmit& frame) const;
+  // Resets the slot's pool and records the frame, unless the slot's last recording can be submitted again as is.
+  void recordUnlessReusable(FrameSlot& slot, std::uint32_t slotIndex, const FrameSubmit& frame);
   void recordFrame(FrameSlot& slot, std::uint32_t slotIndex, const FrameSubmit& frame);
+  // vkQueueSubmit of the slot's command buffer with the frame's semaphore waits and signals; times the call.
+  void queueSubmit(FrameSlot& slot, const FrameSubmit& frame, std::uint64_t signalValue);
   void drain() const;
   // Shutdown only: releases a queue stuck waiting for simDone values a vanished producer never signalled.
   void releaseStuckQueue() const;
@@ -76,10 +83,10 @@ struct ParticleRenderer::Impl {
   bool queryReadWaitsForDevice = false;
   std::vector<FrameSlot> slots;
 
-  std::uint64_t lastSignalled = 0;                // renderDone value of the last submit (0: none yet)
-  std::uint64_t highestSimDoneWait = 0;           // largest simDone value a submitted frame waits for
-  mutable double lastGpuMs = -1.0;                // last timestamp result read back
-  double lastQueueSubmitUs = 0.0;                 // host time of the last vkQueueSubmit
+  std::uint64_t lastSignalled = 0;      // renderDone value of the last submit (0: none yet)
+  std::uint64_t highestSimDoneWait = 0; // largest simDone value a submitted frame waits for
+  mutable double lastGpuMs = -1.0;      // last timestamp result read back
+  double lastQueueSubmitUs = 0.0;       // host time of the last vkQueueSubmit
 };
 
 } // namespace graphsim::render

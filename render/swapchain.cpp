@@ -14,12 +14,9 @@ namespace {
 
 VkPresentModeKHR toVk(PresentMode mode) {
   switch (mode) {
-  case PresentMode::Mailbox:
-    return VK_PRESENT_MODE_MAILBOX_KHR;
-  case PresentMode::Immediate:
-    return VK_PRESENT_MODE_IMMEDIATE_KHR;
-  case PresentMode::Fifo:
-    break;
+  case PresentMode::Mailbox: return VK_PRESENT_MODE_MAILBOX_KHR;
+  case PresentMode::Immediate: return VK_PRESENT_MODE_IMMEDIATE_KHR;
+  case PresentMode::Fifo: break;
   }
   return VK_PRESENT_MODE_FIFO_KHR;
 }
@@ -42,8 +39,10 @@ VkSurfaceFormatKHR chooseFormat(VkPhysicalDevice physicalDevice, VkSurfaceKHR su
       }
     }
   }
-  throw EnvironmentError("the window surface offers no B8G8R8A8_UNORM or R8G8B8A8_UNORM format that can be a blit "
-                         "destination (" + std::to_string(formats.size()) + " formats offered)");
+  throw EnvironmentError(
+      "the window surface offers no B8G8R8A8_UNORM or R8G8B8A8_UNORM format that can be a blit "
+      "destination (" +
+      std::to_string(formats.size()) + " formats offered)");
 }
 
 OwnedSemaphore createBinarySemaphore(VkDevice device) {
@@ -57,12 +56,9 @@ OwnedSemaphore createBinarySemaphore(VkDevice device) {
 
 std::string_view presentModeName(PresentMode mode) {
   switch (mode) {
-  case PresentMode::Mailbox:
-    return "mailbox";
-  case PresentMode::Immediate:
-    return "immediate";
-  case PresentMode::Fifo:
-    break;
+  case PresentMode::Mailbox: return "mailbox";
+  case PresentMode::Immediate: return "immediate";
+  case PresentMode::Fifo: break;
   }
   return "fifo";
 }
@@ -85,7 +81,8 @@ Swapchain::Swapchain(const VulkanContext& context, VkExtent2D framebufferSize, P
   std::uint32_t count = 0;
   VK_CHECK(vkGetPhysicalDeviceSurfacePresentModesKHR(context.physicalDevice(), context.surface(), &count, nullptr));
   std::vector<VkPresentModeKHR> modes(count);
-  VK_CHECK(vkGetPhysicalDeviceSurfacePresentModesKHR(context.physicalDevice(), context.surface(), &count, modes.data()));
+  VK_CHECK(
+      vkGetPhysicalDeviceSurfacePresentModesKHR(context.physicalDevice(), context.surface(), &count, modes.data()));
   modes.resize(count);
   mode_ = requested;
   if (std::find(modes.begin(), modes.end(), toVk(requested)) == modes.end()) {
@@ -160,8 +157,8 @@ std::optional<PresentTarget> Swapchain::acquire(std::uint64_t frame) {
   const VkSemaphore acquired = acquired_[protocol_.slot(frame)].get();
   std::uint32_t index = 0;
   const auto timeoutNs = static_cast<std::uint64_t>(std::chrono::nanoseconds(timeout_).count());
-  const VkResult result = vkAcquireNextImageKHR(context_.device(), swapchain_, timeoutNs, acquired, VK_NULL_HANDLE,
-                                                &index);
+  const VkResult result =
+      vkAcquireNextImageKHR(context_.device(), swapchain_, timeoutNs, acquired, VK_NULL_HANDLE, &index);
   if (result == VK_ERROR_OUT_OF_DATE_KHR) return std::nullopt;
   if (result == VK_TIMEOUT || result == VK_NOT_READY) {
     throw TimeoutError("frame " + std::to_string(frame) + ": the window system gave no swapchain image within " +

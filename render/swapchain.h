@@ -73,9 +73,9 @@ private:
   VkSwapchainKHR swapchain_ = VK_NULL_HANDLE;
   VkFormat format_ = VK_FORMAT_UNDEFINED;
   VkExtent2D extent_{};
-  std::vector<VkImage> images_;                 // owned by the swapchain
-  std::vector<OwnedSemaphore> renderFinished_;  // one per image
-  std::vector<OwnedSemaphore> acquired_;        // one per frame slot
+  std::vector<VkImage> images_;                // owned by the swapchain
+  std::vector<OwnedSemaphore> renderFinished_; // one per image
+  std::vector<OwnedSemaphore> acquired_;       // one per frame slot
 };
 
 } // namespace graphsim::render

@@ -19,21 +19,21 @@ TimelineSemaphore::TimelineSemaphore(const VulkanContext& context, bool exportab
                                                .handleTypes = kHandleType};
   if (exportable) {
     if (!context.interopEnabled()) {
-      throw EnvironmentError("exportable semaphores need a VulkanContext created with requireInterop "
-                             "(VK_KHR_external_semaphore_fd)");
+      throw EnvironmentError(
+          "exportable semaphores need a VulkanContext created with requireInterop "
+          "(VK_KHR_external_semaphore_fd)");
     }
     // Binary and timeline export support differ on some drivers: ask about timelines specifically.
-    const VkPhysicalDeviceExternalSemaphoreInfo query{.sType =
-                                                          VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_INFO,
-                                                      .pNext = &typeInfo,
-                                                      .handleType = kHandleType};
+    const VkPhysicalDeviceExternalSemaphoreInfo query{
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_SEMAPHORE_INFO,
+        .pNext = &typeInfo,
+        .handleType = kHandleType};
     VkExternalSemaphoreProperties properties{.sType = VK_STRUCTURE_TYPE_EXTERNAL_SEMAPHORE_PROPERTIES};
     vkGetPhysicalDeviceExternalSemaphoreProperties(context.physicalDevice(), &query, &properties);
     if (!(properties.externalSemaphoreFeatures & VK_EXTERNAL_SEMAPHORE_FEATURE_EXPORTABLE_BIT)) {
       throw EnvironmentError("the Vulkan device cannot export timeline semaphores as OPAQUE_FD");
     }
-    getSemaphoreFd_ =
-        reinterpret_cast<PFN_vkGetSemaphoreFdKHR>(vkGetDeviceProcAddr(device_, "vkGetSemaphoreFdKHR"));
+    getSemaphoreFd_ = reinterpret_cast<PFN_vkGetSemaphoreFdKHR>(vkGetDeviceProcAddr(device_, "vkGetSemaphoreFdKHR"));
     if (!getSemaphoreFd_) {
       throw EnvironmentError("vkGetSemaphoreFdKHR is missing although VK_KHR_external_semaphore_fd is enabled");
     }

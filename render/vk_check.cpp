@@ -7,8 +7,7 @@ namespace graphsim::render {
 std::string vkResultName(VkResult result) {
   switch (result) {
 #define GRAPHSIM_RESULT_NAME(name)                                                                                     \
-  case name:                                                                                                           \
-    return #name;
+  case name: return #name;
     GRAPHSIM_RESULT_NAME(VK_SUCCESS)
     GRAPHSIM_RESULT_NAME(VK_NOT_READY)
     GRAPHSIM_RESULT_NAME(VK_TIMEOUT)
@@ -41,8 +40,7 @@ std::string vkResultName(VkResult result) {
     GRAPHSIM_RESULT_NAME(VK_ERROR_VALIDATION_FAILED_EXT)
     GRAPHSIM_RESULT_NAME(VK_ERROR_INVALID_SHADER_NV)
 #undef GRAPHSIM_RESULT_NAME
-  default:
-    return "VkResult(" + std::to_string(static_cast<int>(result)) + ")";
+  default: return "VkResult(" + std::to_string(static_cast<int>(result)) + ")";
   }
 }
 

@@ -130,8 +130,9 @@ void VulkanContext::Impl::createInstance(const DeviceRequest& request) {
   }
   const VkResult result = vkCreateInstance(&createInfo, nullptr, &instance);
   if (result == VK_ERROR_INCOMPATIBLE_DRIVER) {
-    throw EnvironmentError("no Vulkan 1.2 driver found (vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER); install a "
-                           "GPU driver, or mesa-vulkan-drivers for the lavapipe CPU device");
+    throw EnvironmentError(
+        "no Vulkan 1.2 driver found (vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER); install a "
+        "GPU driver, or mesa-vulkan-drivers for the lavapipe CPU device");
   }
   if (result == VK_ERROR_EXTENSION_NOT_PRESENT) {
     std::string names;
@@ -160,7 +161,8 @@ void VulkanContext::Impl::rejectMultiGpuGroup(const std::string& reason,
                                               const std::vector<PhysicalDeviceInfo>& devices) const {
   std::uint32_t groupCount = 0;
   VK_CHECK(vkEnumeratePhysicalDeviceGroups(instance, &groupCount, nullptr));
-  std::vector<VkPhysicalDeviceGroupProperties> groups(groupCount, {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_GROUP_PROPERTIES});
+  std::vector<VkPhysicalDeviceGroupProperties> groups(groupCount,
+                                                      {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_GROUP_PROPERTIES});
   VK_CHECK(vkEnumeratePhysicalDeviceGroups(instance, &groupCount, groups.data()));
   for (std::uint32_t g = 0; g < groupCount; ++g) {
     const auto& group = groups[g];
@@ -216,7 +218,8 @@ void VulkanContext::Impl::pickPhysicalDevice(const DeviceRequest& request) {
     if ((families[f].queueFlags & VK_QUEUE_GRAPHICS_BIT) && families[f].queueCount > 0 && presents(f)) chosen = f;
   }
   if (!chosen) {
-    throw EnvironmentError("Vulkan device [" + std::to_string(info.index) + "] " + info.name + " has no graphics queue" +
+    throw EnvironmentError("Vulkan device [" + std::to_string(info.index) + "] " + info.name +
+                           " has no graphics queue" +
                            (surface != VK_NULL_HANDLE ? " that can present to the window" : "") +
                            ". Vulkan devices seen:\n" + detail::formatDeviceList(devices));
   }
@@ -239,19 +242,18 @@ void VulkanContext::Impl::createDevice() {
   // Timeline semaphores carry the whole frame protocol (renderDone/simDone), with or without CUDA.
   VkPhysicalDeviceVulkan12Features features12{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
                                               .timelineSemaphore = VK_TRUE};
-  const VkPhysicalDeviceFeatures2 features{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2,
-                                           .pNext = &features12};
+  const VkPhysicalDeviceFeatures2 features{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &features12};
   std::vector<const char*> extensions;
-  if (interop) extensions.assign(std::begin(detail::kInteropDeviceExtensions), std::end(detail::kInteropDeviceExtensions));
+  if (interop)
+    extensions.assign(std::begin(detail::kInteropDeviceExtensions), std::end(detail::kInteropDeviceExtensions));
   if (surface != VK_NULL_HANDLE) extensions.push_back(VK_KHR_SWAPCHAIN_EXTENSION_NAME);
   for (const std::string& name : requiredExtensions) extensions.push_back(name.c_str());
-  const VkDeviceCreateInfo createInfo{
-      .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
-      .pNext = &features,
-      .queueCreateInfoCount = 1,
-      .pQueueCreateInfos = &queueInfo,
-      .enabledExtensionCount = static_cast<std::uint32_t>(extensions.size()),
-      .ppEnabledExtensionNames = extensions.data()};
+  const VkDeviceCreateInfo createInfo{.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+                                      .pNext = &features,
+                                      .queueCreateInfoCount = 1,
+                                      .pQueueCreateInfos = &queueInfo,
+                                      .enabledExtensionCount = static_cast<std::uint32_t>(extensions.size()),
+                                      .ppEnabledExtensionNames = extensions.data()};
   VK_CHECK(vkCreateDevice(physicalDevice, &createInfo, nullptr, &device));
   vkGetDeviceQueue(device, queueFamily, 0, &queue);
 }

@@ -22,10 +22,10 @@ std::string formatUuid(const Uuid& uuid); // 8-4-4-4-12 hex, as nvidia-smi print
 // device, no matching UUID, missing extension or feature): exit 3.
 
 struct DeviceRequest {
-  std::optional<Uuid> uuid;          // pick exactly the device with this deviceUUID (CUDA interop)
-  std::optional<int> index;          // else --gpu INDEX among the Vulkan devices
-  bool requireInterop = false;       // VK_KHR_external_memory_fd, VK_KHR_external_semaphore_fd, timeline semaphores
-  bool validation = false;           // Khronos validation layer (+ synchronisation validation) and a counting messenger
+  std::optional<Uuid> uuid;    // pick exactly the device with this deviceUUID (CUDA interop)
+  std::optional<int> index;    // else --gpu INDEX among the Vulkan devices
+  bool requireInterop = false; // VK_KHR_external_memory_fd, VK_KHR_external_semaphore_fd, timeline semaphores
+  bool validation = false;     // Khronos validation layer (+ synchronisation validation) and a counting messenger
   // Further device extensions the caller needs; a device without one of them is refused with EnvironmentError
   // (graphsim run --inject missing-extension asks for one that no driver has).
   std::vector<std::string> requiredExtensions;
@@ -39,7 +39,7 @@ struct DeviceRequest {
 struct PhysicalDeviceInfo {
   int index = 0;
   std::string name;
-  std::string type;      // "discrete", "integrated", "cpu", "virtual", "other"
+  std::string type; // "discrete", "integrated", "cpu", "virtual", "other"
   Uuid uuid{};
   std::uint32_t apiVersion = 0;
   std::string missingForInterop; // empty when the device can do Vulkan<->CUDA interop; else what it lacks
@@ -60,11 +60,11 @@ public:
   VkInstance instance() const;
   VkPhysicalDevice physicalDevice() const;
   VkDevice device() const;
-  VkQueue queue() const;            // one graphics queue, also used for transfers
+  VkQueue queue() const; // one graphics queue, also used for transfers
   std::uint32_t queueFamily() const;
   const PhysicalDeviceInfo& info() const;
-  bool interopEnabled() const;      // the interop extensions were enabled on the device
-  VkSurfaceKHR surface() const;     // VK_NULL_HANDLE unless the request had createSurface
+  bool interopEnabled() const;  // the interop extensions were enabled on the device
+  VkSurfaceKHR surface() const; // VK_NULL_HANDLE unless the request had createSurface
 
   // Validation warnings and errors seen so far (0 when validation is off). Each is also printed to stderr.
   std::uint64_t validationMessages() const;

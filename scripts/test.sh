@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The whole test suite: installs what is missing, builds, runs every test (ctest). GPU tests report "skipped" with
-# the reason on machines without a CUDA device; Vulkan tests use whatever device exists (Mesa lavapipe in CI), and
-# the windowed tests a virtual display when there is no real one.
+# The whole test suite: installs what is missing, checks the format, builds, runs every test (ctest). GPU tests
+# report "skipped" with the reason on machines without a CUDA device; Vulkan tests use whatever device exists (Mesa
+# lavapipe in CI), and the windowed tests a virtual display when there is no real one.
 #
 # Then the CPU test labels (unit, render, cli, ui) again, built with AddressSanitizer + UndefinedBehaviorSanitizer
 # (CMakePresets.json "asan": build-asan/, only the targets those labels need). Any sanitizer report fails the run;
@@ -10,6 +10,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
+# Sources formatted as .clang-format says (fails naming the files; `scripts/check-format.sh --fix` formats them).
+scripts/check-format.sh
 scripts/build.sh
 
 # Windowed tests need a display: without one, the suite runs inside a virtual X server (Xvfb; Vulkan via lavapipe).

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/bench/bench_capture.h"
-#include "app/bench/bench_loops.h"
+#include "app/bench/bench_variants.h"
 #include "app/cli/errors.h"
 #include "app/io/output_file.h"
 #include "app/run/open_devices.h"
@@ -151,7 +151,8 @@ const CudaDeviceInfo& cudaDeviceFor(const BenchOptions& options, const CudaDevic
   const int device = options.gpu.value_or(0);
   if (cuda.devices.empty()) throw EnvironmentError("--backend cuda: " + describeCudaDevices(cuda));
   if (device >= static_cast<int>(cuda.devices.size()))
-    throw EnvironmentError("--gpu " + std::to_string(device) + ": no such CUDA device; have: " + describeCudaDevices(cuda));
+    throw EnvironmentError("--gpu " + std::to_string(device) +
+                           ": no such CUDA device; have: " + describeCudaDevices(cuda));
   return cuda.devices[static_cast<std::size_t>(device)];
 }
 
@@ -184,10 +185,12 @@ void runCuda(const BenchOptions& options, BenchReport& report) {
   if (!driver.driverInfo.empty()) report.driver = driver.driverInfo;
 
   // Without interop the product graph cannot hand frames to Vulkan: its host-copy twin stands in (and says so).
-  addRun(report, runProduct(options, report, setup, [&] {
-           return path.interop ? runInteropLoop(context, setup, LaunchMode::Graph, options.framesInFlight)
-                               : runHostCopyLoop(context, setup);
-         }),
+  addRun(report,
+         runProduct(options, report, setup,
+                    [&] {
+                      return path.interop ? runInteropLoop(context, setup, LaunchMode::Graph, options.framesInFlight)
+                                          : runHostCopyLoop(context, setup);
+                    }),
          "graph",
          path.interop ? describe(BenchVariant::Graph, options.framesInFlight)
                       : "product graph with frames copied through the host (no interop: " + path.fallbackReason + ")",
@@ -252,22 +255,21 @@ void runCpu(const BenchOptions& options, BenchReport& report) {
 } // namespace
 
 BenchReport runBench(const BenchOptions& options) {
-  BenchReport report;
-  report.date = utcNow();
-  report.commandLine = options.commandLine;
   const SceneConfig& sim = options.scene.sim;
-  report.scene = sim.scene;
-  report.initial = sim.initial;
-  report.backend = options.backend == BackendKind::Cuda ? "cuda" : "cpu";
-  report.bodies = sim.bodies;
-  report.substeps = sim.substeps;
-  report.seed = sim.seed;
-  report.frames = options.frames;
-  report.warmup = options.warmup;
-  report.framesInFlight = options.framesInFlight;
-  report.width = options.scene.render.width;
-  report.height = options.scene.render.height;
-  report.simOnly = options.simOnly;
+  BenchReport report{.date = utcNow(),
+                     .commandLine = options.commandLine,
+                     .scene = sim.scene,
+                     .initial = sim.initial,
+                     .backend = options.backend == BackendKind::Cuda ? "cuda" : "cpu",
+                     .bodies = sim.bodies,
+                     .substeps = sim.substeps,
+                     .seed = sim.seed,
+                     .frames = options.frames,
+                     .warmup = options.warmup,
+                     .framesInFlight = options.framesInFlight,
+                     .width = options.scene.render.width,
+                     .height = options.scene.render.height,
+                     .simOnly = options.simOnly};
   // N^2 pairs per forces launch (the nbody sample's count: the self pair included), one launch per substep.
   const bool forces = sim.enabled[static_cast<int>(Stage::Forces)];
   report.interactionsPerFrame =

@@ -25,7 +25,7 @@
 namespace graphsim::app {
 
 struct CapturedFrame {
-  std::uint64_t frame = 0;       // 0-based index; files are numbered frame + 1, as `run --capture-every` does
+  std::uint64_t frame = 0;        // 0-based index; files are numbered frame + 1, as `run --capture-every` does
   std::vector<std::uint8_t> rgba; // width x height, top row first
   nlohmann::ordered_json sidecar;
 };

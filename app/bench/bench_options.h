@@ -33,23 +33,23 @@ std::string_view benchVariantName(BenchVariant variant);
 std::optional<BenchVariant> benchVariantFromName(std::string_view name);
 
 struct BenchOptions {
-  SceneSettings scene;                         // the preset with --bodies; the preset's seed (fixed)
-  BackendKind backend = BackendKind::Cuda;     // Cpu or Cuda
-  std::uint64_t frames = 1000;                 // measured frames (after the warm-up)
-  std::uint64_t warmup = 100;                  // frames run first and not measured
+  SceneSettings scene;                     // the preset with --bodies; the preset's seed (fixed)
+  BackendKind backend = BackendKind::Cuda; // Cpu or Cuda
+  std::uint64_t frames = 1000;             // measured frames (after the warm-up)
+  std::uint64_t warmup = 100;              // frames run first and not measured
   std::uint32_t framesInFlight = 3;
-  std::vector<BenchVariant> variants;          // in kBenchVariants order; the product path always runs first
-  bool simOnly = false;                        // compute-only graph, no rendering, no semaphores
+  std::vector<BenchVariant> variants; // in kBenchVariants order; the product path always runs first
+  bool simOnly = false;               // compute-only graph, no rendering, no semaphores
   std::optional<std::filesystem::path> json, csv;
   std::optional<std::filesystem::path> frameLog; // per-frame CSV of every variant (completion times, host, GPU)
-  std::uint64_t captureEvery = 0;              // > 0: product path, frames K, 2K, ... to captureDir
+  std::uint64_t captureEvery = 0;                // > 0: product path, frames K, 2K, ... to captureDir
   std::optional<std::filesystem::path> captureDir;
   bool validation = false;
-  std::optional<int> gpu;                      // cpu: Vulkan device index; cuda: CUDA device index
+  std::optional<int> gpu; // cpu: Vulkan device index; cuda: CUDA device index
   std::chrono::milliseconds waitTimeout{5000};
   bool quiet = false;
-  InteropMode interop = InteropMode::Auto;     // cuda: interop or host copy for the product path
-  std::string commandLine;                     // as typed, for the report
+  InteropMode interop = InteropMode::Auto; // cuda: interop or host copy for the product path
+  std::string commandLine;                 // as typed, for the report
 };
 
 } // namespace graphsim::app

@@ -18,10 +18,10 @@ namespace graphsim::app {
 
 // Host time of the last produce(), microseconds, and (CPU) the step's wall time.
 struct ProducerTimes {
-  double nodeUpdatesUs = 0; // semaphore values + changed kernel nodes, or the launch mode's set-up
-  double launchUs = 0;      // cudaGraphLaunch, or the stream's launches
-  double waitUs = 0;        // host copy: waiting for the frame and copying it out of CUDA (not overhead)
-  double workUs = 0;        // CPU: the step and the write of the render buffer (the frame's work, not overhead)
+  double nodeUpdatesUs = 0;     // semaphore values + changed kernel nodes, or the launch mode's set-up
+  double launchUs = 0;          // cudaGraphLaunch, or the stream's launches
+  double waitUs = 0;            // host copy: waiting for the frame and copying it out of CUDA (not overhead)
+  double workUs = 0;            // CPU: the step and the write of the render buffer (the frame's work, not overhead)
   std::optional<double> stepMs; // CPU: the simulation step itself (the frame's work, not host overhead)
 };
 

@@ -83,32 +83,35 @@ Percentiles percentiles(std::vector<double> samples) {
 double median(std::vector<double> samples) { return percentiles(std::move(samples)).p50; }
 
 nlohmann::ordered_json toJson(const BenchReport& r) {
-  json j;
-  j["tool"] = "graphsim bench";
-  j["version"] = kVersion;
-  j["date"] = r.date;
-  j["command"] = r.commandLine;
-  j["scene"] = r.scene;
-  j["initial"] = r.initial;
-  j["backend"] = r.backend;
-  j["gpu"] = r.gpu;
-  j["driver"] = r.driver;
-  j["cuda_version"] = r.cudaVersion ? json(*r.cudaVersion) : json(nullptr);
-  j["cuda_runtime"] = r.cudaRuntime ? json(*r.cudaRuntime) : json(nullptr);
-  j["vulkan_device"] = r.vulkanDevice.empty() ? json(nullptr) : json(r.vulkanDevice);
-  j["data_path"] = r.dataPath.empty() ? json(nullptr) : json(r.dataPath);
+  const auto orNull = [](const std::optional<std::string>& text) { return text ? json(*text) : json(nullptr); };
+  const auto nonEmpty = [](const std::string& text) { return text.empty() ? std::nullopt : std::optional(text); };
+  // What ran, on what (key order is the report's: ordered_json).
+  json j = {{"tool", "graphsim bench"},
+            {"version", kVersion},
+            {"date", r.date},
+            {"command", r.commandLine},
+            {"scene", r.scene},
+            {"initial", r.initial},
+            {"backend", r.backend},
+            {"gpu", r.gpu},
+            {"driver", r.driver},
+            {"cuda_version", orNull(r.cudaVersion)},
+            {"cuda_runtime", orNull(r.cudaRuntime)},
+            {"vulkan_device", orNull(nonEmpty(r.vulkanDevice))},
+            {"data_path", orNull(nonEmpty(r.dataPath))}};
   if (!r.dataPathReason.empty()) j["data_path_reason"] = r.dataPathReason;
-  j["bodies"] = r.bodies;
-  j["substeps"] = r.substeps;
-  j["seed"] = r.seed;
-  j["frames"] = r.frames;
-  j["warmup"] = r.warmup;
-  j["sim_only"] = r.simOnly;
-  j["interrupted"] = r.interrupted;
-  j["render_size"] = r.simOnly ? json(nullptr) : json::array({r.width, r.height});
-  j["startup_seconds"] = r.startupSeconds;
-  j["interactions_per_frame"] = r.interactionsPerFrame;
-  j["flops_per_interaction"] = 20;
+  // How long, and how the figures below were taken.
+  j.update(json{{"bodies", r.bodies},
+                {"substeps", r.substeps},
+                {"seed", r.seed},
+                {"frames", r.frames},
+                {"warmup", r.warmup},
+                {"sim_only", r.simOnly},
+                {"interrupted", r.interrupted},
+                {"render_size", r.simOnly ? json(nullptr) : json::array({r.width, r.height})},
+                {"startup_seconds", r.startupSeconds},
+                {"interactions_per_frame", r.interactionsPerFrame},
+                {"flops_per_interaction", 20}});
   j["timers"] = {{"frame", "steady_clock: interval between consecutive frame completions seen by the host"},
                  {"sim", r.simTimer},
                  {"render", r.simOnly ? "none" : "vulkan-timestamps"},
@@ -137,9 +140,10 @@ nlohmann::ordered_json toJson(const BenchReport& r) {
 }
 
 std::string toCsv(const BenchReport& r) {
-  std::string out = "variant,status,reason,bodies,frames,frames_in_flight,frame_ms_p50,frame_ms_p95,frame_ms_p99,"
-                    "fps,sim_gpu_ms,render_gpu_ms,host_node_updates_us,host_graph_launch_us,host_vk_submit_us,"
-                    "host_total_us,interactions_per_second,gflops,ratio_to_product\n";
+  std::string out =
+      "variant,status,reason,bodies,frames,frames_in_flight,frame_ms_p50,frame_ms_p95,frame_ms_p99,"
+      "fps,sim_gpu_ms,render_gpu_ms,host_node_updates_us,host_graph_launch_us,host_vk_submit_us,"
+      "host_total_us,interactions_per_second,gflops,ratio_to_product\n";
   for (const VariantResult& v : r.variants) {
     const auto num = [](const std::optional<double>& x) { return x ? fixed(*x, 6) : std::string(); };
     out += csvField(v.name) + "," + (v.skipped ? "skipped," + csvField(*v.skipped) : std::string("ok,")) + "," +
@@ -150,8 +154,8 @@ std::string toCsv(const BenchReport& r) {
     }
     out += "," + std::to_string(v.framesInFlight) + "," + fixed(v.frameMs.p50, 6) + "," + fixed(v.frameMs.p95, 6) +
            "," + fixed(v.frameMs.p99, 6) + "," + fixed(v.fps, 3) + "," + num(v.simGpuMs) + "," + num(v.renderGpuMs) +
-           "," + fixed(v.host.nodeUpdates, 3) + "," + fixed(v.host.graphLaunch, 3) + "," + num(v.host.vkSubmit) +
-           "," + fixed(v.host.total, 3) + "," + scientific(v.interactionsPerSecond) + "," + fixed(v.gflops, 1) + "," +
+           "," + fixed(v.host.nodeUpdates, 3) + "," + fixed(v.host.graphLaunch, 3) + "," + num(v.host.vkSubmit) + "," +
+           fixed(v.host.total, 3) + "," + scientific(v.interactionsPerSecond) + "," + fixed(v.gflops, 1) + "," +
            num(v.ratioToProduct) + "\n";
   }
   return out;
@@ -160,8 +164,9 @@ std::string toCsv(const BenchReport& r) {
 std::string toTable(const BenchReport& r) {
   std::string out;
   char line[512];
-  std::snprintf(line, sizeof line, "graphsim bench: %s (%s), %lld bodies x %d substep%s, seed %llu, %llu frames after "
-                                   "%llu warm-up%s\n",
+  std::snprintf(line, sizeof line,
+                "graphsim bench: %s (%s), %lld bodies x %d substep%s, seed %llu, %llu frames after "
+                "%llu warm-up%s\n",
                 r.scene.c_str(), r.initial.c_str(), static_cast<long long>(r.bodies), r.substeps,
                 r.substeps == 1 ? "" : "s", static_cast<unsigned long long>(r.seed),
                 static_cast<unsigned long long>(r.frames), static_cast<unsigned long long>(r.warmup),
@@ -189,9 +194,9 @@ std::string toTable(const BenchReport& r) {
     std::snprintf(line, sizeof line,
                   "%-14s %2u %9.4f %9.4f %9.4f %9.4f %9.1f %9s %9s | %8.2f %8.2f %8s %8.2f | %6s %10s %9.1f\n",
                   v.name.c_str(), v.framesInFlight, v.frameMs.mean, v.frameMs.p50, v.frameMs.p95, v.frameMs.p99, v.fps,
-                  fixed(v.simGpuMs, 4).c_str(), fixed(v.renderGpuMs, 4).c_str(), v.host.nodeUpdates,
-                  v.host.graphLaunch, fixed(v.host.vkSubmit, 2).c_str(), v.host.total,
-                  fixed(v.ratioToProduct, 2).c_str(), scientific(v.interactionsPerSecond).c_str(), v.gflops);
+                  fixed(v.simGpuMs, 4).c_str(), fixed(v.renderGpuMs, 4).c_str(), v.host.nodeUpdates, v.host.graphLaunch,
+                  fixed(v.host.vkSubmit, 2).c_str(), v.host.total, fixed(v.ratioToProduct, 2).c_str(),
+                  scientific(v.interactionsPerSecond).c_str(), v.gflops);
     out += line;
   }
   out += "\nframe: interval between consecutive frame completions (host steady_clock); sim: " + r.simTimer +

@@ -22,13 +22,13 @@ double median(std::vector<double> samples);
 
 // Medians over the measured frames, in microseconds of host (CPU) time per frame.
 struct HostOverheadUs {
-  double nodeUpdates = 0;               // semaphore values + changed kernel nodes (graph); the variant's set-up
-  double graphLaunch = 0;               // cudaGraphLaunch, or the stream's launches
-  std::optional<double> vkSubmit;       // record + vkQueueSubmit; none in --sim-only
-  std::optional<double> vkQueueSubmit;  // of which vkQueueSubmit itself
-  double total = 0;                     // the host's whole per-frame work outside its waits
-  std::optional<double> hostWait;       // host-copy: the frame and its copy to host memory; event-submit: the
-                                        // previous frame's CUDA end event. Not part of total.
+  double nodeUpdates = 0;              // semaphore values + changed kernel nodes (graph); the variant's set-up
+  double graphLaunch = 0;              // cudaGraphLaunch, or the stream's launches
+  std::optional<double> vkSubmit;      // record + vkQueueSubmit; none in --sim-only
+  std::optional<double> vkQueueSubmit; // of which vkQueueSubmit itself
+  double total = 0;                    // the host's whole per-frame work outside its waits
+  std::optional<double> hostWait;      // host-copy: the frame and its copy to host memory; event-submit: the
+                                       // previous frame's CUDA end event. Not part of total.
 };
 
 struct VariantResult {
@@ -36,14 +36,14 @@ struct VariantResult {
   std::string description;
   std::optional<std::string> skipped; // why it did not run
   std::uint32_t framesInFlight = 0;
-  double measuredSeconds = 0;         // first to last measured frame completion
-  Percentiles frameMs;                // interval between consecutive frame completions
+  double measuredSeconds = 0; // first to last measured frame completion
+  Percentiles frameMs;        // interval between consecutive frame completions
   double fps = 0;
-  std::optional<double> simGpuMs;     // mean per frame (CUDA events; the CPU backend: wall time of its step)
-  std::optional<double> renderGpuMs;  // mean per frame (Vulkan timestamps around the frame's commands)
+  std::optional<double> simGpuMs;    // mean per frame (CUDA events; the CPU backend: wall time of its step)
+  std::optional<double> renderGpuMs; // mean per frame (Vulkan timestamps around the frame's commands)
   HostOverheadUs host;
-  double interactionsPerSecond = 0;   // N^2 x substeps per frame, over measuredSeconds
-  double gflops = 0;                  // 20 flops per interaction
+  double interactionsPerSecond = 0;     // N^2 x substeps per frame, over measuredSeconds
+  double gflops = 0;                    // 20 flops per interaction
   std::optional<double> ratioToProduct; // mean frame time of this variant / of the product path
   UpdateCounters counters;
   std::uint64_t validationMessages = 0;
@@ -51,15 +51,15 @@ struct VariantResult {
 };
 
 struct BenchReport {
-  std::string date;        // UTC, ISO 8601
+  std::string date; // UTC, ISO 8601
   std::string commandLine;
   std::string scene, initial, backend;
   std::string gpu, driver, vulkanDevice;
   std::optional<std::string> cudaVersion; // driver API version, "13.0"; none on the CPU backend
   std::optional<std::string> cudaRuntime;
-  std::string simTimer;    // "cuda-events" or "cpu-wall"
-  std::string dataPath;    // how the product's frames reach the renderer: "cuda interop", "cuda host copy", "cpu"
-                           // (empty in --sim-only); JSON "data_path"
+  std::string simTimer;       // "cuda-events" or "cpu-wall"
+  std::string dataPath;       // how the product's frames reach the renderer: "cuda interop", "cuda host copy", "cpu"
+                              // (empty in --sim-only); JSON "data_path"
   std::string dataPathReason; // host copy: why (--interop off, or what failed under --interop auto)
   std::int64_t bodies = 0;
   int substeps = 1;
@@ -68,8 +68,8 @@ struct BenchReport {
   std::uint32_t framesInFlight = 0;
   std::uint32_t width = 0, height = 0;
   bool simOnly = false;
-  bool interrupted = false;       // SIGINT/SIGTERM/SIGHUP: the figures cover the frames measured before it
-  double startupSeconds = 0;      // product path's backend construction (initial conditions + a(0) + graph)
+  bool interrupted = false;  // SIGINT/SIGTERM/SIGHUP: the figures cover the frames measured before it
+  double startupSeconds = 0; // product path's backend construction (initial conditions + a(0) + graph)
   double interactionsPerFrame = 0;
   std::vector<VariantResult> variants; // [0] is the product path; the top-level figures are its
   std::string frameLogCsv;             // --frame-log: every frame of every variant (not part of the JSON)

@@ -317,7 +317,7 @@ RunCommandLine::RunCommandLine(CLI::App& app) {
   run_->add_flag("--profile", profile_,
                  "Per-node times in the panel (CUDA: GPU time between event-record nodes; CPU: wall time per stage)");
   run_->add_flag("--panel,!--no-panel", panel_, "Draw the ImGui panel (default: on in a window, off headless)");
-  // Test hooks: scripted window resizes and minimise/restore at loop iterations (docs/TESTING-UI.md), and a fault
+  // Test hooks: scripted window resizes and minimise/restore at loop iterations (docs/UI.md), and a fault
   // to inject, FAULT[:STAGE][@FRAME] (docs/RELIABILITY.md).
   run_->add_option("--window-script", windowScript_, "")->group("");
   run_->add_option("--inject", inject_, "")->group("");

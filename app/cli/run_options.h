@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "app/reliability/fault_injection.h"
 #include "app/cli/scene_config.h"
+#include "app/reliability/fault_injection.h"
 #include "render/swapchain.h"
 
 namespace graphsim::app {
@@ -34,21 +34,21 @@ struct RunOptions {
   SceneSettings scene;
   BackendKind backend = BackendKind::Auto;
   bool headless = false;
-  std::int64_t frames = 300;                     // frames to render; 0 renders nothing but still starts up
-  bool untilClosed = false;                      // windowed without --frames: run until Esc or the window closes
-  std::optional<std::filesystem::path> capture;  // PNG of the last frame, or the pattern for --capture-every
-  std::int64_t captureEvery = 0;                 // > 0: capture frames K, 2K, ... to <stem>_<frame><ext>; 0: not given
+  std::int64_t frames = 300;                    // frames to render; 0 renders nothing but still starts up
+  bool untilClosed = false;                     // windowed without --frames: run until Esc or the window closes
+  std::optional<std::filesystem::path> capture; // PNG of the last frame, or the pattern for --capture-every
+  std::int64_t captureEvery = 0;                // > 0: capture frames K, 2K, ... to <stem>_<frame><ext>; 0: not given
   bool validation = false;
-  std::optional<int> gpu;                        // CPU backend: Vulkan device index; CUDA backend: CUDA device index
+  std::optional<int> gpu; // CPU backend: Vulkan device index; CUDA backend: CUDA device index
   std::uint32_t framesInFlight = 3;
   std::optional<std::filesystem::path> dumpGraph; // CUDA backend: the frame graph as DOT
   std::chrono::milliseconds waitTimeout{5000};
-  bool quiet = false;                            // no progress lines
+  bool quiet = false; // no progress lines
   render::PresentMode presentMode = render::PresentMode::Fifo;
-  bool profile = false;                          // per-node times in the panel's Graph section
-  bool panel = true;                             // draw the ImGui panel (windowed default; headless: --panel)
+  bool profile = false; // per-node times in the panel's Graph section
+  bool panel = true;    // draw the ImGui panel (windowed default; headless: --panel)
   std::vector<WindowEvent> windowScript;
-  FaultPlan inject;                              // hidden --inject FAULT[@FRAME] (docs/RELIABILITY.md)
+  FaultPlan inject; // hidden --inject FAULT[@FRAME] (docs/RELIABILITY.md)
   InteropMode interop = InteropMode::Auto;
 };
 

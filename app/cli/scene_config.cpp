@@ -54,7 +54,9 @@ public:
 
   bool has(std::string_view key) const { return object_.contains(key); }
   const json& at(std::string_view key) const { return object_.at(std::string(key)); }
-  std::string keyPath(std::string_view key) const { return path_.empty() ? std::string(key) : path_ + "." + std::string(key); }
+  std::string keyPath(std::string_view key) const {
+    return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+  }
 
   // why: said after the range when a bound is not obvious.
   void number(std::string_view key, float& out, double lo, double hi, std::string_view why = {}) const {
@@ -69,7 +71,8 @@ public:
                     (why.empty() ? "" : "; " + std::string(why)));
     return static_cast<float>(d);
   }
-  template <class Int> void integer(std::string_view key, Int& out, std::int64_t lo, std::int64_t hi) const {
+  template <class Int>
+  void integer(std::string_view key, Int& out, std::int64_t lo, std::int64_t hi) const {
     if (!has(key)) return;
     const json& v = at(key);
     if (!v.is_number_integer()) fail(key, "must be an integer, got " + shown(v));
@@ -117,8 +120,8 @@ private:
 };
 
 void applyParams(NBodyParams& p, const Reader& r) {
-  r.allowOnly({"dt", "G", "softening", "damping", "attractor_strength", "attractor_pos", "boundary_radius",
-               "colour_scale"});
+  r.allowOnly(
+      {"dt", "G", "softening", "damping", "attractor_strength", "attractor_pos", "boundary_radius", "colour_scale"});
   r.number("dt", p.dt, 1e-7, 0.1);
   r.number("G", p.G, 0.0, 1e3);
   r.number("softening", p.softening, kMinSoftening, 10.0,
@@ -130,7 +133,8 @@ void applyParams(NBodyParams& p, const Reader& r) {
   if (r.has("attractor_pos")) {
     const json& v = r.at("attractor_pos");
     if (!v.is_array() || v.size() != 3) r.fail("attractor_pos", "must be an array of 3 numbers, got " + shown(v));
-    for (int i = 0; i < 3; ++i) p.attractorPos[i] = r.checkedNumber(v[static_cast<std::size_t>(i)], "attractor_pos", -1e6, 1e6);
+    for (int i = 0; i < 3; ++i)
+      p.attractorPos[i] = r.checkedNumber(v[static_cast<std::size_t>(i)], "attractor_pos", -1e6, 1e6);
   }
 }
 
@@ -160,7 +164,8 @@ void applyRender(RenderSettings& s, const Reader& r) {
     if (c.has("target")) {
       const json& v = c.at("target");
       if (!v.is_array() || v.size() != 3) c.fail("target", "must be an array of 3 numbers, got " + shown(v));
-      for (int i = 0; i < 3; ++i) s.camera.target[i] = c.checkedNumber(v[static_cast<std::size_t>(i)], "target", -1e6, 1e6);
+      for (int i = 0; i < 3; ++i)
+        s.camera.target[i] = c.checkedNumber(v[static_cast<std::size_t>(i)], "target", -1e6, 1e6);
     }
   }
 }
@@ -190,7 +195,8 @@ void applyJson(SceneSettings& settings, const json& doc, std::string_view source
   r.allowOnly({"scene", "initial", "bodies", "seed", "substeps", "params", "stages", "render"});
   std::string scene = settings.sim.scene;
   r.string("scene", scene);
-  if (scene != settings.sim.scene) r.fail("scene", "is " + shown(json(scene)) + " but this run's scene is '" + settings.sim.scene + "'");
+  if (scene != settings.sim.scene)
+    r.fail("scene", "is " + shown(json(scene)) + " but this run's scene is '" + settings.sim.scene + "'");
   r.string("initial", settings.sim.initial);
   if (settings.sim.initial != "galaxy-pair" && settings.sim.initial != "plummer" && settings.sim.initial != "two-body")
     r.fail("initial", "must be one of galaxy-pair, plummer, two-body; got " + shown(json(settings.sim.initial)));
@@ -246,10 +252,12 @@ void checkBodyCount(std::int64_t bodies, std::uint32_t framesInFlight) {
   // Host memory the CPU path needs per body: posMass, vel, accel (float4 each), colour, the render buffers and
   // the initial-condition temporaries. Refuse before allocating rather than dying in the allocator.
   const double bytes = static_cast<double>(bodies) * (16.0 * 3 + 4 + 16.0 * framesInFlight + 64);
-  const double physical = static_cast<double>(::sysconf(_SC_PHYS_PAGES)) * static_cast<double>(::sysconf(_SC_PAGE_SIZE));
+  const double physical =
+      static_cast<double>(::sysconf(_SC_PHYS_PAGES)) * static_cast<double>(::sysconf(_SC_PAGE_SIZE));
   if (physical > 0 && bytes > 0.5 * physical)
     throw UsageError("--bodies: " + std::to_string(bodies) + " bodies need about " +
-                     std::to_string(static_cast<long long>(bytes / (1 << 20))) + " MiB, more than half of this machine's " +
+                     std::to_string(static_cast<long long>(bytes / (1 << 20))) +
+                     " MiB, more than half of this machine's " +
                      std::to_string(static_cast<long long>(physical / (1 << 20))) + " MiB");
 }
 

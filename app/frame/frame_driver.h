@@ -104,8 +104,8 @@ private:
   SubmitOrder order_;
   std::array<FrameObserver*, kMaxObservers> observers_{};
   std::size_t observerCount_ = 0;
-  std::uint64_t next_ = 0;      // frames stepped (produced)
-  std::uint64_t completed_ = 0; // frames whose completion observers heard
+  std::uint64_t next_ = 0;                  // frames stepped (produced)
+  std::uint64_t completed_ = 0;             // frames whose completion observers heard
   std::optional<render::FrameSubmit> held_; // AfterProduced: frame k - 1's submit, sent after frame k's produce
 };
 

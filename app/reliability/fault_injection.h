@@ -41,8 +41,8 @@ enum class Fault {
 
 struct FaultPlan {
   Fault fault = Fault::None;
-  std::uint64_t frame = 10;          // K: the frame (0-based) at which the fault strikes
-  Stage stage = Stage::Integrate;    // kernel-fail: the stage whose node gets the bad configuration
+  std::uint64_t frame = 10;       // K: the frame (0-based) at which the fault strikes
+  Stage stage = Stage::Integrate; // kernel-fail: the stage whose node gets the bad configuration
 };
 
 // "vulkan-semaphore-stall", "kernel-fail:forces@20", ... Throws UsageError naming --inject and the allowed faults.

@@ -7,13 +7,14 @@
 #include <string>
 #include <vector>
 
-#include "app/run/frame_loop.h"
-#include "app/run/progress.h"
 #include "app/cli/scene_config.h"
+#include "app/run/progress.h"
+#include "app/run/session.h"
 #include "app/run/signals.h"
 #include "app/run/sim_controller.h"
 #include "app/ui/window.h"
 #include "compute/cpu_backend.h"
+#include "compute/state_compare.h"
 
 namespace graphsim::app {
 namespace {
@@ -124,43 +125,6 @@ private:
   std::int64_t bodies_;
 };
 
-struct Difference {
-  double maxAbs = 0, p99 = 0, scale = 0;
-  bool sameSize = true, bitIdentical = true;
-};
-
-Difference compare(const BodyState& a, const BodyState& b) {
-  Difference d;
-  d.sameSize = a.size() == b.size();
-  const std::size_t n = std::min(a.size(), b.size());
-  if (!d.sameSize) d.bitIdentical = false;
-  if (n == 0) return d;
-  std::vector<double> err(n);
-  double cx = 0, cy = 0, cz = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const Float4 p = a.posMass[i], q = b.posMass[i];
-    const double dx = double(p.x) - q.x, dy = double(p.y) - q.y, dz = double(p.z) - q.z;
-    err[i] = std::sqrt(dx * dx + dy * dy + dz * dz);
-    d.maxAbs = std::max(d.maxAbs, std::isnan(err[i]) ? INFINITY : err[i]);
-    if (!(p == q) || !(a.vel[i] == b.vel[i])) d.bitIdentical = false;
-    cx += p.x;
-    cy += p.y;
-    cz += p.z;
-  }
-  cx /= double(n);
-  cy /= double(n);
-  cz /= double(n);
-  double r2 = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const Float4 p = a.posMass[i];
-    r2 += (p.x - cx) * (p.x - cx) + (p.y - cy) * (p.y - cy) + (p.z - cz) * (p.z - cz);
-  }
-  d.scale = std::sqrt(r2 / double(n));
-  std::sort(err.begin(), err.end());
-  d.p99 = err[std::min(n - 1, n * 99 / 100)];
-  return d;
-}
-
 BodyState download(SimBackend& backend) {
   BodyState state;
   std::vector<float> colour;
@@ -169,21 +133,20 @@ BodyState download(SimBackend& backend) {
 }
 
 RunOptions runOptionsFor(const SoakOptions& soak) {
-  RunOptions run;
-  run.scene = loadPreset("nbody");
-  run.scene.sim.bodies = soak.bodies;
-  run.scene.sim.seed = soak.seed;
-  run.backend = soak.backend;
-  run.interop = soak.interop;
-  run.headless = true;
-  run.frames = soak.frames;
-  run.validation = soak.validation;
-  run.gpu = soak.gpu;
-  run.framesInFlight = soak.framesInFlight;
-  run.waitTimeout = soak.waitTimeout;
-  run.quiet = soak.quiet;
-  run.panel = false;
-  return run;
+  SceneSettings scene = loadPreset("nbody");
+  scene.sim.bodies = soak.bodies;
+  scene.sim.seed = soak.seed;
+  return RunOptions{.scene = scene,
+                    .backend = soak.backend,
+                    .headless = true,
+                    .frames = soak.frames,
+                    .validation = soak.validation,
+                    .gpu = soak.gpu,
+                    .framesInFlight = soak.framesInFlight,
+                    .waitTimeout = soak.waitTimeout,
+                    .quiet = soak.quiet,
+                    .panel = false,
+                    .interop = soak.interop};
 }
 
 const char* backendName(BackendKind kind) { return kind == BackendKind::Cuda ? "cuda" : "cpu"; }
@@ -204,7 +167,7 @@ struct Checkpoints {
   // legitimately differ (cuda), or after a failure, so that each checkpoint judges its own frames.
   void check(std::uint64_t k, Session& session, CpuBackend& replay) {
     const BodyState got = download(session.backend());
-    const Difference d = compare(got, replay.state());
+    const StateDifference d = compareStates(got, replay.state());
     ++count;
     identical += d.bitIdentical ? 1 : 0;
     const double relMax = d.scale > 0 ? d.maxAbs / d.scale : d.maxAbs;
@@ -234,12 +197,13 @@ struct Checkpoints {
   }
 
   void print(std::int64_t every) const {
-    std::printf("checkpoints: %llu every %lld frames against the cpu replay (%s), %llu failed, %llu bit-identical, "
-                "%llu replay restarts from the run's state\n",
-                static_cast<unsigned long long>(count), static_cast<long long>(every),
-                exact ? "bit for bit" : "tolerance 1e-5 worst body, 1e-6 p99, of the RMS radius",
-                static_cast<unsigned long long>(failed), static_cast<unsigned long long>(identical),
-                static_cast<unsigned long long>(resyncs));
+    std::printf(
+        "checkpoints: %llu every %lld frames against the cpu replay (%s), %llu failed, %llu bit-identical, "
+        "%llu replay restarts from the run's state\n",
+        static_cast<unsigned long long>(count), static_cast<long long>(every),
+        exact ? "bit for bit" : "tolerance 1e-5 worst body, 1e-6 p99, of the RMS radius",
+        static_cast<unsigned long long>(failed), static_cast<unsigned long long>(identical),
+        static_cast<unsigned long long>(resyncs));
     if (count == 0) {
       std::printf("checkpoint errors: not measured (no checkpoint reached)\n"); // not "0.000e+00": nothing compared
     } else {

@@ -26,7 +26,7 @@ struct SoakOptions {
   InteropMode interop = InteropMode::Auto; // cuda backend: as for run (--interop)
   std::int64_t frames = 10000;
   std::int64_t bodies = 1024;
-  std::uint64_t seed = 1;         // seeds both the initial conditions and the change sequence
+  std::uint64_t seed = 1;            // seeds both the initial conditions and the change sequence
   std::int64_t checkpointEvery = 10; // short: CUDA float noise is judged over one interval
   bool validation = false;
   bool quiet = false;

@@ -66,7 +66,8 @@ public:
       sim_.stepFrame(k); // a blow-up report names the loop's frame k
       simMs_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     }
-    if (renderer_ != nullptr) sim_.writeRender(reinterpret_cast<Float4*>(renderer_->mappedBodies(renderer_->slotOf(k))));
+    if (renderer_ != nullptr)
+      sim_.writeRender(reinterpret_cast<Float4*>(renderer_->mappedBodies(renderer_->slotOf(k))));
     return std::nullopt; // written by the host before the submit: nothing to wait for on the GPU
   }
   void waitProduced(std::uint64_t) override {} // produce() returns with the frame done
@@ -133,8 +134,8 @@ std::unique_ptr<SimProducer> makeCpuProducer(const SceneConfig& config, render::
 }
 
 std::unique_ptr<SimProducer> makeCudaProducer(const SceneConfig& config, render::ParticleRenderer& renderer,
-                                                int cudaDevice, std::chrono::milliseconds waitTimeout,
-                                                const FaultPlan& inject) {
+                                              int cudaDevice, std::chrono::milliseconds waitTimeout,
+                                              const FaultPlan& inject) {
   return std::make_unique<CudaProducer>(config, renderer, cudaDevice, waitTimeout, inject);
 }
 

@@ -29,7 +29,8 @@ std::string describeCudaDevices(const CudaDeviceList& list) {
 }
 
 DataPath openCudaRenderDevice(render::DeviceRequest request, const CudaDeviceInfo& cuda, const CudaDeviceList& all,
-                              InteropMode mode, const FaultPlan& inject, std::optional<render::VulkanContext>& context) {
+                              InteropMode mode, const FaultPlan& inject,
+                              std::optional<render::VulkanContext>& context) {
   DataPath path;
   if (mode != InteropMode::Off) {
     render::DeviceRequest interop = request;

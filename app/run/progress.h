@@ -107,8 +107,7 @@ private:
                    static_cast<unsigned long long>(done), static_cast<unsigned long long>(total_),
                    static_cast<unsigned long long>(done * 100 / total_), fps, end);
     } else {
-      std::fprintf(out_, "%sgraphsim: frame %llu, %.1f fps%s", start, static_cast<unsigned long long>(done), fps,
-                   end);
+      std::fprintf(out_, "%sgraphsim: frame %llu, %.1f fps%s", start, static_cast<unsigned long long>(done), fps, end);
     }
     std::fflush(out_);
     if (mode_ == ProgressMode::Terminal) {

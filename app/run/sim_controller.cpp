@@ -15,8 +15,8 @@ void SimController::setParams(const NBodyParams& params) { params_ = params; }
 
 void SimController::setBodies(std::int64_t bodies) {
   if (bodies < 1 || bodies > maxBodies_) {
-    throw std::invalid_argument("bodies must be 1.." + std::to_string(maxBodies_) + " (the render buffers' size), got " +
-                                std::to_string(bodies));
+    throw std::invalid_argument("bodies must be 1.." + std::to_string(maxBodies_) +
+                                " (the render buffers' size), got " + std::to_string(bodies));
   }
   bodies_ = bodies;
 }

@@ -30,13 +30,13 @@ std::string glfwErrorText() {
 GlfwWindow::GlfwWindow(std::uint32_t width, std::uint32_t height, const std::string& title) {
   if (glfwInit() != GLFW_TRUE) {
     throw EnvironmentError("cannot open a window (" + glfwErrorText() +
-                                    "); is a display available (DISPLAY / WAYLAND_DISPLAY)? Use --headless without one");
+                           "); is a display available (DISPLAY / WAYLAND_DISPLAY)? Use --headless without one");
   }
   if (glfwVulkanSupported() != GLFW_TRUE) {
     glfwTerminate();
     throw EnvironmentError("GLFW found no Vulkan loader with window-system support; use --headless");
   }
-  glfwWindowHint(GLFW_CLIENT_API, GLFW_NO_API);   // Vulkan draws, not OpenGL
+  glfwWindowHint(GLFW_CLIENT_API, GLFW_NO_API);     // Vulkan draws, not OpenGL
   glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_TRUE); // HiDPI: the size is in logical units
   window_ = glfwCreateWindow(static_cast<int>(width), static_cast<int>(height), title.c_str(), nullptr, nullptr);
   if (window_ == nullptr) {

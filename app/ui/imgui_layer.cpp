@@ -53,7 +53,8 @@ ImGuiLayer::ImGuiLayer(const render::VulkanContext& context, VkRenderPass render
   info.ImageCount = std::max<std::uint32_t>(2, framesInFlight);
   info.MSAASamples = VK_SAMPLE_COUNT_1_BIT;
   info.CheckVkResultFn = checkImGuiVk;
-  if (!ImGui_ImplVulkan_Init(&info, renderPass)) throw std::runtime_error("ImGui's Vulkan backend failed to initialise");
+  if (!ImGui_ImplVulkan_Init(&info, renderPass))
+    throw std::runtime_error("ImGui's Vulkan backend failed to initialise");
   backendReady_ = true;
   uploadFonts(context, timeout);
 }

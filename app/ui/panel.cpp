@@ -42,7 +42,8 @@ glm::vec3 mouseOnTargetPlane(const render::Camera& camera, ImVec2 mouse, ImVec2 
 
 void drawGraph(const PanelInfo& info, const std::vector<NodeInfo>& nodes, SimController& controller,
                PanelLayout& layout) {
-  if (!ImGui::BeginTable("nodes", info.profiling ? 5 : 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) return;
+  if (!ImGui::BeginTable("nodes", info.profiling ? 5 : 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit))
+    return;
   ImGui::TableSetupColumn("#");
   ImGui::TableSetupColumn("type");
   ImGui::TableSetupColumn("node", ImGuiTableColumnFlags_WidthStretch);
@@ -121,7 +122,8 @@ void drawParameters(const FrameStats& stats, SimController& controller, ViewStat
     view.substepsEdit = 0;
   }
   int bodies = view.bodiesEdit > 0 ? view.bodiesEdit : static_cast<int>(controller.bodies());
-  if (ImGui::SliderInt("bodies", &bodies, 1, static_cast<int>(controller.maxBodies()), "%d", log)) view.bodiesEdit = bodies;
+  if (ImGui::SliderInt("bodies", &bodies, 1, static_cast<int>(controller.maxBodies()), "%d", log))
+    view.bodiesEdit = bodies;
   record(layout, "param:bodies");
   if (ImGui::IsItemDeactivatedAfterEdit()) {
     controller.setBodies(bodies);
@@ -169,8 +171,8 @@ void drawStats(const PanelInfo& info, const FrameStats& stats, const SimControll
     ImGui::TextColored(ImVec4(1.0f, 0.8f, 0.3f, 1.0f), "frames reach the renderer by %s (?)", info.dataPath.c_str());
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", info.dataPathReason.c_str());
   }
-  ImGui::Text("frames in flight %u%s%s | sim time %.3f", info.framesInFlight, info.presentMode.empty() ? "" : " | present ",
-              info.presentMode.c_str(), controller.simTime());
+  ImGui::Text("frames in flight %u%s%s | sim time %.3f", info.framesInFlight,
+              info.presentMode.empty() ? "" : " | present ", info.presentMode.c_str(), controller.simTime());
 }
 
 void drawActions(const PanelInfo& info, SimController& controller, PanelActions& actions, PanelLayout& layout) {
@@ -263,9 +265,11 @@ void drawPanel(const PanelInfo& info, const FrameStats& stats, const std::vector
   if (ImGui::Begin("graphsim")) {
     ImGui::PushItemWidth(-110); // sliders leave room for their labels
     if (ImGui::CollapsingHeader("Graph", ImGuiTreeNodeFlags_DefaultOpen)) drawGraph(info, nodes, controller, layout);
-    if (ImGui::CollapsingHeader("Parameters", ImGuiTreeNodeFlags_DefaultOpen)) drawParameters(stats, controller, view, layout);
+    if (ImGui::CollapsingHeader("Parameters", ImGuiTreeNodeFlags_DefaultOpen))
+      drawParameters(stats, controller, view, layout);
     if (ImGui::CollapsingHeader("Stats", ImGuiTreeNodeFlags_DefaultOpen)) drawStats(info, stats, controller);
-    if (ImGui::CollapsingHeader("Actions", ImGuiTreeNodeFlags_DefaultOpen)) drawActions(info, controller, actions, layout);
+    if (ImGui::CollapsingHeader("Actions", ImGuiTreeNodeFlags_DefaultOpen))
+      drawActions(info, controller, actions, layout);
     ImGui::PopItemWidth();
   }
   ImGui::End();

@@ -15,22 +15,22 @@ namespace graphsim::app {
 
 // What the session shows about itself.
 struct PanelInfo {
-  std::string backend;     // "cuda" / "cpu"
-  std::string gpu;         // Vulkan device name
-  std::string dataPath;    // how frames reach the renderer: "cuda interop", "cuda host copy", "cpu (mapped buffer)"
+  std::string backend;        // "cuda" / "cpu"
+  std::string gpu;            // Vulkan device name
+  std::string dataPath;       // how frames reach the renderer: "cuda interop", "cuda host copy", "cpu (mapped buffer)"
   std::string dataPathReason; // host copy: why (--interop off, or what failed under --interop auto)
   std::uint32_t framesInFlight = 0;
   std::string presentMode; // empty when headless
   bool canDumpGraph = false;
-  std::string blowUp;      // non-empty: the simulation produced non-finite values (frame, stage); shown in red
-  bool profiling = false;  // nodes carry times (NodeInfo::ms)
+  std::string blowUp;     // non-empty: the simulation produced non-finite values (frame, stage); shown in red
+  bool profiling = false; // nodes carry times (NodeInfo::ms)
 };
 
 struct ViewState {
   render::Camera camera;
   float pointRadius = 0.02f;
   bool panelVisible = true;
-  int bodiesEdit = 0;   // structural sliders while dragged (applied on release); 0: show the controller's value
+  int bodiesEdit = 0; // structural sliders while dragged (applied on release); 0: show the controller's value
   int substepsEdit = 0;
 };
 

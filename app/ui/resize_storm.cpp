@@ -12,8 +12,12 @@ std::string resizeStormScript(int resizes, std::uint64_t seed) {
   };
   std::string script;
   std::uint64_t tick = 2; // the first iterations lay out the panel at the start size
-  const auto add = [&](const std::string& what) { script += (script.empty() ? "" : ",") + std::to_string(tick++) + ":" + what; };
-  const auto size = [](std::uint32_t w, std::uint32_t h) { return "resize=" + std::to_string(w) + "x" + std::to_string(h); };
+  const auto add = [&](const std::string& what) {
+    script += (script.empty() ? "" : ",") + std::to_string(tick++) + ":" + what;
+  };
+  const auto size = [](std::uint32_t w, std::uint32_t h) {
+    return "resize=" + std::to_string(w) + "x" + std::to_string(h);
+  };
   for (int i = 0; i < resizes; ++i) {
     switch (i % 10) {
     case 3: add(size(1, 1)); break;

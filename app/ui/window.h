@@ -46,10 +46,10 @@ public:
 
 // Input for one frame of the headless twin, written to ImGui's io before that frame (ImGui 1.86 input model).
 struct InjectedInput {
-  float mouseX = -1, mouseY = -1;       // pixels; negative: no mouse
-  std::array<bool, 3> buttons{};        // left, right, middle
+  float mouseX = -1, mouseY = -1; // pixels; negative: no mouse
+  std::array<bool, 3> buttons{};  // left, right, middle
   float wheel = 0;
-  std::vector<int> keysDown;            // app/ui/keys.h codes held during this frame
+  std::vector<int> keysDown; // app/ui/keys.h codes held during this frame
 };
 
 class HeadlessWindow final : public Window {

@@ -1,8 +1,8 @@
 // CudaBackend: device choice, interop import, state and frame graph, and the bounded waits around them.
 //
-// Ownership and freeing order (DESIGN.md): Impl declares the stream and timing events first, then the imported
-// semaphores, then the imported render buffers, the state arrays and last the graph, so that destruction runs in
-// reverse: graph exec and graphs, state, mapped pointers + external memory (cudaFree, then
+// Ownership and freeing order (docs/FRAME.md, Shutdown): Impl declares the stream and timing events first, then the
+// imported semaphores, then the imported render buffers, the state arrays and last the graph, so that destruction runs
+// in reverse: graph exec and graphs, state, mapped pointers + external memory (cudaFree, then
 // cudaDestroyExternalMemory, per buffer), semaphores, events, stream. ~CudaBackend first waits (bounded) for the
 // stream, so nothing is destroyed while the GPU may use it.
 #include "compute/cuda_backend.h"
@@ -96,6 +96,7 @@ struct CudaBackend::Impl {
   std::chrono::milliseconds waitTimeout{5000};
   LeapfrogStart leapfrogStart = LeapfrogStart::Device;
   LaunchMode mode = LaunchMode::Graph;
+  ComparisonLaunch comparisonLaunch = nullptr; // set with a comparison mode (CudaInstruments::setLaunchMode)
 
   cuda::Stream stream;
   struct FrameTiming {
@@ -107,7 +108,7 @@ struct CudaBackend::Impl {
   FrameTiming& timingOf(std::uint64_t frame) { return timing[frame % kTimingSlots]; }
   const FrameTiming& timingOf(std::uint64_t frame) const { return timing[frame % kTimingSlots]; }
 
-  cuda::ExternalTimelineSemaphore renderDone, simDone;
+  cuda::ExternalSemaphore renderDone, simDone;
   std::vector<cuda::ExternalBuffer> renderBuffers; // F buffers; frame k writes renderBuffers[protocol.slot(k)]
   FrameProtocol protocol{1};                       // interop: F = the render buffers; compute-only: 1
   std::uint64_t renderCapacity = 0;                // bodies that fit in the smallest render buffer
@@ -135,6 +136,7 @@ struct CudaBackend::Impl {
   struct InjectedFailure {
     Stage stage;
     std::uint64_t frame;
+    BreakNode breakNode;
   };
   std::optional<InjectedFailure> injectedFailure; // --inject kernel-fail (test hook)
   std::string injectedNode;                       // the node it broke, named in the errors that follow
@@ -156,18 +158,19 @@ struct CudaBackend::Impl {
     // Events on the stream around the graph launch: the GPU time includes the wait node, which with frames in
     // flight usually finds renderDone already signalled.
     CUDA_CHECK(cudaEventRecord(t.start.get(), stream.get()));
-    if (injectedFailure && injectedFailure->frame == frame) injectedNode = graph->injectBadLaunchConfig(injectedFailure->stage);
+    if (injectedFailure && injectedFailure->frame == frame) {
+      injectedNode = injectedFailure->breakNode(*graph, injectedFailure->stage);
+    }
     try {
-      switch (mode) {
-      case LaunchMode::Graph: graph->launch(frame, outputFor(frame), stream.get()); break;
-      case LaunchMode::Stream: graph->launchOnStream(frame, outputFor(frame), stream.get()); break;
-      case LaunchMode::WholeUpdate: graph->launchWithWholeUpdate(frame, outputFor(frame), stream.get()); break;
-      case LaunchMode::Reinstantiate: graph->launchReinstantiated(frame, outputFor(frame), stream.get()); break;
+      if (comparisonLaunch == nullptr) {
+        graph->launch(frame, outputFor(frame), stream.get());
+      } else {
+        comparisonLaunch(*graph, cuda::FrameLaunch{frame, outputFor(frame), stream.get()});
       }
     } catch (const CudaError& e) {
       if (injectedNode.empty()) throw;
-      throw CudaError(e.code, std::string(e.what()) + " [node " + injectedNode + " has the launch configuration that "
-                                                          "--inject kernel-fail gave it]");
+      throw CudaError(e.code, std::string(e.what()) + " [node " + injectedNode +
+                                  " has the launch configuration that --inject kernel-fail gave it]");
     }
     CUDA_CHECK(cudaEventRecord(t.end.get(), stream.get()));
     t.frame = frame;
@@ -340,8 +343,8 @@ CudaBackend::CudaBackend(const SceneConfig& config, int device, const InteropDes
   const CudaDeviceList devices = listCudaDevices();
   if (devices.devices.empty()) throw EnvironmentError("no CUDA device: " + devices.whyNone);
   if (device < 0 || device >= static_cast<int>(devices.devices.size())) {
-    throw EnvironmentError("CUDA device " + std::to_string(device) + " does not exist; CUDA devices: " +
-                           describeDevices(devices));
+    throw EnvironmentError("CUDA device " + std::to_string(device) +
+                           " does not exist; CUDA devices: " + describeDevices(devices));
   }
   if (interop != nullptr) {
     const std::size_t f = interop->renderBuffers.size();
@@ -375,8 +378,8 @@ CudaBackend::CudaBackend(const SceneConfig& config, int device, const InteropDes
   std::optional<cuda::FrameSemaphores> semaphores;
   if (interop != nullptr) {
     try {
-      m.renderDone = cuda::ExternalTimelineSemaphore(std::move(renderDoneFd), "the renderDone timeline semaphore");
-      m.simDone = cuda::ExternalTimelineSemaphore(std::move(simDoneFd), "the simDone timeline semaphore");
+      m.renderDone = cuda::importTimelineSemaphore(std::move(renderDoneFd), "the renderDone timeline semaphore");
+      m.simDone = cuda::importTimelineSemaphore(std::move(simDoneFd), "the simDone timeline semaphore");
       for (std::size_t i = 0; i < bufferFds.size(); ++i) {
         const std::string what = "render buffer " + std::to_string(i);
         m.renderBuffers.emplace_back(std::move(bufferFds[i]), interop->renderBuffers[i], what.c_str());
@@ -393,9 +396,8 @@ CudaBackend::CudaBackend(const SceneConfig& config, int device, const InteropDes
   m.bodies = cuda::DeviceBodies(hostStart.state, hostStart.accel, hostStart.colour);
   m.startBodies(m.bodies, config.params);
   m.clearBlowUp();
-  m.graph.emplace(m.bodies.view(), config.substeps, config.params, config.enabled,
-                  semaphores ? &*semaphores : nullptr, m.outputFor(0),
-                  cuda::ReportBlowUpArgs{m.blowUpState.get(), m.d_blowUpWord});
+  m.graph.emplace(m.bodies.view(), config.substeps, config.params, config.enabled, semaphores ? &*semaphores : nullptr,
+                  m.outputFor(0), cuda::ReportBlowUpArgs{m.blowUpState.get(), m.d_blowUpWord});
   m.config = config;
 }
 
@@ -496,11 +498,14 @@ double CudaBackend::lastUpdateHostUs() const { return impl_->graph->lastUpdateHo
 
 void CudaBackend::dumpGraphDot(const std::filesystem::path& path) const { impl_->graph->dumpDot(path); }
 
-void CudaBackend::injectKernelFailure(Stage stage, std::uint64_t frame) {
-  impl_->injectedFailure = Impl::InjectedFailure{stage, frame};
+void CudaBackend::injectKernelFailure(Stage stage, std::uint64_t frame, BreakNode breakNode) {
+  impl_->injectedFailure = Impl::InjectedFailure{stage, frame, breakNode};
 }
 
-void CudaBackend::setLaunchMode(LaunchMode mode) { impl_->mode = mode; }
+void CudaBackend::setLaunchMode(LaunchMode mode, ComparisonLaunch launch) {
+  impl_->mode = mode;
+  impl_->comparisonLaunch = launch;
+}
 
 LaunchMode CudaBackend::launchMode() const { return impl_->mode; }
 
@@ -515,8 +520,9 @@ std::optional<double> CudaBackend::frameGpuMs(std::uint64_t k) const { return im
 void CudaBackend::copyRenderOutput(Float4* dst) {
   Impl& m = *impl_;
   if (m.interop()) {
-    throw std::logic_error("CudaBackend::copyRenderOutput is for the compute-only graph; with interop the render "
-                           "buffers are Vulkan's");
+    throw std::logic_error(
+        "CudaBackend::copyRenderOutput is for the compute-only graph; with interop the render "
+        "buffers are Vulkan's");
   }
   const std::size_t n = static_cast<std::size_t>(m.config.bodies);
   if (m.hostOutput.size() < n) m.hostOutput = cuda::PinnedArray<float4>(n);
@@ -525,6 +531,5 @@ void CudaBackend::copyRenderOutput(Float4* dst) {
   m.synchronize();
   if (n > 0) std::memcpy(static_cast<void*>(dst), m.hostOutput.get(), n * sizeof(float4));
 }
-
 
 } // namespace graphsim

@@ -24,8 +24,8 @@ std::string describeCudaError(cudaError_t code) {
 void throwCudaError(cudaError_t code, const char* expression, const char* file, int line, const std::string& context) {
   std::string message = "CUDA error: ";
   if (!context.empty()) message += context + ": ";
-  message += std::string(expression) + " failed at " + std::string(shortFile(file)) + ":" + std::to_string(line) + ": " +
-             describeCudaError(code);
+  message += std::string(expression) + " failed at " + std::string(shortFile(file)) + ":" + std::to_string(line) +
+             ": " + describeCudaError(code);
   throw CudaError(static_cast<int>(code), message);
 }
 

@@ -26,7 +26,8 @@ void logCudaError(cudaError_t code, const char* expression, const char* file, in
 #define CUDA_CHECK(expr)                                                                                               \
   do {                                                                                                                 \
     const cudaError_t cudaCheckResult_ = (expr);                                                                       \
-    if (cudaCheckResult_ != cudaSuccess) ::graphsim::cuda::throwCudaError(cudaCheckResult_, #expr, __FILE__, __LINE__); \
+    if (cudaCheckResult_ != cudaSuccess)                                                                               \
+      ::graphsim::cuda::throwCudaError(cudaCheckResult_, #expr, __FILE__, __LINE__);                                   \
   } while (false)
 
 // The same, with a context string (e.g. the graph node a parameter update was for) in the message.
@@ -49,5 +50,5 @@ void logCudaError(cudaError_t code, const char* expression, const char* file, in
 #define CUDA_LOG(expr)                                                                                                 \
   do {                                                                                                                 \
     const cudaError_t cudaCheckResult_ = (expr);                                                                       \
-    if (cudaCheckResult_ != cudaSuccess) ::graphsim::cuda::logCudaError(cudaCheckResult_, #expr, __FILE__, __LINE__); \
+    if (cudaCheckResult_ != cudaSuccess) ::graphsim::cuda::logCudaError(cudaCheckResult_, #expr, __FILE__, __LINE__);  \
   } while (false)

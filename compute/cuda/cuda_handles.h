@@ -1,6 +1,7 @@
 // Move-only owners for CUDA runtime handles: one owner per handle, whoever holds it destroys it, everybody else
-// gets the raw handle through get(). The destroy function is a template argument, so an owner is one pointer and
-// needs no per-object std::function. Owners never synchronise: the holder makes sure the GPU is done first.
+// gets the raw handle through get(). How a handle is given back is a policy type (a template argument), so an owner
+// is the handle alone and needs no per-object std::function. Owners never synchronise: the holder makes sure the GPU
+// is done first.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -12,7 +13,9 @@
 
 namespace graphsim::cuda {
 
-template <typename Handle, cudaError_t (*Destroy)(Handle)>
+// Release: `static constexpr Handle kNone`, the value that owns nothing, and `static void release(Handle) noexcept`,
+// which gives a handle back (failures are logged, never thrown: it runs in destructors).
+template <typename Handle, typename Release>
 class UniqueHandle {
 public:
   UniqueHandle() = default;
@@ -21,30 +24,39 @@ public:
 
   UniqueHandle(const UniqueHandle&) = delete;
   UniqueHandle& operator=(const UniqueHandle&) = delete;
-  UniqueHandle(UniqueHandle&& other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+  UniqueHandle(UniqueHandle&& other) noexcept : handle_(other.release()) {}
   UniqueHandle& operator=(UniqueHandle&& other) noexcept {
-    if (this != &other) {
-      reset();
-      handle_ = std::exchange(other.handle_, nullptr);
-    }
+    if (this != &other) reset(other.release());
     return *this;
   }
 
   Handle get() const noexcept { return handle_; }
-  explicit operator bool() const noexcept { return handle_ != nullptr; }
+  explicit operator bool() const noexcept { return handle_ != Release::kNone; }
 
-  void reset() noexcept {
-    if (handle_ != nullptr) CUDA_LOG(Destroy(std::exchange(handle_, nullptr)));
+  Handle release() noexcept { return std::exchange(handle_, Release::kNone); } // the caller owns it now
+  void reset(Handle handle = Release::kNone) noexcept {
+    const Handle old = std::exchange(handle_, handle);
+    if (old != Release::kNone) Release::release(old);
   }
 
 private:
-  Handle handle_ = nullptr;
+  Handle handle_ = Release::kNone;
 };
 
-using Stream = UniqueHandle<cudaStream_t, cudaStreamDestroy>;
-using Event = UniqueHandle<cudaEvent_t, cudaEventDestroy>;
-using Graph = UniqueHandle<cudaGraph_t, cudaGraphDestroy>;
-using GraphExec = UniqueHandle<cudaGraphExec_t, cudaGraphExecDestroy>;
+// The policy of a runtime handle type: nullptr owns nothing, Destroy gives one back.
+template <typename Handle, cudaError_t (*Destroy)(Handle)>
+struct DestroyWith {
+  static constexpr Handle kNone = nullptr;
+  static void release(Handle handle) noexcept { CUDA_LOG(Destroy(handle)); }
+};
+
+template <typename Handle, cudaError_t (*Destroy)(Handle)>
+using CudaHandle = UniqueHandle<Handle, DestroyWith<Handle, Destroy>>;
+
+using Stream = CudaHandle<cudaStream_t, cudaStreamDestroy>;
+using Event = CudaHandle<cudaEvent_t, cudaEventDestroy>;
+using Graph = CudaHandle<cudaGraph_t, cudaGraphDestroy>;
+using GraphExec = CudaHandle<cudaGraphExec_t, cudaGraphExecDestroy>;
 
 // A stream that does not synchronise with the legacy default stream (other libraries' work there cannot stall us).
 inline Stream makeStream() {

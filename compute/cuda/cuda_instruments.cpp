@@ -1,17 +1,41 @@
-// CudaInstruments (compute/cuda_instruments.h): forwards to CudaBackend's private instrument members.
+// CudaInstruments (compute/cuda_instruments.h): forwards to CudaBackend's private instrument members, handing it the
+// frame graph's comparison launches and kernel-fail hook, which live in this library (frame_graph_instruments.cpp).
 #include "compute/cuda_instruments.h"
 
-namespace graphsim {
+#include "compute/cuda/frame_graph_instruments.h"
 
-void CudaInstruments::setLaunchMode(CudaBackend& cuda, LaunchMode mode) { cuda.setLaunchMode(mode); }
-LaunchMode CudaInstruments::launchMode(const CudaBackend& cuda) { return cuda.launchMode(); }
-LaunchHostTiming CudaInstruments::lastLaunchHostTiming(const CudaBackend& cuda) { return cuda.lastLaunchHostTiming(); }
-void CudaInstruments::waitForFrame(CudaBackend& cuda, std::uint64_t k) { cuda.waitForFrame(k); }
-std::optional<double> CudaInstruments::frameGpuMs(const CudaBackend& cuda, std::uint64_t k) {
-  return cuda.frameGpuMs(k);
+namespace graphsim {
+namespace {
+
+using cuda::FrameGraphInstruments;
+using ComparisonLaunch = void (*)(cuda::FrameGraph& graph, const cuda::FrameLaunch& launch);
+
+// nullptr for the product's own launch.
+ComparisonLaunch comparisonLaunch(LaunchMode mode) {
+  switch (mode) {
+  case LaunchMode::Graph: return nullptr;
+  case LaunchMode::Stream: return &FrameGraphInstruments::launchOnStream;
+  case LaunchMode::WholeUpdate: return &FrameGraphInstruments::launchWithWholeUpdate;
+  case LaunchMode::Reinstantiate: return &FrameGraphInstruments::launchReinstantiated;
+  }
+  return nullptr;
 }
-void CudaInstruments::injectKernelFailure(CudaBackend& cuda, Stage stage, std::uint64_t frame) {
-  cuda.injectKernelFailure(stage, frame);
+
+} // namespace
+
+void CudaInstruments::setLaunchMode(CudaBackend& backend, LaunchMode mode) {
+  backend.setLaunchMode(mode, comparisonLaunch(mode));
+}
+LaunchMode CudaInstruments::launchMode(const CudaBackend& backend) { return backend.launchMode(); }
+LaunchHostTiming CudaInstruments::lastLaunchHostTiming(const CudaBackend& backend) {
+  return backend.lastLaunchHostTiming();
+}
+void CudaInstruments::waitForFrame(CudaBackend& backend, std::uint64_t k) { backend.waitForFrame(k); }
+std::optional<double> CudaInstruments::frameGpuMs(const CudaBackend& backend, std::uint64_t k) {
+  return backend.frameGpuMs(k);
+}
+void CudaInstruments::injectKernelFailure(CudaBackend& backend, Stage stage, std::uint64_t frame) {
+  backend.injectKernelFailure(stage, frame, &FrameGraphInstruments::injectBadLaunchConfig);
 }
 
 std::string_view launchModeName(LaunchMode mode) {

@@ -9,26 +9,29 @@
 #include "compute/cuda/cuda_check.h"
 
 namespace graphsim::cuda {
+namespace {
 
-UniqueFd::UniqueFd(UniqueFd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
-
-UniqueFd& UniqueFd::operator=(UniqueFd&& other) noexcept {
-  if (this != &other) {
-    reset();
-    fd_ = std::exchange(other.fd_, -1);
-  }
-  return *this;
+// "importing <what>", or CudaError(cudaErrorInvalidValue) when there is nothing to import.
+std::string importContext(const UniqueFd& fd, const char* what) {
+  std::string context = std::string("importing ") + what;
+  if (fd.get() < 0) throw CudaError(static_cast<int>(cudaErrorInvalidValue), context + ": no file descriptor");
+  return context;
 }
 
-int UniqueFd::release() noexcept { return std::exchange(fd_, -1); }
+} // namespace
 
-void UniqueFd::reset() noexcept {
-  if (fd_ >= 0) ::close(std::exchange(fd_, -1));
+void CloseFd::release(int fd) noexcept {
+  if (fd >= 0) ::close(fd);
+}
+
+void UnmapAndDestroy::release(MappedExternalMemory buffer) noexcept {
+  // Documented order: the mapping first (cudaFree), then the external memory object.
+  if (buffer.mapped != nullptr) CUDA_LOG(cudaFree(buffer.mapped));
+  if (buffer.memory != nullptr) CUDA_LOG(cudaDestroyExternalMemory(buffer.memory));
 }
 
 ExternalBuffer::ExternalBuffer(UniqueFd fd, const InteropDesc::Buffer& desc, const char* what) {
-  const std::string context = std::string("importing ") + what;
-  if (fd.get() < 0) throw CudaError(static_cast<int>(cudaErrorInvalidValue), context + ": no file descriptor");
+  const std::string context = importContext(fd, what);
 
   cudaExternalMemoryHandleDesc handle{};
   handle.type = cudaExternalMemoryHandleTypeOpaqueFd;
@@ -36,68 +39,34 @@ ExternalBuffer::ExternalBuffer(UniqueFd fd, const InteropDesc::Buffer& desc, con
   handle.size = desc.allocationSize; // the whole allocation, not the buffer: the driver checks it against the fd
   handle.flags = desc.dedicated ? cudaExternalMemoryDedicated : 0u;
   // On failure fd still belongs to us and closes when it goes out of scope.
-  CUDA_CHECK_CTX(cudaImportExternalMemory(&memory_, &handle), context);
+  cudaExternalMemory_t memory = nullptr;
+  CUDA_CHECK_CTX(cudaImportExternalMemory(&memory, &handle), context);
   (void)fd.release(); // the driver owns it now and closes it in cudaDestroyExternalMemory
 
   cudaExternalMemoryBufferDesc buffer{};
   buffer.offset = desc.offset;
   buffer.size = desc.bufferSize;
   buffer.flags = 0;
-  if (const cudaError_t e = cudaExternalMemoryGetMappedBuffer(&mapped_, memory_, &buffer); e != cudaSuccess) {
-    mapped_ = nullptr;
-    reset(); // the constructor throws, so the destructor will not run: destroy the imported memory here
+  void* mapped = nullptr;
+  if (const cudaError_t e = cudaExternalMemoryGetMappedBuffer(&mapped, memory, &buffer); e != cudaSuccess) {
+    UnmapAndDestroy::release({memory, nullptr, 0}); // the constructor throws: nothing else will destroy it
     throwCudaError(e, "cudaExternalMemoryGetMappedBuffer", __FILE__, __LINE__,
                    context + " (offset " + std::to_string(desc.offset) + ", size " + std::to_string(desc.bufferSize) +
                        " of " + std::to_string(desc.allocationSize) + " bytes)");
   }
-  size_ = desc.bufferSize;
+  owned_.reset({memory, mapped, desc.bufferSize});
 }
 
-ExternalBuffer::ExternalBuffer(ExternalBuffer&& other) noexcept
-    : memory_(std::exchange(other.memory_, nullptr)), mapped_(std::exchange(other.mapped_, nullptr)),
-      size_(std::exchange(other.size_, 0)) {}
-
-ExternalBuffer& ExternalBuffer::operator=(ExternalBuffer&& other) noexcept {
-  if (this != &other) {
-    reset();
-    memory_ = std::exchange(other.memory_, nullptr);
-    mapped_ = std::exchange(other.mapped_, nullptr);
-    size_ = std::exchange(other.size_, 0);
-  }
-  return *this;
-}
-
-void ExternalBuffer::reset() noexcept {
-  // Documented order: the mapping first (cudaFree), then the external memory object.
-  if (mapped_ != nullptr) CUDA_LOG(cudaFree(std::exchange(mapped_, nullptr)));
-  if (memory_ != nullptr) CUDA_LOG(cudaDestroyExternalMemory(std::exchange(memory_, nullptr)));
-  size_ = 0;
-}
-
-ExternalTimelineSemaphore::ExternalTimelineSemaphore(UniqueFd fd, const char* what) {
-  const std::string context = std::string("importing ") + what;
-  if (fd.get() < 0) throw CudaError(static_cast<int>(cudaErrorInvalidValue), context + ": no file descriptor");
+ExternalSemaphore importTimelineSemaphore(UniqueFd fd, const char* what) {
+  const std::string context = importContext(fd, what);
   cudaExternalSemaphoreHandleDesc handle{};
   handle.type = cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd;
   handle.handle.fd = fd.get();
   handle.flags = 0;
-  CUDA_CHECK_CTX(cudaImportExternalSemaphore(&semaphore_, &handle), context);
+  cudaExternalSemaphore_t semaphore = nullptr;
+  CUDA_CHECK_CTX(cudaImportExternalSemaphore(&semaphore, &handle), context);
   (void)fd.release();
-}
-
-ExternalTimelineSemaphore::ExternalTimelineSemaphore(ExternalTimelineSemaphore&& other) noexcept
-    : semaphore_(std::exchange(other.semaphore_, nullptr)) {}
-
-ExternalTimelineSemaphore& ExternalTimelineSemaphore::operator=(ExternalTimelineSemaphore&& other) noexcept {
-  if (this != &other) {
-    reset();
-    semaphore_ = std::exchange(other.semaphore_, nullptr);
-  }
-  return *this;
-}
-
-void ExternalTimelineSemaphore::reset() noexcept {
-  if (semaphore_ != nullptr) CUDA_LOG(cudaDestroyExternalSemaphore(std::exchange(semaphore_, nullptr)));
+  return ExternalSemaphore(semaphore);
 }
 
 } // namespace graphsim::cuda

@@ -4,8 +4,8 @@
 // File descriptors: the receiver owns an exported fd. A successful import hands it to the CUDA driver (which closes
 // it when the object is destroyed); a failed import closes it here, so no path leaks or double-closes an fd.
 //
-// Freeing order (DESIGN.md): cudaFree of the mapped pointer, then cudaDestroyExternalMemory, and only then may
-// Vulkan free the memory. A semaphore is destroyed only after every wait and signal on it has completed. The
+// Freeing order (docs/FRAME.md, Shutdown): cudaFree of the mapped pointer, then cudaDestroyExternalMemory, and only
+// then may Vulkan free the memory. A semaphore is destroyed only after every wait and signal on it has completed. The
 // owners do not synchronise; CudaBackend waits for its stream before destroying them.
 #pragma once
 
@@ -13,28 +13,29 @@
 
 #include <cstdint>
 
+#include "compute/cuda/cuda_handles.h"
 #include "compute/errors.h"
 #include "compute/interop.h"
 
 namespace graphsim::cuda {
 
 // Closes an fd on destruction unless release()d. For fds that have not been handed to CUDA yet.
-class UniqueFd {
-public:
-  UniqueFd() = default;
-  explicit UniqueFd(int fd) noexcept : fd_(fd) {}
-  ~UniqueFd() { reset(); }
-  UniqueFd(const UniqueFd&) = delete;
-  UniqueFd& operator=(const UniqueFd&) = delete;
-  UniqueFd(UniqueFd&& other) noexcept;
-  UniqueFd& operator=(UniqueFd&& other) noexcept;
+struct CloseFd {
+  static constexpr int kNone = -1;
+  static void release(int fd) noexcept;
+};
+using UniqueFd = UniqueHandle<int, CloseFd>;
 
-  int get() const noexcept { return fd_; }
-  int release() noexcept; // ownership passes to the caller (CUDA, after a successful import)
-  void reset() noexcept;
-
-private:
-  int fd_ = -1;
+// An imported allocation and the device pointer mapped from it, given back together in the documented order.
+struct MappedExternalMemory {
+  cudaExternalMemory_t memory = nullptr;
+  void* mapped = nullptr;
+  std::uint64_t size = 0; // bytes mapped
+  friend bool operator==(const MappedExternalMemory&, const MappedExternalMemory&) = default;
+};
+struct UnmapAndDestroy {
+  static constexpr MappedExternalMemory kNone{};
+  static void release(MappedExternalMemory buffer) noexcept; // cudaFree(mapped), then cudaDestroyExternalMemory
 };
 
 class ExternalBuffer {
@@ -44,47 +45,24 @@ public:
   // allocation, as the driver requires) and cudaExternalMemoryDedicated when desc.dedicated, then maps
   // [desc.offset, desc.offset + desc.bufferSize). Consumes fd (see above). Throws CudaError naming `what`.
   ExternalBuffer(UniqueFd fd, const InteropDesc::Buffer& desc, const char* what);
-  ~ExternalBuffer() { reset(); }
 
-  ExternalBuffer(const ExternalBuffer&) = delete;
-  ExternalBuffer& operator=(const ExternalBuffer&) = delete;
-  ExternalBuffer(ExternalBuffer&& other) noexcept;
-  ExternalBuffer& operator=(ExternalBuffer&& other) noexcept;
-
-  void* data() const noexcept { return mapped_; }
+  void* data() const noexcept { return owned_.get().mapped; }
   template <typename T>
   T* as() const noexcept {
-    return static_cast<T*>(mapped_);
+    return static_cast<T*>(data());
   }
-  std::uint64_t size() const noexcept { return size_; }
+  std::uint64_t size() const noexcept { return owned_.get().size; }
 
-  void reset() noexcept; // cudaFree(mapped), then cudaDestroyExternalMemory
-
-private:
-  cudaExternalMemory_t memory_ = nullptr;
-  void* mapped_ = nullptr;
-  std::uint64_t size_ = 0;
-};
-
-class ExternalTimelineSemaphore {
-public:
-  ExternalTimelineSemaphore() = default;
-  // Imports fd as cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd. Consumes fd. Throws CudaError naming `what`.
-  ExternalTimelineSemaphore(UniqueFd fd, const char* what);
-  ~ExternalTimelineSemaphore() { reset(); }
-
-  ExternalTimelineSemaphore(const ExternalTimelineSemaphore&) = delete;
-  ExternalTimelineSemaphore& operator=(const ExternalTimelineSemaphore&) = delete;
-  ExternalTimelineSemaphore(ExternalTimelineSemaphore&& other) noexcept;
-  ExternalTimelineSemaphore& operator=(ExternalTimelineSemaphore&& other) noexcept;
-
-  cudaExternalSemaphore_t get() const noexcept { return semaphore_; }
-  explicit operator bool() const noexcept { return semaphore_ != nullptr; }
-
-  void reset() noexcept; // the caller guarantees no wait or signal on it is pending
+  void reset() noexcept { owned_.reset(); }
 
 private:
-  cudaExternalSemaphore_t semaphore_ = nullptr;
+  UniqueHandle<MappedExternalMemory, UnmapAndDestroy> owned_;
 };
+
+// The caller guarantees that no wait or signal on it is pending when it is destroyed.
+using ExternalSemaphore = CudaHandle<cudaExternalSemaphore_t, cudaDestroyExternalSemaphore>;
+
+// Imports fd as cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd. Consumes fd. Throws CudaError naming `what`.
+ExternalSemaphore importTimelineSemaphore(UniqueFd fd, const char* what);
 
 } // namespace graphsim::cuda

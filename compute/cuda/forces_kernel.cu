@@ -28,10 +28,10 @@ namespace {
 // A launch shape. kMinBlocks caps registers at 65536 / (kThreads * kMinBlocks) per thread (__launch_bounds__).
 template <int Bodies, int Lanes, int Groups, int Unroll, int MinBlocks>
 struct Shape {
-  static constexpr int kBodies = Bodies;     // bodies i per thread, in registers
-  static constexpr int kLanes = Lanes;       // threads per group; a block owns kLanes * kBodies bodies i
-  static constexpr int kGroups = Groups;     // groups per block, each summing its own slice of j
-  static constexpr int kUnroll = Unroll;     // unroll of the per-slice j loop (kLanes: fully unrolled)
+  static constexpr int kBodies = Bodies; // bodies i per thread, in registers
+  static constexpr int kLanes = Lanes;   // threads per group; a block owns kLanes * kBodies bodies i
+  static constexpr int kGroups = Groups; // groups per block, each summing its own slice of j
+  static constexpr int kUnroll = Unroll; // unroll of the per-slice j loop (kLanes: fully unrolled)
   static constexpr int kMinBlocks = MinBlocks;
   static constexpr int kThreads = kLanes * kGroups;
   static constexpr int kBlockBodies = kLanes * kBodies;

@@ -1,13 +1,13 @@
 // Building, updating and launching the frame graph (frame_graph.h).
 #include "compute/cuda/frame_graph.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
 #include <utility>
-#include <algorithm>
 
 #include "compute/cuda/frame_graph_detail.h"
 
@@ -42,8 +42,8 @@ const char* updateResultName(cudaGraphExecUpdateResult r) {
 } // namespace detail
 
 FrameGraph::FrameGraph(const BodiesView& bodies, int substeps, const NBodyParams& params,
-                       const std::array<bool, kStageCount>& enabled, const FrameSemaphores* semaphores,
-                       float4* output, const ReportBlowUpArgs& blowUp)
+                       const std::array<bool, kStageCount>& enabled, const FrameSemaphores* semaphores, float4* output,
+                       const ReportBlowUpArgs& blowUp)
     : bodies_(bodies), substeps_(substeps), params_(params), enabled_(enabled), output_(output), blowUp_(blowUp) {
   if (blowUp_.state == nullptr || blowUp_.hostWord == nullptr) {
     throw std::invalid_argument("FrameGraph: the blow-up report needs its device state and host word");
@@ -90,17 +90,20 @@ FrameGraph::Built FrameGraph::build(std::uint64_t waitValue, std::uint64_t signa
   const auto deps = [&] { return prev != nullptr ? &prev : nullptr; };
   const auto depCount = [&] { return prev != nullptr ? std::size_t{1} : std::size_t{0}; };
 
-  if (hasSemaphores()) {
-    // launch() sets both values on the exec before every cudaGraphLaunch; the comparison paths that rebuild the
-    // graph every frame build it with the frame's values.
-    cudaExternalSemaphore_t renderDone = semaphores_.renderDone;
-    cudaExternalSemaphoreWaitParams waitParams{};
-    waitParams.params.fence.value = waitValue;
-    const cudaExternalSemaphoreWaitNodeParams wait{&renderDone, &waitParams, 1};
+  // The semaphore nodes: launch() sets both values on the exec before every cudaGraphLaunch; the comparison paths
+  // that rebuild the graph every frame build it with the frame's values. `add` copies the parameters.
+  cudaExternalSemaphore_t renderDone = semaphores_.renderDone, simDone = semaphores_.simDone;
+  const auto waitParams = detail::fenceAt<cudaExternalSemaphoreWaitParams>(waitValue);
+  const auto signalParams = detail::fenceAt<cudaExternalSemaphoreSignalParams>(signalValue);
+  const auto addSemaphoreNode = [&](const char* name, Kind kind, auto add, const auto& nodeParams) {
     cudaGraphNode_t node = nullptr;
-    CUDA_CHECK_CTX(cudaGraphAddExternalSemaphoresWaitNode(&node, g, nullptr, 0, &wait), kWaitNodeName);
-    built.nodes.push_back({kWaitNodeName, Kind::SemaphoreWait, Stage::Forces, node, {}});
+    CUDA_CHECK_CTX(add(&node, g, deps(), depCount(), &nodeParams), name);
+    built.nodes.push_back({name, kind, Stage::Forces, node, {}});
     prev = node;
+  };
+  if (hasSemaphores()) {
+    addSemaphoreNode(kWaitNodeName, Kind::SemaphoreWait, cudaGraphAddExternalSemaphoresWaitNode,
+                     cudaExternalSemaphoreWaitNodeParams{&renderDone, &waitParams, 1});
   }
 
   std::size_t marks = 0;
@@ -133,13 +136,8 @@ FrameGraph::Built FrameGraph::build(std::uint64_t waitValue, std::uint64_t signa
   addKernel(kBlowUpNodeName, Kind::BlowUpReport, Stage::Forces, 0, reportBlowUpSpec(blowUp_));
 
   if (hasSemaphores()) {
-    cudaExternalSemaphore_t simDone = semaphores_.simDone;
-    cudaExternalSemaphoreSignalParams signalParams{};
-    signalParams.params.fence.value = signalValue;
-    const cudaExternalSemaphoreSignalNodeParams signal{&simDone, &signalParams, 1};
-    cudaGraphNode_t node = nullptr;
-    CUDA_CHECK_CTX(cudaGraphAddExternalSemaphoresSignalNode(&node, g, deps(), depCount(), &signal), kSignalNodeName);
-    built.nodes.push_back({kSignalNodeName, Kind::SemaphoreSignal, Stage::Forces, node, {}});
+    addSemaphoreNode(kSignalNodeName, Kind::SemaphoreSignal, cudaGraphAddExternalSemaphoresSignalNode,
+                     cudaExternalSemaphoreSignalNodeParams{&simDone, &signalParams, 1});
   }
   return built;
 }
@@ -378,8 +376,9 @@ void FrameGraph::setProfiling(bool enabled) {
     profiling_ = !enabled;
     throw;
   }
-  counters_.lastFallbackReason = std::string("profiling ") + (enabled ? "on: " : "off: ") + std::to_string(kernels + 1) +
-                                 " event-record nodes " + (enabled ? "added" : "removed") + ", re-instantiated";
+  counters_.lastFallbackReason = std::string("profiling ") + (enabled ? "on: " : "off: ") +
+                                 std::to_string(kernels + 1) + " event-record nodes " +
+                                 (enabled ? "added" : "removed") + ", re-instantiated";
   if (!enabled) markEvents_.clear();
 }
 

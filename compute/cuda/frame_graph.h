@@ -44,6 +44,16 @@ inline constexpr const char* kBlowUpNodeName = "report_blow_up";
 inline constexpr const char* kBlowUpNodeReason =
     "blow-up detection: hands the stages' non-finite flag to the host; not a simulation stage";
 
+// One frame's launch as CudaBackend makes it: frame k, write_render's target (render buffer slot(k)), the stream.
+// What the comparison launches of compute/cuda/frame_graph_instruments.h take.
+struct FrameLaunch {
+  std::uint64_t frame = 0;
+  float4* output = nullptr;
+  cudaStream_t stream = nullptr;
+};
+
+// The product path: build, update, toggle, launch, profile. The benchmark's comparison launches and the kernel-fail
+// test hook are FrameGraphInstruments (frame_graph_instruments.h), a friend compiled only into the instruments library.
 class FrameGraph {
 public:
   // semaphores == nullptr: compute-only graph without semaphore nodes. output: write_render's first target.
@@ -76,16 +86,6 @@ public:
   // nothing and does not synchronise.
   void launch(std::uint64_t frame, float4* output, cudaStream_t stream);
 
-  // The benchmark's comparison paths for frame k (frame_graph_variants.cpp); same kernels, same results.
-  // Stream: cudaWaitExternalSemaphoresAsync, the enabled stages' kernels with cudaLaunchKernel,
-  // cudaSignalExternalSemaphoresAsync; the exec is left as is (later graph launches catch up on what changed).
-  void launchOnStream(std::uint64_t frame, float4* output, cudaStream_t stream);
-  // A fresh graph with this frame's values, applied with cudaGraphExecUpdate (throws CudaError with the update
-  // result if the driver refuses it), then cudaGraphLaunch.
-  void launchWithWholeUpdate(std::uint64_t frame, float4* output, cudaStream_t stream);
-  // A fresh graph with this frame's values, instantiated, enable states set, launched. The replaced exec is retired.
-  void launchReinstantiated(std::uint64_t frame, float4* output, cudaStream_t stream);
-
   // The protocol the semaphore nodes' values follow (compute-only: F = 1, which only the profiling marks use).
   const FrameProtocol& protocol() const { return semaphores_.protocol; }
   bool hasSemaphores() const { return semaphores_.renderDone != nullptr; }
@@ -101,9 +101,6 @@ public:
   double lastLaunchHostUs() const { return lastLaunchHostUs_; }
   int substeps() const { return substeps_; }
   void dumpDot(const std::filesystem::path& path) const;
-  // Test hook (compute/cuda/fault_hooks.cpp): gives the exec's first node of `stage` an invalid launch
-  // configuration; returns the node's name. The node keeps it until its parameters next change.
-  std::string injectBadLaunchConfig(Stage stage);
 
   // --profile: an event-record node before the first kernel and after every kernel ("mark_0", "mark_1", ...), so a
   // kernel node's GPU time is the time between the marks around it (nodes()[i].ms). Each frame in flight has its own
@@ -114,6 +111,8 @@ public:
   bool profiling() const { return profiling_; }
 
 private:
+  friend struct FrameGraphInstruments;
+
   // Kernel: a stage instance (togglable per whyNotTogglable(stage)). BlowUpReport: the report_blow_up kernel, never
   // toggled or updated (its arguments are fixed pointers).
   enum class Kind { Kernel, BlowUpReport, SemaphoreWait, SemaphoreSignal, EventRecord };
@@ -135,7 +134,6 @@ private:
   // waitValue / signalValue: the semaphore nodes' values (the product path sets them on the exec every frame).
   Built build(std::uint64_t waitValue = 0, std::uint64_t signalValue = 0) const;
   bool runsStage(Stage stage) const; // enabled, or a stage that cannot be disabled
-  void retire(GraphExec exec, Graph graph);
   // The kernel parameters of one stage instance from bodies_, params_ and output_; instances differ only in their
   // blow-up flag's node index.
   KernelNodeSpec stageSpec(Stage stage, int substep) const;
@@ -164,8 +162,9 @@ private:
   cudaExternalSemaphoreWaitParams waitParams_{};
   cudaExternalSemaphoreSignalParams signalParams_{};
 
-  // Execs replaced by launchReinstantiated, kept until 8 more have been replaced: a launch of one may still be
-  // running (at most 4 frames are in flight), and destroying what the GPU may use is what this ring avoids.
+  // Execs replaced by the Reinstantiate comparison (FrameGraphInstruments), kept until 8 more have been replaced: a
+  // launch of one may still be running (at most 4 frames are in flight), and destroying what the GPU may use is what
+  // this ring avoids. Held here so that they live exactly as long as the graph.
   struct Retired {
     GraphExec exec;
     Graph graph;

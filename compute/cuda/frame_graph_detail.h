@@ -1,8 +1,10 @@
-// Pieces of the frame graph shared by frame_graph.cpp (the product path) and frame_graph_variants.cpp (the
+// Pieces of the frame graph shared by frame_graph.cpp (the product path) and frame_graph_instruments.cpp (the
 // benchmark's comparison paths). Internal to compute/cuda.
 #pragma once
 
 #include <cuda_runtime_api.h>
+
+#include <cstdint>
 
 #include "compute/cuda/cuda_handles.h"
 #include "compute/nbody.h"
@@ -11,5 +13,14 @@ namespace graphsim::cuda::detail {
 
 GraphExec instantiate(cudaGraph_t graph);
 const char* updateResultName(cudaGraphExecUpdateResult r);
+
+// The parameters of one timeline-semaphore operation (Params: cudaExternalSemaphoreWaitParams or
+// cudaExternalSemaphoreSignalParams) at `value`, everything else zero.
+template <typename Params>
+Params fenceAt(std::uint64_t value) {
+  Params params{};
+  params.params.fence.value = value;
+  return params;
+}
 
 } // namespace graphsim::cuda::detail

@@ -30,60 +30,71 @@ __device__ inline void flagNonFinite(const BlowUpFlag& flag, unsigned int quanti
   flagNonFinite(flag.first, flag.node, quantity);
 }
 
+// Writes the velocity a stage that only kicks computed (w of v kept) and flags it if it is not finite.
+__device__ inline void storeVelocity(float4* vel, int i, float4 v, Vec3 u, const BlowUpFlag& flag) {
+  vel[i] = withXyz(v, u);
+  if (!isFinite3(u)) flagNonFinite(flag, kBlowUpVelocity);
+}
+
+// A body's position and velocity as a stage that moves it reads them (p, v; their w, the mass and the velocity's spare
+// lane, is written back unchanged) and the values it writes back (x, u).
+struct Motion {
+  float4 p, v;
+  Vec3 x, u;
+};
+__device__ inline Motion loadMotion(const float4* posMass, const float4* vel, int i) {
+  const float4 p = posMass[i], v = vel[i];
+  return {p, v, xyz(p), xyz(v)};
+}
+// Writes x and u back and flags the first non-finite one. The velocity is named if both are: it is written first (the
+// kick) and carried into the position (the drift). `accel`: the acceleration integrate kicked with; a non-finite
+// acceleration always makes the velocity non-finite, so it is looked at only then, and forces named.
+__device__ inline void storeMotion(const Motion& m, float4* posMass, float4* vel, int i, const BlowUpFlag& flag,
+                                   const Vec3* accel = nullptr) {
+  posMass[i] = withXyz(m.p, m.x);
+  vel[i] = withXyz(m.v, m.u);
+  if (!isFinite3(m.u)) {
+    if (accel != nullptr && !isFinite3(*accel)) {
+      flagNonFinite(flag.first, flag.accelNode, kBlowUpAcceleration);
+    } else {
+      flagNonFinite(flag, kBlowUpVelocity);
+    }
+  } else if (!isFinite3(m.x)) {
+    flagNonFinite(flag, kBlowUpPosition);
+  }
+}
+
 __global__ void __launch_bounds__(kBlock) attractorKernel(AttractorArgs a) {
   const int i = bodyIndex();
   if (i >= a.n) return;
   const float4 v = a.vel[i];
   const Vec3 kicked =
       nbody_math::attractorKick(xyz(a.posMass[i]), xyz(v), {a.px, a.py, a.pz}, a.strength, a.dt, a.softening);
-  a.vel[i] = withXyz(v, kicked);
-  if (!isFinite3(kicked)) flagNonFinite(a.blowUp, kBlowUpVelocity);
+  storeVelocity(a.vel, i, v, kicked, a.blowUp);
 }
 
 __global__ void __launch_bounds__(kBlock) integrateKernel(IntegrateArgs a) {
   const int i = bodyIndex();
   if (i >= a.n) return;
-  const float4 p = a.posMass[i], v = a.vel[i];
-  Vec3 x = xyz(p), u = xyz(v);
+  Motion m = loadMotion(a.posMass, a.vel, i);
   const Vec3 acc = xyz(a.accel[i]);
-  nbody_math::integrate(x, u, acc, a.dt);
-  a.posMass[i] = withXyz(p, x);
-  a.vel[i] = withXyz(v, u);
-  // The kick writes the velocity first and the drift carries it into the position: name the velocity if both are.
-  // A non-finite acceleration always makes the velocity non-finite: only then is it looked at, and forces named.
-  if (!isFinite3(u)) {
-    if (!isFinite3(acc)) {
-      flagNonFinite(a.blowUp.first, a.blowUp.accelNode, kBlowUpAcceleration);
-    } else {
-      flagNonFinite(a.blowUp, kBlowUpVelocity);
-    }
-  } else if (!isFinite3(x)) {
-    flagNonFinite(a.blowUp, kBlowUpPosition);
-  }
+  nbody_math::integrate(m.x, m.u, acc, a.dt);
+  storeMotion(m, a.posMass, a.vel, i, a.blowUp, &acc);
 }
 
 __global__ void __launch_bounds__(kBlock) dampingKernel(DampingArgs a) {
   const int i = bodyIndex();
   if (i >= a.n) return;
   const float4 v = a.vel[i];
-  const Vec3 damped = nbody_math::damp(xyz(v), a.factor);
-  a.vel[i] = withXyz(v, damped);
-  if (!isFinite3(damped)) flagNonFinite(a.blowUp, kBlowUpVelocity);
+  storeVelocity(a.vel, i, v, nbody_math::damp(xyz(v), a.factor), a.blowUp);
 }
 
 __global__ void __launch_bounds__(kBlock) boundaryKernel(BoundaryArgs a) {
   const int i = bodyIndex();
   if (i >= a.n) return;
-  const float4 p = a.posMass[i], v = a.vel[i];
-  Vec3 x = xyz(p), u = xyz(v);
-  nbody_math::reflectAtBoundary(x, u, a.radius);
-  a.posMass[i] = withXyz(p, x);
-  a.vel[i] = withXyz(v, u);
-  if (!isFinite3(u)) {
-    flagNonFinite(a.blowUp, kBlowUpVelocity);
-  } else if (!isFinite3(x)) {
-    flagNonFinite(a.blowUp, kBlowUpPosition);
-  }
+  Motion m = loadMotion(a.posMass, a.vel, i);
+  nbody_math::reflectAtBoundary(m.x, m.u, a.radius);
+  storeMotion(m, a.posMass, a.vel, i, a.blowUp);
 }
 
 __global__ void __launch_bounds__(kBlock) colourKernel(ColourArgs a) {

@@ -261,15 +261,15 @@ struct OutputKind {
 void PrintTo(const OutputKind& kind, std::ostream* out) { *out << kind.name; } // ctest names: "GetParam() = json"
 
 std::vector<std::string> benchArgs(const char* flag, const std::string& path) {
-  return {"bench", "--backend", "cpu", "--bodies", "64", "--frames", "3", "--warmup", "0", "--variants", "none",
-          flag, path};
+  return {"bench",    "--backend", "cpu",        "--bodies", "64", "--frames", "3",
+          "--warmup", "0",         "--variants", "none",     flag, path};
 }
 
 const OutputKind kKinds[] = {
     {"png", "out.png",
      [](const std::string& p) {
-       return std::vector<std::string>{"run", "--headless", "--backend", "cpu", "--bodies", "64", "--frames", "2",
-                                       "--capture", p};
+       return std::vector<std::string>{"run", "--headless", "--backend", "cpu",       "--bodies",
+                                       "64",  "--frames",   "2",         "--capture", p};
      },
      "\x89PNG\r\n\x1a\n"},
     {"json", "out.json", [](const std::string& p) { return benchArgs("--json", p); }, "{"},

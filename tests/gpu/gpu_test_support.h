@@ -1,12 +1,10 @@
-// Helpers shared by the GPU tests: the skip-without-device guard, small scene configs, and state comparison.
+// Helpers shared by the GPU tests: the skip-without-device guard, small scene configs, and the report of a state
+// comparison (compute/state_compare.h, which the soak uses too).
 #pragma once
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <chrono>
-#include <cmath>
-#include <cstddef>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -14,6 +12,7 @@
 #include "compute/cuda_device.h"
 #include "compute/nbody.h"
 #include "compute/sim_backend.h"
+#include "compute/state_compare.h"
 #include "render/particle_renderer.h"
 #include "render/vulkan_context.h"
 
@@ -22,7 +21,7 @@
 #define GRAPHSIM_REQUIRE_CUDA_DEVICE()                                                                                 \
   do {                                                                                                                 \
     const ::graphsim::CudaDeviceList cudaDevicesForSkip_ = ::graphsim::listCudaDevices();                              \
-    if (cudaDevicesForSkip_.devices.empty()) GTEST_SKIP() << "no CUDA device: " << cudaDevicesForSkip_.whyNone;       \
+    if (cudaDevicesForSkip_.devices.empty()) GTEST_SKIP() << "no CUDA device: " << cudaDevicesForSkip_.whyNone;        \
   } while (false)
 
 namespace graphsim::gputest {
@@ -69,57 +68,13 @@ inline SceneConfig scene(const char* initial, std::int64_t bodies, std::uint64_t
   return c;
 }
 
-// Position differences between two states of the same bodies, and the size of the system they are measured against.
-struct PositionDiff {
-  double maxAbs = 0;   // max over bodies of |x_a - x_b| (Euclidean)
-  double p99 = 0;      // 99th percentile of the same
-  double rms = 0;      // root mean square of the same
-  double scale = 0;    // RMS distance of the bodies of `a` from their mean position
-  std::size_t worst = 0;
-  bool bitIdentical = true; // x, y, z, mass and velocities bitwise equal
-};
-
-inline PositionDiff comparePositions(const BodyState& a, const BodyState& b) {
-  PositionDiff d;
-  const std::size_t n = std::min(a.size(), b.size());
-  if (n == 0) return d;
-  std::vector<double> err(n);
-  double cx = 0, cy = 0, cz = 0, sum2 = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const Float4 p = a.posMass[i], q = b.posMass[i];
-    const double dx = double(p.x) - q.x, dy = double(p.y) - q.y, dz = double(p.z) - q.z;
-    err[i] = std::sqrt(dx * dx + dy * dy + dz * dz);
-    sum2 += err[i] * err[i];
-    if (err[i] > d.maxAbs) {
-      d.maxAbs = err[i];
-      d.worst = i;
-    }
-    if (!(p == q) || !(a.vel[i] == b.vel[i])) d.bitIdentical = false;
-    cx += p.x;
-    cy += p.y;
-    cz += p.z;
-  }
-  cx /= double(n);
-  cy /= double(n);
-  cz /= double(n);
-  double r2 = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const Float4 p = a.posMass[i];
-    r2 += (p.x - cx) * (p.x - cx) + (p.y - cy) * (p.y - cy) + (p.z - cz) * (p.z - cz);
-  }
-  d.scale = std::sqrt(r2 / double(n));
-  d.rms = std::sqrt(sum2 / double(n));
-  std::sort(err.begin(), err.end());
-  d.p99 = err[std::min(n - 1, n * 99 / 100)];
-  return d;
-}
-
 // One line the lead copies into the closing note (the tolerances were set from these numbers).
-inline void report(const char* what, const PositionDiff& d) {
-  std::printf("[ measured ] %s: max |dx| = %.3e (body %zu), p99 = %.3e, rms = %.3e, system scale = %.3f, "
-              "max/scale = %.3e, bit-identical = %s\n",
-              what, d.maxAbs, d.worst, d.p99, d.rms, d.scale, d.scale > 0 ? d.maxAbs / d.scale : 0.0,
-              d.bitIdentical ? "yes" : "no");
+inline void report(const char* what, const StateDifference& d) {
+  std::printf(
+      "[ measured ] %s: max |dx| = %.3e (body %zu), p99 = %.3e, rms = %.3e, system scale = %.3f, "
+      "max/scale = %.3e, bit-identical = %s\n",
+      what, d.maxAbs, d.worst, d.p99, d.rms, d.scale, d.scale > 0 ? d.maxAbs / d.scale : 0.0,
+      d.bitIdentical ? "yes" : "no");
 }
 
 inline BodyState download(SimBackend& backend) {

@@ -229,8 +229,8 @@ TEST(CudaBackend, ComputeOnlySteppingAllocatesNothingAndBackendsFreeEverything) 
     EXPECT_EQ(after.reinstantiations, 0u);
     EXPECT_TRUE(after.lastFallbackReason.empty());
     EXPECT_GE(sim.lastSimGpuMs(), 0.0);
-    std::printf("[ measured ] N=16384 compute-only frame: %.3f ms GPU, %.2f us host node updates\n",
-                sim.lastSimGpuMs(), sim.lastUpdateHostUs());
+    std::printf("[ measured ] N=16384 compute-only frame: %.3f ms GPU, %.2f us host node updates\n", sim.lastSimGpuMs(),
+                sim.lastUpdateHostUs());
   }
   for (int i = 0; i < 5; ++i) {
     CudaBackend sim(config, 0);

@@ -86,7 +86,7 @@ TEST(Interop, RoundTripThroughImportedMemoryAndTimelineSemaphores) {
   constexpr std::uint32_t kWords = kBodies * 4;
   constexpr VkDeviceSize kBytes = kWords * sizeof(std::uint32_t);
 
-  // Vulkan objects first: they are destroyed after the CUDA imports declared below (DESIGN.md freeing order).
+  // Vulkan objects first: they are destroyed after the CUDA imports declared below (docs/FRAME.md freeing order).
   render::VulkanContext vk(gputest::interopRequest());
   const VkDevice device = vk.device();
   render::BodyBuffers shared(vk, render::BodyBufferMode::Exported, 1, kBodies);
@@ -123,8 +123,10 @@ TEST(Interop, RoundTripThroughImportedMemoryAndTimelineSemaphores) {
     cuda::Stream stream = cuda::makeStream();
     const InteropDesc::Buffer exported = shared.exportSlot(0);
     cuda::ExternalBuffer imported(cuda::UniqueFd(exported.fd), exported, "test buffer");
-    cuda::ExternalTimelineSemaphore cudaRenderDone(cuda::UniqueFd(renderDone.exportFd()), "renderDone");
-    cuda::ExternalTimelineSemaphore cudaSimDone(cuda::UniqueFd(simDone.exportFd()), "simDone");
+    const cuda::ExternalSemaphore cudaRenderDone =
+        cuda::importTimelineSemaphore(cuda::UniqueFd(renderDone.exportFd()), "renderDone");
+    const cuda::ExternalSemaphore cudaSimDone =
+        cuda::importTimelineSemaphore(cuda::UniqueFd(simDone.exportFd()), "simDone");
     cuda::DeviceArray<unsigned> mismatches(1);
     CUDA_CHECK(cudaMemsetAsync(mismatches.get(), 0, sizeof(unsigned), stream.get()));
 
@@ -138,7 +140,7 @@ TEST(Interop, RoundTripThroughImportedMemoryAndTimelineSemaphores) {
     signalParams.params.fence.value = 1;
     CUDA_CHECK(cudaSignalExternalSemaphoresAsync(&signalSem, &signalParams, 1, stream.get()));
 
-    // 3. Vulkan waits simDone >= 1 on the GPU (never on the host: see DESIGN.md's pitfall), copies the buffer to a
+    // 3. Vulkan waits simDone >= 1 on the GPU (never on the host: see docs/FRAME.md), copies the buffer to a
     // host-visible one and signals renderDone = 2. The barrier orders the copy after this queue's own earlier write
     // (the semaphore wait covers CUDA's write; validation cannot see CUDA's side).
     begin(cmds[1]);

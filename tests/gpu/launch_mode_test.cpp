@@ -16,7 +16,6 @@
 namespace graphsim {
 namespace {
 
-using gputest::comparePositions;
 using gputest::download;
 
 constexpr LaunchMode kModes[] = {LaunchMode::Graph, LaunchMode::Stream, LaunchMode::WholeUpdate,
@@ -46,11 +45,12 @@ TEST(LeapfrogStart, DeviceStartMatchesTheHostDoublePrecisionStart) {
     CudaBackend device(config, 0, nullptr, std::chrono::milliseconds(5000), LeapfrogStart::Device);
     CudaBackend host(config, 0, nullptr, std::chrono::milliseconds(5000), LeapfrogStart::Host);
     const BodyState d = download(device), h = download(host);
-    EXPECT_EQ(comparePositions(d, h).maxAbs, 0.0) << initial << ": the bodies themselves come from the host";
+    EXPECT_EQ(compareStates(d, h).maxAbs, 0.0) << initial << ": the bodies themselves come from the host";
     const VelocityDiff v = compareVelocities(d, h);
-    std::printf("[ measured ] %s N=4096 leapfrog start, GPU float a(0) vs host double: max |dv| = %.3e, "
-                "rms speed = %.3f, ratio = %.3e\n",
-                initial, v.maxAbs, v.rmsSpeed, v.rmsSpeed > 0 ? v.maxAbs / v.rmsSpeed : 0.0);
+    std::printf(
+        "[ measured ] %s N=4096 leapfrog start, GPU float a(0) vs host double: max |dv| = %.3e, "
+        "rms speed = %.3f, ratio = %.3e\n",
+        initial, v.maxAbs, v.rmsSpeed, v.rmsSpeed > 0 ? v.maxAbs / v.rmsSpeed : 0.0);
     // a(0) in float is good to ~1e-6 relative; the half kick scales it by dt/2, so dv is far below 1e-5 of |v|.
     EXPECT_LT(v.maxAbs, 1e-5 * v.rmsSpeed) << initial;
   }
@@ -62,8 +62,10 @@ TEST(LeapfrogStart, QuarterMillionBodiesStartWithoutTheHostSum) {
   const auto t0 = std::chrono::steady_clock::now();
   CudaBackend sim(config, 0);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("[ measured ] N=262144 CudaBackend construction (initial conditions on the host, a(0) on the GPU): "
-              "%.3f s\n", seconds);
+  std::printf(
+      "[ measured ] N=262144 CudaBackend construction (initial conditions on the host, a(0) on the GPU): "
+      "%.3f s\n",
+      seconds);
   // The host double sum alone takes ~6 s here at this size (N^2 / 16 cores); the GPU's is milliseconds and the rest
   // is the O(N) initial conditions.
   EXPECT_LT(seconds, 3.0);
@@ -111,7 +113,7 @@ TEST(LaunchModes, ComputeOnlyModesAgreeBitForBit) {
     results.push_back(download(sim));
   }
   for (std::size_t i = 1; i < results.size(); ++i) {
-    EXPECT_TRUE(comparePositions(results[i], results[0]).bitIdentical)
+    EXPECT_TRUE(compareStates(results[i], results[0]).bitIdentical)
         << launchModeName(kModes[i]) << " differs from graph";
   }
 }
@@ -145,7 +147,7 @@ TEST(LaunchModes, InteropFrameLoopRunsInEveryModeAndMatchesComputeOnly) {
     renderer.drain();
     sim.synchronize();
     EXPECT_EQ(renderer.renderDoneValue(), kFrames) << launchModeName(mode);
-    EXPECT_TRUE(comparePositions(download(sim), reference).bitIdentical)
+    EXPECT_TRUE(compareStates(download(sim), reference).bitIdentical)
         << launchModeName(mode) << " with interop differs from the compute-only graph";
   }
   EXPECT_EQ(context.validationMessages(), 0u);

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "app/run/frame_loop.h"
 #include "app/cli/scene_config.h"
+#include "app/run/session.h"
 #include "app/ui/window.h"
 #include "compute/cpu_backend.h"
 #include "compute/cuda_backend.h"

@@ -31,16 +31,14 @@
 namespace graphsim {
 namespace {
 
-using gputest::comparePositions;
 using gputest::download;
-using gputest::PositionDiff;
 
 constexpr double kMaxRelTolerance = 1e-5; // worst body, relative to the system scale
 constexpr double kP99RelTolerance = 1e-6; // 99th percentile, relative to the system scale
 
 void expectClose(const char* what, const BodyState& cuda, const BodyState& cpu) {
   ASSERT_EQ(cuda.size(), cpu.size()) << what;
-  const PositionDiff d = comparePositions(cuda, cpu);
+  const StateDifference d = compareStates(cuda, cpu);
   gputest::report(what, d);
   EXPECT_LT(d.maxAbs, kMaxRelTolerance * d.scale) << what << ": body " << d.worst;
   EXPECT_LT(d.p99, kP99RelTolerance * d.scale) << what;
@@ -53,7 +51,7 @@ TEST(CudaVsCpu, GalaxyPair4096For100StepsAgreesWithinTolerance) {
   CudaBackend cuda(config, 0); // the product's start: a(0) on the GPU (LeapfrogStart::Device)
   // Same bodies, bit for bit (both come from makeInitialConditions); the half-step velocities differ in the last
   // bits of a(0), float on the GPU against double on the host (LeapfrogStartTest checks how little).
-  const PositionDiff start = comparePositions(download(cuda), download(cpu));
+  const StateDifference start = compareStates(download(cuda), download(cpu));
   EXPECT_EQ(start.maxAbs, 0.0) << "initial positions differ";
   for (int k = 0; k < 100; ++k) {
     cpu.step();
@@ -98,8 +96,9 @@ TEST(Toggles, DisablingIntegrateFreezesPositionsBitExactlyAndReenablingResumes) 
   cuda.setStageEnabled(Stage::Integrate, true);
   for (const NodeInfo& n : gputest::stageInstances(cuda.nodes(), Stage::Integrate)) EXPECT_TRUE(n.enabled) << n.name;
   cuda.step();
-  const PositionDiff resumed = comparePositions(download(cuda), frozen);
+  const StateDifference resumed = compareStates(download(cuda), frozen);
   EXPECT_GT(resumed.maxAbs, 0.0) << "positions did not move after re-enabling integrate";
+  EXPECT_TRUE(std::isfinite(resumed.maxAbs)) << "body " << resumed.worst << " is not finite"; // NaN counts as +inf
 }
 
 // Attractor toggled on both backends at the same frame. Without forces only the O(N) stages run, which agree bit
@@ -136,11 +135,12 @@ void runAttractorToggle(bool forces, const char* what) {
   expectClose(what, c, reference);
   // Without forces every stage that ran is an O(N) stage built without FMA from the CPU's own expressions.
   if (!forces) {
-    EXPECT_TRUE(comparePositions(c, reference).bitIdentical) << "O(N) stages differ from the CPU";
+    EXPECT_TRUE(compareStates(c, reference).bitIdentical) << "O(N) stages differ from the CPU";
   }
-  const PositionDiff effect = comparePositions(c, download(untoggled));
+  const StateDifference effect = compareStates(c, download(untoggled));
   gputest::report("attractor off vs on (the toggle's effect)", effect);
   EXPECT_GT(effect.maxAbs, 100 * kMaxRelTolerance * effect.scale) << "disabling the attractor changed nothing";
+  EXPECT_TRUE(std::isfinite(effect.maxAbs)) << "body " << effect.worst << " is not finite"; // NaN counts as +inf
 }
 
 TEST(Toggles, DisablingAttractorMatchesTheCpuBackendWithoutForces) {
@@ -191,8 +191,7 @@ TEST(NodeUpdates, PerFrameDtAndAttractorChangesMatchTheCpuWithoutReinstantiation
   // dt reaches attractor, integrate and damping (its factor is exp(-damping dt)); the attractor position only the
   // attractor; forces, boundary, colour and write_render keep their arguments. One substep: 3 updates a frame.
   EXPECT_EQ(after.nodeUpdates - before.nodeUpdates, 50u * 3u);
-  std::printf("[ measured ] 3 kernel-node updates per frame: %.2f us host time per frame (mean of 50)\n",
-              hostUs / 50);
+  std::printf("[ measured ] 3 kernel-node updates per frame: %.2f us host time per frame (mean of 50)\n", hostUs / 50);
 }
 
 TEST(NodeUpdates, StructuralChangesUpdateOrReinstantiateAndKeepWorking) {
@@ -214,8 +213,8 @@ TEST(NodeUpdates, StructuralChangesUpdateOrReinstantiateAndKeepWorking) {
     EXPECT_NE(c.lastFallbackReason.find("cudaGraphExecUpdate"), std::string::npos) << c.lastFallbackReason;
   }
   std::printf("[ measured ] substeps 1 -> 2: reinstantiations %llu, whole-graph updates %llu, reason: %s\n",
-              static_cast<unsigned long long>(c.reinstantiations),
-              static_cast<unsigned long long>(c.wholeGraphUpdates), c.lastFallbackReason.c_str());
+              static_cast<unsigned long long>(c.reinstantiations), static_cast<unsigned long long>(c.wholeGraphUpdates),
+              c.lastFallbackReason.c_str());
   ASSERT_EQ(cuda.nodes().size(), 2u * 5u + 2u + 1u); // + report_blow_up
   for (const NodeInfo& n : gputest::stageInstances(cuda.nodes(), Stage::Attractor)) EXPECT_TRUE(n.enabled) << n.name;
   for (int k = 0; k < 10; ++k) {
@@ -239,7 +238,7 @@ TEST(NodeUpdates, StructuralChangesUpdateOrReinstantiateAndKeepWorking) {
   const BodyState frozen = download(cuda);
   ASSERT_EQ(frozen.size(), 1024u);
   cuda.step();
-  EXPECT_TRUE(comparePositions(download(cuda), frozen).maxAbs == 0.0) << "integrate disabled across the update";
+  EXPECT_TRUE(compareStates(download(cuda), frozen).maxAbs == 0.0) << "integrate disabled across the update";
   cpu.step();
   cpu.setStageEnabled(Stage::Integrate, true);
   cuda.setStageEnabled(Stage::Integrate, true);

@@ -14,7 +14,6 @@ constexpr std::uint32_t cudaPattern(std::uint32_t i) { return ~vulkanPattern(i) 
 
 // One thread per word: adds 1 to *mismatches for every word != vulkanPattern(i), then writes cudaPattern(i).
 // Returns the launch's cudaGetLastError() (this file is C++17 CUDA and cannot include the C++20 error path).
-cudaError_t launchVerifyThenWrite(std::uint32_t* words, std::uint32_t count, unsigned* mismatches,
-                                  cudaStream_t stream);
+cudaError_t launchVerifyThenWrite(std::uint32_t* words, std::uint32_t count, unsigned* mismatches, cudaStream_t stream);
 
 } // namespace graphsim::gputest

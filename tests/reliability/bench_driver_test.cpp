@@ -40,23 +40,82 @@ json readJson(const fs::path& path) {
 
 // `graphsim bench --backend cpu --json` of main at a7c5ef0, before the frame driver, keys listed by this function.
 const std::set<std::string> kKeysBeforeTheDriver = {
-    "backend", "bodies", "command", "cuda_runtime", "cuda_version", "data_path", "date", "driver",
-    "flops_per_interaction", "fps", "frame_ms", "frame_ms.mean", "frame_ms.p50", "frame_ms.p95", "frame_ms.p99",
-    "frames", "frames_in_flight", "gflops", "gpu", "host_overhead_us", "host_overhead_us.graph_launch",
-    "host_overhead_us.node_updates", "host_overhead_us.total", "host_overhead_us.vk_queue_submit",
-    "host_overhead_us.vk_submit", "initial", "interactions_per_frame", "interactions_per_second", "measured_seconds",
-    "render_gpu_ms", "render_size", "scene", "seed", "sim_gpu_ms", "sim_only", "startup_seconds", "substeps",
-    "timers", "timers.frame", "timers.host", "timers.render", "timers.sim", "tool", "variants",
-    "variants.[].captures", "variants.[].counters", "variants.[].counters.enable_toggles",
-    "variants.[].counters.node_updates", "variants.[].counters.reinstantiations",
-    "variants.[].counters.whole_graph_updates", "variants.[].description", "variants.[].fps", "variants.[].frame_ms",
-    "variants.[].frame_ms.mean", "variants.[].frame_ms.p50", "variants.[].frame_ms.p95", "variants.[].frame_ms.p99",
-    "variants.[].frames_in_flight", "variants.[].gflops", "variants.[].host_overhead_us",
-    "variants.[].host_overhead_us.graph_launch", "variants.[].host_overhead_us.node_updates",
-    "variants.[].host_overhead_us.total", "variants.[].host_overhead_us.vk_queue_submit",
-    "variants.[].host_overhead_us.vk_submit", "variants.[].interactions_per_second", "variants.[].measured_seconds",
-    "variants.[].name", "variants.[].ratio_to_product", "variants.[].reason", "variants.[].render_gpu_ms",
-    "variants.[].sim_gpu_ms", "variants.[].status", "variants.[].validation_messages", "version", "vulkan_device",
+    "backend",
+    "bodies",
+    "command",
+    "cuda_runtime",
+    "cuda_version",
+    "data_path",
+    "date",
+    "driver",
+    "flops_per_interaction",
+    "fps",
+    "frame_ms",
+    "frame_ms.mean",
+    "frame_ms.p50",
+    "frame_ms.p95",
+    "frame_ms.p99",
+    "frames",
+    "frames_in_flight",
+    "gflops",
+    "gpu",
+    "host_overhead_us",
+    "host_overhead_us.graph_launch",
+    "host_overhead_us.node_updates",
+    "host_overhead_us.total",
+    "host_overhead_us.vk_queue_submit",
+    "host_overhead_us.vk_submit",
+    "initial",
+    "interactions_per_frame",
+    "interactions_per_second",
+    "measured_seconds",
+    "render_gpu_ms",
+    "render_size",
+    "scene",
+    "seed",
+    "sim_gpu_ms",
+    "sim_only",
+    "startup_seconds",
+    "substeps",
+    "timers",
+    "timers.frame",
+    "timers.host",
+    "timers.render",
+    "timers.sim",
+    "tool",
+    "variants",
+    "variants.[].captures",
+    "variants.[].counters",
+    "variants.[].counters.enable_toggles",
+    "variants.[].counters.node_updates",
+    "variants.[].counters.reinstantiations",
+    "variants.[].counters.whole_graph_updates",
+    "variants.[].description",
+    "variants.[].fps",
+    "variants.[].frame_ms",
+    "variants.[].frame_ms.mean",
+    "variants.[].frame_ms.p50",
+    "variants.[].frame_ms.p95",
+    "variants.[].frame_ms.p99",
+    "variants.[].frames_in_flight",
+    "variants.[].gflops",
+    "variants.[].host_overhead_us",
+    "variants.[].host_overhead_us.graph_launch",
+    "variants.[].host_overhead_us.node_updates",
+    "variants.[].host_overhead_us.total",
+    "variants.[].host_overhead_us.vk_queue_submit",
+    "variants.[].host_overhead_us.vk_submit",
+    "variants.[].interactions_per_second",
+    "variants.[].measured_seconds",
+    "variants.[].name",
+    "variants.[].ratio_to_product",
+    "variants.[].reason",
+    "variants.[].render_gpu_ms",
+    "variants.[].sim_gpu_ms",
+    "variants.[].status",
+    "variants.[].validation_messages",
+    "version",
+    "vulkan_device",
     "warmup",
 };
 
@@ -77,8 +136,8 @@ TEST(BenchOnTheDriver, JsonHasTheKeysItHadBeforePlusInterrupted) {
 TEST(BenchOnTheDriver, SigintMidRunExits130AndWritesTheFramesMeasuredSoFar) {
   const fs::path dir = freshDir("bench-sigint");
   const fs::path out = dir / "b.json";
-  ChildProcess child({"bench", "--backend", "cpu", "--bodies", "1024", "--frames", "1000000", "--warmup", "5",
-                      "--json", out.string(), "--csv", (dir / "b.csv").string()},
+  ChildProcess child({"bench", "--backend", "cpu", "--bodies", "1024", "--frames", "1000000", "--warmup", "5", "--json",
+                      out.string(), "--csv", (dir / "b.csv").string()},
                      dir.string() + "-log");
   const auto deadline = std::chrono::steady_clock::now() + 120s;
   while (!contains(child.err(), "graphsim bench: cpu (F = 3)") && std::chrono::steady_clock::now() < deadline)
@@ -87,7 +146,8 @@ TEST(BenchOnTheDriver, SigintMidRunExits130AndWritesTheFramesMeasuredSoFar) {
   const auto signalled = std::chrono::steady_clock::now();
   child.signal(SIGINT);
   const ProcessResult r = child.wait(30s);
-  const auto afterSignal = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - signalled);
+  const auto afterSignal =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - signalled);
   ASSERT_FALSE(r.timedOut) << "still running 30 s after SIGINT:\n" << r.err;
   EXPECT_EQ(r.signal, 0) << r.err;
   EXPECT_EQ(r.exitCode, 130) << r.err;
@@ -102,7 +162,9 @@ TEST(BenchOnTheDriver, SigintMidRunExits130AndWritesTheFramesMeasuredSoFar) {
   EXPECT_GT(product.at("measured_seconds").get<double>(), 0.1);
   EXPECT_GT(product.at("fps").get<double>(), 0.0);
   for (const json& v : j.at("variants")) {
-    if (v.at("name") == "serial") EXPECT_EQ(v.at("reason"), "interrupted by SIGINT");
+    if (v.at("name") == "serial") {
+      EXPECT_EQ(v.at("reason"), "interrupted by SIGINT");
+    }
   }
 }
 

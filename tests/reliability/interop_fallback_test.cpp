@@ -117,9 +117,9 @@ TEST(InteropFallback, AutoUsesInteropWhenTheDeviceHasIt) {
 
 // End to end on the GPU machine: each way interop can fail.
 std::vector<std::string> cudaRun(const char* interop, const std::string& inject = "") {
-  std::vector<std::string> args = {"run",   "--backend", "cuda",      "--headless", "--bodies", "4096",
-                                   "--frames", "60",     "--quiet",   "--interop",  interop,    "--wait-timeout-ms",
-                                   "2000"};
+  std::vector<std::string> args = {"run",   "--backend",         "cuda", "--headless", "--bodies",
+                                   "4096",  "--frames",          "60",   "--quiet",    "--interop",
+                                   interop, "--wait-timeout-ms", "2000"};
   if (!inject.empty()) args.insert(args.end(), {"--inject", inject});
   return args;
 }

@@ -62,7 +62,8 @@ TEST_F(RenderTest, StalledProducerTimesOutWithAMessageAndShutsDownCleanly) {
     const std::string message = error.what();
     EXPECT_NE(message.find("sim side stalled"), std::string::npos) << message;
     EXPECT_NE(message.find("renderDone did not reach 1 for frame 0 within 200 ms"), std::string::npos) << message;
-    EXPECT_NE(message.find("simDone is at 0: the simulation has not signalled frame 0's simDone = 1"), std::string::npos)
+    EXPECT_NE(message.find("simDone is at 0: the simulation has not signalled frame 0's simDone = 1"),
+              std::string::npos)
         << message;
   }
   EXPECT_THROW(renderer->waitForSlot(2), TimeoutError);

@@ -48,7 +48,7 @@ struct ImageDiff {
   double fractionWithin = 0.0; // pixels whose every channel differs by <= the tolerance
   double meanAbsDiff = 0.0;    // over all channels of all pixels
   int maxAbsDiff = 0;
-  Image diff;                  // |a - b| per channel, amplified x4, alpha opaque: where the images disagree
+  Image diff; // |a - b| per channel, amplified x4, alpha opaque: where the images disagree
 };
 ImageDiff compareImages(const Image& actual, const Image& expected, int channelTolerance);
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "app/run/frame_loop.h"
 #include "app/cli/scene_config.h"
+#include "app/run/session.h"
 #include "app/ui/window.h"
 #include "compute/cuda_device.h"
 #include "compute/nbody.h"
@@ -121,7 +121,7 @@ TEST(ScriptedUiKeys, SpacePausesSStepsF1HidesThePanel) {
   HeadlessWindow window(options.scene.render.width, options.scene.render.height);
   Session session(options, BackendKind::Cpu, window);
   tick(session, 2);
-  const float mx = 1000, my = 400; // over the scene, away from the panel
+  const float mx = 1000, my = 400;      // over the scene, away from the panel
   window.inject({mx, my, {}, 0, {32}}); // Space down
   window.inject({mx, my, {}, 0, {}});
   tick(session, 2);

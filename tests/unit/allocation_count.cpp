@@ -1,5 +1,5 @@
-// The unit tests' global operator new: the default behaviour plus one relaxed increment while an AllocationCount
-// counts. In its own file so that the compiler never sees a replaced new and delete inlined into one caller.
+// The unit tests' global operator new: the default behaviour plus one relaxed increment while allocations are
+// counted. In its own file so that the compiler never sees a replaced new and delete inlined into one caller.
 #include "allocation_count.h"
 
 #include <atomic>
@@ -21,12 +21,12 @@ void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace graphsim::test {
 
-AllocationCount::AllocationCount() {
+void startCountingAllocations() {
   g_allocations.store(0);
   g_counting.store(true);
 }
-AllocationCount::~AllocationCount() { g_counting.store(false); }
-std::size_t AllocationCount::stop() {
+
+std::size_t stopCountingAllocations() {
   g_counting.store(false);
   return g_allocations.load();
 }

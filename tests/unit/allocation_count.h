@@ -6,14 +6,8 @@
 namespace graphsim::test {
 
 // Counts the operator new calls of this test binary (allocation_count.cpp replaces the global operator new) from
-// construction until stop() or destruction. One at a time.
-class AllocationCount {
-public:
-  AllocationCount();
-  ~AllocationCount();
-  AllocationCount(const AllocationCount&) = delete;
-  AllocationCount& operator=(const AllocationCount&) = delete;
-  std::size_t stop(); // stops counting; the allocations since construction
-};
+// startCountingAllocations() until stopCountingAllocations(), which returns the count. Not nestable.
+void startCountingAllocations();
+std::size_t stopCountingAllocations();
 
 } // namespace graphsim::test

@@ -21,7 +21,8 @@ constexpr auto kAllStages = [] {
 }();
 
 // EXPECT_THROW plus a look at the message: a user must be told what was wrong and what is allowed.
-template <class F> std::string invalidArgumentMessage(F&& f) {
+template <class F>
+std::string invalidArgumentMessage(F&& f) {
   try {
     f();
   } catch (const std::invalid_argument& e) {
@@ -70,10 +71,10 @@ TEST(Backend, NodesListEveryStageInstanceInExecutionOrder) {
   backend.setStageEnabled(Stage::Damping, true);
   backend.setStageEnabled(Stage::Forces, false);
   const std::vector<NodeInfo> nodes = backend.nodes();
-  const std::vector<std::string> expected = {
-      "forces",   "attractor",   "integrate",   "damping",   "boundary",   "forces#1", "attractor#1",
-      "integrate#1", "damping#1", "boundary#1", "forces#2", "attractor#2", "integrate#2", "damping#2",
-      "boundary#2", "colour", "write_render"};
+  const std::vector<std::string> expected = {"forces",   "attractor",   "integrate",   "damping",   "boundary",
+                                             "forces#1", "attractor#1", "integrate#1", "damping#1", "boundary#1",
+                                             "forces#2", "attractor#2", "integrate#2", "damping#2", "boundary#2",
+                                             "colour",   "write_render"};
   ASSERT_EQ(nodes.size(), expected.size());
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     EXPECT_EQ(nodes[i].name, expected[i]);
@@ -84,9 +85,9 @@ TEST(Backend, NodesListEveryStageInstanceInExecutionOrder) {
     EXPECT_EQ(nodes[i].togglable, stage != Stage::WriteRender) << nodes[i].name;
     EXPECT_EQ(nodes[i].whyNotTogglable, whyNotTogglable(stage)) << nodes[i].name;
   }
-  EXPECT_FALSE(nodes[5].enabled);  // forces#1
-  EXPECT_TRUE(nodes[8].enabled);   // damping#1
-  EXPECT_FALSE(nodes[1].enabled);  // attractor: off in this config
+  EXPECT_FALSE(nodes[5].enabled); // forces#1
+  EXPECT_TRUE(nodes[8].enabled);  // damping#1
+  EXPECT_FALSE(nodes[1].enabled); // attractor: off in this config
   EXPECT_EQ(backend.counters().reinstantiations, 0u);
 }
 
@@ -136,9 +137,9 @@ TEST(Backend, InvalidConfigsThrowAndLeaveTheSceneUnchanged) {
   EXPECT_NE(resetWith([](SceneConfig& c) { c.scene = "fluid"; }).find("nbody"), std::string::npos);
   EXPECT_NE(resetWith([](SceneConfig& c) { c.initial = "spiral"; }).find("galaxy-pair, plummer, two-body"),
             std::string::npos);
-  EXPECT_NE(resetWith([](SceneConfig& c) { c.enabled[static_cast<int>(Stage::WriteRender)] = false; })
-                .find("write_render"),
-            std::string::npos);
+  EXPECT_NE(
+      resetWith([](SceneConfig& c) { c.enabled[static_cast<int>(Stage::WriteRender)] = false; }).find("write_render"),
+      std::string::npos);
   EXPECT_THROW(CpuBackend(gravityOnly("two-body", 3)), std::invalid_argument);
   EXPECT_EQ(backend.config().bodies, 32);
   EXPECT_TRUE(backend.state().posMass == before.posMass);

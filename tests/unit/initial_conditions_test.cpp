@@ -84,8 +84,8 @@ TEST(InitialConditions, GalaxyDisksAreThinTiltedAndRotating) {
     const double n = std::hypot(l[0], l[1], l[2]);
     double thickness = 0;
     for (std::size_t i = begin + 1; i < end; ++i) {
-      const double h = ((s.posMass[i].x - c.x) * l[0] + (s.posMass[i].y - c.y) * l[1] +
-                        (s.posMass[i].z - c.z) * l[2]) / n;
+      const double h =
+          ((s.posMass[i].x - c.x) * l[0] + (s.posMass[i].y - c.y) * l[1] + (s.posMass[i].z - c.z) * l[2]) / n;
       thickness += h * h;
     }
     for (int k = 0; k < 3; ++k) out[k] = l[k] / n;

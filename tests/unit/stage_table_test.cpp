@@ -16,8 +16,9 @@
 namespace graphsim {
 namespace {
 
-using test::AllocationCount;
 using test::gravityOnly;
+using test::startCountingAllocations;
+using test::stopCountingAllocations;
 
 static_assert(stageFromName("write_render") == Stage::WriteRender);
 static_assert(!stageFromName("forces#1").has_value());
@@ -119,18 +120,18 @@ TEST(NodeList, ReadingItAgainReusesItsStorageAndAllocatesNothing) {
   const NodeInfo* storage = nodes.data();
   const char* name = nodes[3].name.c_str();
 
-  AllocationCount unchanged;
+  startCountingAllocations();
   const std::vector<NodeInfo>& again = backend.nodes();
-  EXPECT_EQ(unchanged.stop(), 0u);
+  EXPECT_EQ(stopCountingAllocations(), 0u);
   EXPECT_EQ(&again, &nodes);
   EXPECT_EQ(again.data(), storage);
   EXPECT_EQ(again[3].name.c_str(), name);
 
   // A toggle updates the enable states in place.
   backend.setStageEnabled(Stage::Attractor, true);
-  AllocationCount toggled;
+  startCountingAllocations();
   backend.nodes();
-  EXPECT_EQ(toggled.stop(), 0u);
+  EXPECT_EQ(stopCountingAllocations(), 0u);
   EXPECT_EQ(nodes.data(), storage);
   for (const NodeInfo& n : nodes) {
     if (n.stage == Stage::Attractor) {
@@ -143,9 +144,9 @@ TEST(NodeList, ReadingItAgainReusesItsStorageAndAllocatesNothing) {
   backend.step();
   std::vector<Float4> out(static_cast<std::size_t>(backend.config().bodies));
   backend.writeRender(out.data());
-  AllocationCount profiled;
+  startCountingAllocations();
   backend.nodes();
-  EXPECT_EQ(profiled.stop(), 0u);
+  EXPECT_EQ(stopCountingAllocations(), 0u);
   EXPECT_EQ(nodes.data(), storage);
   for (const NodeInfo& n : nodes) EXPECT_GE(n.ms, 0.0) << n.name;
   ASSERT_TRUE(backend.setProfiling(false));
@@ -162,9 +163,10 @@ TEST(NodeList, ReadingItAgainReusesItsStorageAndAllocatesNothing) {
   }
   config.substeps = 3;
   backend.reset(config);
-  AllocationCount rebuilt;
-  ASSERT_EQ(backend.nodes().size(), static_cast<std::size_t>(stageInstanceCount(3)));
-  EXPECT_GT(rebuilt.stop(), 0u) << "a rebuilt list allocates: the count above would have seen an allocation";
+  startCountingAllocations();
+  const std::size_t rebuiltSize = backend.nodes().size();
+  EXPECT_GT(stopCountingAllocations(), 0u) << "a rebuilt list allocates: the counts above would have seen one";
+  ASSERT_EQ(rebuiltSize, static_cast<std::size_t>(stageInstanceCount(3)));
   EXPECT_EQ(nodes.back().stage, Stage::WriteRender);
   EXPECT_EQ(nodes[2 * kSubstepStageCount].substep, 2);
 }

@@ -41,7 +41,7 @@ std::vector<Float4> scalarForces(const std::vector<Float4>& p, const NBodyParams
 }
 
 TEST(Stages, ForcesMatchScalarLoopBitExactly) {
-  for (float softening : {0.025f, 0.0f}) { // 0: the j == i term must add 0, not NaN
+  for (float softening : {0.025f, 0.0f}) {            // 0: the j == i term must add 0, not NaN
     SceneConfig config = gravityOnly("plummer", 203); // not a multiple of the 16-body lane block
     config.params.softening = softening;
     config.params.G = 1.5f;

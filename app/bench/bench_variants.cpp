@@ -1,4 +1,4 @@
-#include "app/bench/bench_loops.h"
+#include "app/bench/bench_variants.h"
 
 #include <algorithm>
 #include <deque>
@@ -41,8 +41,8 @@ public:
   bool wants(std::uint64_t frame) const { return every_ > 0 && (frame + 1) % every_ == 0; }
 
   void submitted(std::uint64_t frame, const SimBackend& sim) {
-    pending_.push_back({frame, captureSidecar(frame, frame < setup_.options->warmup, setup_.variantName,
-                                              sim.config(), sim.nodes())});
+    pending_.push_back(
+        {frame, captureSidecar(frame, frame < setup_.options->warmup, setup_.variantName, sim.config(), sim.nodes())});
   }
 
   // After the throttle for frame `next` (frames <= next - F are complete) or, with next = UINT64_MAX, after drain.
@@ -85,8 +85,8 @@ void startVariant(const LoopSetup& setup, std::uint32_t f, std::uint64_t total) 
 } // namespace
 
 FrameLog::FrameLog(std::uint64_t warmup, std::uint64_t frames)
-    : warmup_(warmup), frames_(frames), completion_(warmup + frames), host_(warmup + frames),
-      sim_(warmup + frames), render_(warmup + frames), capture_(warmup + frames) {}
+    : warmup_(warmup), frames_(frames), completion_(warmup + frames), host_(warmup + frames), sim_(warmup + frames),
+      render_(warmup + frames), capture_(warmup + frames) {}
 
 void FrameLog::truncate(std::uint64_t run) {
   if (run >= total()) return;
@@ -143,9 +143,9 @@ void FrameLog::appendCsv(std::string& out, const std::string& variant) const {
     const HostSample& h = host_[k];
     std::snprintf(row, sizeof row, "%s,%llu,%d,%s,%s,%s,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%s\n", variant.c_str(),
                   static_cast<unsigned long long>(k), k >= warmup_ ? 1 : 0, optional(completed).c_str(),
-                  optional(interval).c_str(),
-                  optional(sim_[k]).c_str(), optional(render_[k]).c_str(), h.nodeUpdatesUs, h.graphLaunchUs,
-                  h.vkSubmitUs, h.vkQueueSubmitUs, h.totalUs, h.hostWaitUs, optional(capture_[k]).c_str());
+                  optional(interval).c_str(), optional(sim_[k]).c_str(), optional(render_[k]).c_str(), h.nodeUpdatesUs,
+                  h.graphLaunchUs, h.vkSubmitUs, h.vkQueueSubmitUs, h.totalUs, h.hostWaitUs,
+                  optional(capture_[k]).c_str());
     out += row;
   }
 }
@@ -244,15 +244,14 @@ double secondsSince(BenchClock::time_point from) { return seconds(from, BenchClo
 
 } // namespace
 
-LoopResult runInteropLoop(render::VulkanContext& context, const LoopSetup& setup, LaunchMode mode,
-                          std::uint32_t f, bool submitAfterSim) {
+LoopResult runInteropLoop(render::VulkanContext& context, const LoopSetup& setup, LaunchMode mode, std::uint32_t f,
+                          bool submitAfterSim) {
   const BenchOptions& options = *setup.options;
   render::ParticleRenderer renderer(context, rendererConfig(options, render::BodyBufferMode::Exported, f));
   const auto built = BenchClock::now();
   // After the renderer: destroyed first, so CUDA releases its imports before Vulkan frees them.
-  const std::unique_ptr<BenchProducer> sim = makeBenchCudaProducer(options.scene.sim, setup.cudaDevice,
-                                                                   CudaPath::Interop, mode, &renderer,
-                                                                   options.waitTimeout);
+  const std::unique_ptr<BenchProducer> sim = makeBenchCudaProducer(
+      options.scene.sim, setup.cudaDevice, CudaPath::Interop, mode, &renderer, options.waitTimeout);
   Variant v{setup, &renderer, *sim, f};
   v.order = submitAfterSim ? SubmitOrder::AfterProduced : SubmitOrder::WithProduce;
   v.withWait = submitAfterSim;

@@ -1,4 +1,4 @@
-#include "app/run/frame_loop.h"
+#include "app/run/session.h"
 
 #include <algorithm>
 #include <chrono>
@@ -114,7 +114,8 @@ Session::Impl::Impl(const RunOptions& options_, BackendKind backend, Window& win
   }
   driver.emplace(&*renderer, *producer, FrameProtocol(options.framesInFlight));
   controller.emplace(options.scene.sim, config.maxBodies);
-  if (options.panel) imgui.emplace(*context, renderer->renderPass(), options.framesInFlight, window, options.waitTimeout);
+  if (options.panel)
+    imgui.emplace(*context, renderer->renderPass(), options.framesInFlight, window, options.waitTimeout);
 
   view.camera = options.scene.render.camera;
   view.pointRadius = options.scene.render.pointRadius;
@@ -155,8 +156,8 @@ void Session::Impl::createContext() {
   cudaDevice = options.gpu.value_or(0);
   if (cudaDevices.devices.empty()) throw EnvironmentError("--backend cuda: " + describeCudaDevices(cudaDevices));
   if (cudaDevice >= static_cast<int>(cudaDevices.devices.size()))
-    throw EnvironmentError("--gpu " + std::to_string(cudaDevice) + ": no such CUDA device; have:" +
-                       describeCudaDevices(cudaDevices));
+    throw EnvironmentError("--gpu " + std::to_string(cudaDevice) +
+                           ": no such CUDA device; have:" + describeCudaDevices(cudaDevices));
   dataPath = openCudaRenderDevice(request, cudaDevices.devices[static_cast<std::size_t>(cudaDevice)], cudaDevices,
                                   options.interop, options.inject, context);
 }
@@ -215,15 +216,9 @@ void Session::Impl::applyWindowScript() {
   while (scriptNext < options.windowScript.size() && options.windowScript[scriptNext].tick <= ticks) {
     const WindowEvent& e = options.windowScript[scriptNext++];
     switch (e.kind) {
-    case WindowEvent::Kind::Resize:
-      window.requestSize(e.width, e.height);
-      break;
-    case WindowEvent::Kind::Minimise:
-      window.setMinimised(true);
-      break;
-    case WindowEvent::Kind::Restore:
-      window.setMinimised(false);
-      break;
+    case WindowEvent::Kind::Resize: window.requestSize(e.width, e.height); break;
+    case WindowEvent::Kind::Minimise: window.setMinimised(true); break;
+    case WindowEvent::Kind::Restore: window.setMinimised(false); break;
     }
   }
 }

@@ -48,9 +48,10 @@ public:
   // host fields this loop has.
   void summarise(VariantResult& result, double interactionsPerFrame, bool withSubmit, bool withWait) const;
   // One CSV row per frame (header: kCsvHeader), for --frame-log.
-  static constexpr const char* kCsvHeader = "variant,frame,measured,completed_ms,interval_ms,sim_gpu_ms,"
-                                            "render_gpu_ms,node_updates_us,graph_launch_us,vk_submit_us,"
-                                            "vk_queue_submit_us,host_total_us,host_wait_us,capture_us\n";
+  static constexpr const char* kCsvHeader =
+      "variant,frame,measured,completed_ms,interval_ms,sim_gpu_ms,"
+      "render_gpu_ms,node_updates_us,graph_launch_us,vk_submit_us,"
+      "vk_queue_submit_us,host_total_us,host_wait_us,capture_us\n";
   void appendCsv(std::string& out, const std::string& variant) const;
 
 private:

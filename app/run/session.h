@@ -12,8 +12,8 @@
 #include <optional>
 #include <string>
 
-#include "app/ui/panel.h"
 #include "app/cli/run_options.h"
+#include "app/ui/panel.h"
 #include "app/ui/window.h"
 
 namespace graphsim::render {

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Two graphsim binaries side by side on one GPU (issue 18: "old and new binaries in one run"): the product path's
+# median host cost and frame times at 16,384 and 131,072 bodies, alternating old/new REPS times so that drift of the
+# machine shows as spread, not as a difference. JSON per run under OUT, then one line per run.
+# usage: scripts/bench-compare.sh OLD_BIN NEW_BIN [OUT] [REPS]
+set -euo pipefail
+old=$1 new=$2 out=${3:-${OUT:-bench-compare}} reps=${4:-2}
+mkdir -p "$out"
+for rep in $(seq 1 "$reps"); do
+  for which in old new; do
+    bin=$old; [ "$which" = new ] && bin=$new
+    "$bin" bench --backend cuda --quiet --bodies 16384 --frames 2000 --warmup 200 --variants none \
+      --json "$out/b16k_${which}_$rep.json" >/dev/null
+    "$bin" bench --backend cuda --quiet --bodies 131072 --frames 300 --warmup 30 --variants none \
+      --json "$out/b131k_${which}_$rep.json" >/dev/null
+  done
+done
+for f in "$out"/b*.json; do
+  python3 - "$f" <<'PY'
+import json, sys, os
+j = json.load(open(sys.argv[1])); h = j["host_overhead_us"]
+print("%-22s host total %7.2f us (updates %6.2f, launch %6.2f, submit %6.2f)  frame mean %.4f ms p50 %.4f  sim %.4f ms"
+      % (os.path.basename(sys.argv[1]), h["total"], h["node_updates"], h["graph_launch"], h["vk_submit"] or 0,
+         j["frame_ms"]["mean"], j["frame_ms"]["p50"], j["sim_gpu_ms"] or 0))
+PY
+done
