@@ -144,6 +144,8 @@ void armKernelFailure(const FaultPlan& plan, CudaBackend& cuda) {
 
 bool injectIntoSubmit(const FaultPlan& plan, std::uint64_t k, render::FrameSubmit& submit) {
   if (plan.fault != Fault::VulkanSemaphoreStall || k != plan.frame) return false;
+  // The one code line outside compute/protocol.h that computes a semaphore value: deliberately a wrong one, far
+  // past frame k's own simDone (k + 1).
   const std::uint64_t never = k + 1 + kNeverSignalledDistance;
   std::fprintf(stderr,
                "graphsim: --inject vulkan-semaphore-stall: frame %llu's render submit waits for simDone >= %llu, "
