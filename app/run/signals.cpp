@@ -77,7 +77,6 @@ std::string signalName(int signal) {
   }
 }
 
-void requestInterrupt(int signal) { gSignal.store(signal, std::memory_order_relaxed); }
 void clearInterrupt() { gSignal.store(0, std::memory_order_relaxed); }
 
 } // namespace graphsim::app

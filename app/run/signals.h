@@ -28,8 +28,7 @@ inline bool interruptRequested() { return interruptSignal() != 0; }
 int interruptExitCode();
 // "SIGINT", "SIGTERM", "SIGHUP", or "signal N" for another number; for messages.
 std::string signalName(int signal);
-// Tests: sets the flag as the handler would (without a signal) or clears it.
-void requestInterrupt(int signal);
+// Clears the flag (each InterruptGuard starts with it cleared).
 void clearInterrupt();
 
 } // namespace graphsim::app
