@@ -31,8 +31,11 @@ serial (F = 1). LIST is comma-separated, or all, or none.
 Without interop (--interop off, or auto when the devices cannot share memory) the product row is the host-copy
 path and the variants that need interop are skipped, with the reason in the table and the JSON ("data_path").
 
+Ctrl-C, SIGTERM and SIGHUP stop the variant in progress after its frame in flight, drain both APIs, skip the later
+variants and write the table, JSON and CSV of the frames measured so far ("interrupted": true); exit 130, 143, 129.
+
 Exit codes: 0 success, 1 internal error, CUDA error, timeout, validation messages or an output that cannot be
-written, 2 bad usage, 3 no CUDA/Vulkan device (with --interop on: no interop).)";
+written, 2 bad usage, 3 no CUDA/Vulkan device (with --interop on: no interop), 129/130/143 interrupted.)";
 
 // An output file must be creatable now, so that a typo fails before minutes of benchmarking.
 fs::path checkOutputFile(const std::string& flag, const std::string& value) {

@@ -47,9 +47,8 @@ PATH: REASON", exit 1. A non-finite position or velocity (a blow-up) ends a head
 frame and stage; a window pauses and shows it in red.
 
 Exit codes: 0 success, 1 internal error, CUDA error, timeout, unwritable output or blow-up, 2 bad usage or input,
-3 the machine lacks what was asked
-(no Vulkan device, no CUDA device, no matching device UUID, missing extension, no display; with --interop on: no
-interop), 129/130/143 interrupted (above).)";
+3 the machine lacks what was asked (no Vulkan device, no CUDA device, no display; with --interop on also no Vulkan
+device with the CUDA GPU's UUID, or a missing extension), 129/130/143 interrupted (above).)";
 
 constexpr std::int64_t kMaxFrames = 1'000'000'000'000;
 
