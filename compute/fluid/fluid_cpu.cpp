@@ -1,0 +1,208 @@
+#include "compute/fluid/fluid_cpu.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace graphsim::fluid {
+namespace {
+
+using sph_math::Vec3;
+
+Vec3 xyz(const Float4& f) { return {f.x, f.y, f.z}; }
+Float4 toFloat4(Vec3 v) { return {v.x, v.y, v.z, 0.0f}; }
+
+// Particles per row that fit in `extent` at this spacing (the 1e-3 absorbs the float rounding of extent / spacing).
+int fitting(float extent, float spacing) { return static_cast<int>(std::floor(extent / spacing + 1e-3f)); }
+
+FluidState makeLattice(const FluidParams& params, int nx, int ny, int nz, const char* what) {
+  validateFluidParams(params);
+  const int fit[3] = {fitting(params.boxSize[0], params.spacing), fitting(params.boxSize[1], params.spacing),
+                      fitting(params.boxSize[2], params.spacing)};
+  if (nx < 1 || ny < 1 || nz < 1 || nx > fit[0] || ny > fit[1] || nz > fit[2]) {
+    throw std::invalid_argument(std::string(what) + ": a block of " + std::to_string(nx) + " x " + std::to_string(ny) +
+                                " x " + std::to_string(nz) + " particles does not fit in the box (at most " +
+                                std::to_string(fit[0]) + " x " + std::to_string(fit[1]) + " x " +
+                                std::to_string(fit[2]) + " at this spacing)");
+  }
+  FluidState state;
+  const std::size_t n = static_cast<std::size_t>(nx) * static_cast<std::size_t>(ny) * static_cast<std::size_t>(nz);
+  state.pos.reserve(n);
+  for (int k = 0; k < nz; ++k) {
+    for (int j = 0; j < ny; ++j) {
+      for (int i = 0; i < nx; ++i) {
+        state.pos.push_back({(static_cast<float>(i) + 0.5f) * params.spacing,
+                             (static_cast<float>(j) + 0.5f) * params.spacing,
+                             (static_cast<float>(k) + 0.5f) * params.spacing, 0.0f});
+      }
+    }
+  }
+  state.vel.assign(n, Float4{});
+  state.density.assign(n, 0.0f);
+  return state;
+}
+
+} // namespace
+
+FluidState makeDamBreak(const FluidParams& params, int nx, int ny, int nz) {
+  return makeLattice(params, nx, ny, nz, "damBreak");
+}
+
+FluidState makeRestBlock(const FluidParams& params, int layers) {
+  return makeLattice(params, fitting(params.boxSize[0], params.spacing), layers,
+                     fitting(params.boxSize[2], params.spacing), "restBlock");
+}
+
+void computeCellKeys(const FluidParams& params, const FluidState& state, FluidGrid& grid) {
+  grid.dims = gridDims(params);
+  grid.sorted.resize(state.size());
+  for (std::size_t i = 0; i < state.size(); ++i) {
+    grid.sorted[i] = {sph_math::cellKeyOf(xyz(state.pos[i]), grid.dims), static_cast<std::uint32_t>(i)};
+  }
+}
+
+void sortByCell(FluidGrid& grid) { std::sort(grid.sorted.begin(), grid.sorted.end()); }
+
+void findCellRanges(FluidGrid& grid) {
+  const std::size_t cells = static_cast<std::size_t>(grid.dims.nx) * static_cast<std::size_t>(grid.dims.ny) *
+                            static_cast<std::size_t>(grid.dims.nz);
+  grid.cellStart.assign(cells, kEmptyCell);
+  grid.cellEnd.assign(cells, kEmptyCell);
+  // As the GPU kernel will: a sorted slot that starts a new key opens that cell and closes the previous one.
+  for (std::size_t i = 0; i < grid.sorted.size(); ++i) {
+    const std::uint32_t key = grid.sorted[i].key;
+    if (i == 0 || grid.sorted[i - 1].key != key) grid.cellStart[key] = static_cast<std::uint32_t>(i);
+    if (i + 1 == grid.sorted.size() || grid.sorted[i + 1].key != key) {
+      grid.cellEnd[key] = static_cast<std::uint32_t>(i + 1);
+    }
+  }
+}
+
+void reorderByCell(FluidState& state, FluidWorkspace& work) {
+  const std::size_t n = state.size();
+  work.scratchPos.resize(n);
+  work.scratchVel.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint32_t from = work.grid.sorted[i].index;
+    work.scratchPos[i] = state.pos[from];
+    work.scratchVel[i] = state.vel[from];
+  }
+  state.pos.swap(work.scratchPos);
+  state.vel.swap(work.scratchVel);
+  state.density.resize(n); // recomputed by the density stage
+}
+
+void computeDensity(const FluidParams& params, FluidState& state, const FluidGrid& grid) {
+  const float h = smoothingLength(params);
+  const float h2 = h * h;
+  const float mass = particleMass(params);
+  const auto n = static_cast<std::int64_t>(state.size());
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) {
+    const Vec3 xi = xyz(state.pos[static_cast<std::size_t>(i)]);
+    float sum = 0.0f;
+    forEachCandidate(grid, xi, [&](std::uint32_t j) {
+      const Vec3 d = xi - xyz(state.pos[j]);
+      const float r2 = sph_math::dot(d, d);
+      if (r2 < h2) sum += sph_math::kernelW(r2, h);
+    });
+    state.density[static_cast<std::size_t>(i)] = mass * sum;
+  }
+}
+
+void computeForces(const FluidParams& params, const FluidState& state, const FluidGrid& grid, FluidWorkspace& work) {
+  const std::size_t count = state.size();
+  const float h = smoothingLength(params);
+  const float h2 = h * h;
+  const float mass = particleMass(params);
+  const float cs = speedOfSound(params);
+  const Vec3 gravity = toVec3(params.gravity);
+  work.pressure.resize(count);
+  work.accel.resize(count);
+  const auto n = static_cast<std::int64_t>(count);
+  // p / rho^2 per particle first, so that the pair loop reads it for j instead of recomputing the EOS.
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) {
+    const float rho = state.density[static_cast<std::size_t>(i)];
+    work.pressure[static_cast<std::size_t>(i)] =
+        sph_math::taitPressure(rho, params.restDensity, params.stiffness) / (rho * rho);
+  }
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) {
+    const auto si = static_cast<std::size_t>(i);
+    const Vec3 xi = xyz(state.pos[si]);
+    const Vec3 vi = xyz(state.vel[si]);
+    const float rhoI = state.density[si];
+    const float pI = work.pressure[si];
+    Vec3 acc = {0.0f, 0.0f, 0.0f};
+    forEachCandidate(grid, xi, [&](std::uint32_t j) {
+      if (j == si) return;
+      const Vec3 d = xi - xyz(state.pos[j]);
+      const float r2 = sph_math::dot(d, d);
+      if (r2 >= h2) return;
+      const float pi =
+          sph_math::artificialViscosity(d, vi - xyz(state.vel[j]), rhoI, state.density[j], h, params.viscosity, cs);
+      acc = acc + sph_math::pairAcceleration(d, sph_math::kernelGradFactor(r2, h), mass, pI, work.pressure[j], pi);
+    });
+    work.accel[si] = toFloat4(acc + gravity);
+  }
+}
+
+void integrate(FluidState& state, const FluidWorkspace& work, float dt) {
+  for (std::size_t i = 0; i < state.size(); ++i) {
+    Vec3 x = xyz(state.pos[i]);
+    Vec3 v = xyz(state.vel[i]);
+    sph_math::integrate(x, v, xyz(work.accel[i]), dt);
+    state.pos[i] = toFloat4(x);
+    state.vel[i] = toFloat4(v);
+  }
+}
+
+void applyWallsAndObstacle(const FluidParams& params, FluidState& state) {
+  const Vec3 box = toVec3(params.boxSize);
+  const Vec3 centre = toVec3(params.obstacleCentre);
+  const float radius = particleRadius(params);
+  for (std::size_t i = 0; i < state.size(); ++i) {
+    Vec3 x = xyz(state.pos[i]);
+    Vec3 v = xyz(state.vel[i]);
+    // Obstacle first, walls last: the sphere lies inside the box, so a push out of it can end beyond a face only by
+    // the particle radius, and the walls then have the last word: no particle ends outside the box.
+    sph_math::pushOutOfSphere(x, v, centre, params.obstacleRadius, radius, params.wallRestitution);
+    sph_math::reflectAtWalls(x, v, box, radius, params.wallRestitution);
+    state.pos[i] = toFloat4(x);
+    state.vel[i] = toFloat4(v);
+  }
+}
+
+void buildSortedGrid(const FluidParams& params, FluidState& state, FluidWorkspace& work) {
+  computeCellKeys(params, state, work.grid);
+  sortByCell(work.grid);
+  findCellRanges(work.grid);
+  reorderByCell(state, work);
+}
+
+void substep(const FluidParams& params, FluidState& state, FluidWorkspace& work, float dt) {
+  buildSortedGrid(params, state, work);
+  computeDensity(params, state, work.grid);
+  computeForces(params, state, work.grid, work);
+  integrate(state, work, dt);
+  applyWallsAndObstacle(params, state);
+  state.time += static_cast<double>(dt);
+}
+
+float maxSpeed(const FluidState& state) {
+  float vmax2 = 0.0f; // max is order-independent, so this is deterministic however it is split
+  for (const Float4& v : state.vel) vmax2 = std::max(vmax2, v.x * v.x + v.y * v.y + v.z * v.z);
+  return std::sqrt(vmax2);
+}
+
+FrameStep stepFrame(const FluidParams& params, FluidState& state, FluidWorkspace& work, float frameDt) {
+  const float dtCfl = sph_math::cflDt(params.cflNumber, smoothingLength(params), speedOfSound(params), maxSpeed(state));
+  const int n = sph_math::substepCount(frameDt, dtCfl, params.maxSubsteps);
+  const float dt = std::min(frameDt / static_cast<float>(n), dtCfl);
+  for (int s = 0; s < n; ++s) substep(params, state, work, dt);
+  return {n, dt};
+}
+
+} // namespace graphsim::fluid

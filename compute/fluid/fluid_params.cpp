@@ -1,0 +1,87 @@
+#include "compute/fluid/fluid_params.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace graphsim::fluid {
+namespace {
+
+[[noreturn]] void refuse(const std::string& field, float value, const std::string& range) {
+  throw std::invalid_argument("fluid: " + field + " = " + std::to_string(value) + " is outside " + range);
+}
+
+void requireRange(const std::string& field, float value, float lo, float hi, const std::string& range) {
+  if (!(value >= lo && value <= hi)) refuse(field, value, range); // written so that NaN is refused too
+}
+
+void requirePositive(const std::string& field, float value, const std::string& range) {
+  if (!(value > 0.0f) || std::isinf(value)) refuse(field, value, range);
+}
+
+const char* const kAxis[3] = {"x", "y", "z"};
+
+} // namespace
+
+void validateFluidParams(const FluidParams& p) {
+  requirePositive("restDensity", p.restDensity, "(0, inf) kg/m^3");
+  requirePositive("stiffness", p.stiffness, "(0, inf) m^2/s^2");
+  requireRange("viscosity", p.viscosity, 0.0f, 1.0f, "[0, 1]");
+  for (int a = 0; a < 3; ++a) {
+    requireRange(std::string("gravity.") + kAxis[a], p.gravity[a], -1000.0f, 1000.0f, "[-1000, 1000] m/s^2");
+  }
+  requirePositive("spacing", p.spacing, "(0, inf) m");
+  if (!(p.cflNumber > 0.0f && p.cflNumber <= 1.0f)) refuse("cflNumber", p.cflNumber, "(0, 1]");
+  if (p.maxSubsteps < 1 || p.maxSubsteps > kMaxFluidSubsteps) {
+    throw std::invalid_argument("fluid: maxSubsteps = " + std::to_string(p.maxSubsteps) + " is outside [1, " +
+                                std::to_string(kMaxFluidSubsteps) + "]");
+  }
+  requireRange("wallRestitution", p.wallRestitution, 0.0f, 1.0f, "[0, 1]");
+  const float h = smoothingLength(p);
+  double cells = 1;
+  for (int a = 0; a < 3; ++a) {
+    const std::string field = std::string("boxSize.") + kAxis[a];
+    if (!(p.boxSize[a] >= h) || std::isinf(p.boxSize[a])) {
+      refuse(field, p.boxSize[a], "[h, inf) m with h = 2 * spacing = " + std::to_string(h) + " (one cell)");
+    }
+    cells *= std::ceil(static_cast<double>(p.boxSize[a]) / h);
+  }
+  if (cells > double(1 << 30)) {
+    throw std::invalid_argument("fluid: boxSize / h gives " + std::to_string(cells) +
+                                " cells, more than 2^30 (the 32-bit cell key)");
+  }
+  if (!(p.obstacleRadius >= 0.0f)) refuse("obstacleRadius", p.obstacleRadius, "[0, inf) m");
+  for (int a = 0; a < 3; ++a) {
+    const float lo = p.obstacleRadius;
+    const float hi = p.boxSize[a] - p.obstacleRadius;
+    requireRange(std::string("obstacleCentre.") + kAxis[a], p.obstacleCentre[a], lo, hi,
+                 "[" + std::to_string(lo) + ", " + std::to_string(hi) +
+                     "] m (obstacleRadius from the faces: the sphere must lie inside the box)");
+  }
+}
+
+float particleMass(const FluidParams& p) {
+  const float h = smoothingLength(p);
+  const int reach = static_cast<int>(std::ceil(h / p.spacing));
+  float sum = 0.0f; // fixed order: z, y, x ascending
+  for (int k = -reach; k <= reach; ++k) {
+    for (int j = -reach; j <= reach; ++j) {
+      for (int i = -reach; i <= reach; ++i) {
+        const float dx = static_cast<float>(i) * p.spacing;
+        const float dy = static_cast<float>(j) * p.spacing;
+        const float dz = static_cast<float>(k) * p.spacing;
+        sum += sph_math::kernelW(dx * dx + dy * dy + dz * dz, h);
+      }
+    }
+  }
+  return p.restDensity / sum;
+}
+
+sph_math::GridDims gridDims(const FluidParams& p) {
+  const float h = smoothingLength(p);
+  auto cellsAlong = [&](float extent) { return std::max(1, static_cast<int>(std::ceil(extent / h))); };
+  return {cellsAlong(p.boxSize[0]), cellsAlong(p.boxSize[1]), cellsAlong(p.boxSize[2]), h};
+}
+
+} // namespace graphsim::fluid

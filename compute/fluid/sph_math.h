@@ -1,0 +1,172 @@
+// The per-particle formulas of the fluid scene (weakly compressible SPH), written once for the CPU reference
+// (fluid_cpu.cpp) and the CUDA kernels to come, as compute/nbody_math.h is for nbody: same expressions, same
+// operation order, float32 on both sides. docs/FLUID.md gives the equations and why each choice was made.
+//
+// Conventions: SI units (m, s, kg); the box spans [0, boxSize] on each axis; +y is up; h is the kernel's support
+// radius (W = 0 at r >= h), h = 2 x lattice spacing, and the grid's cell size is h, so that every neighbour within h
+// of a particle lies in the 27 cells around its own.
+//
+// Plain C++ with no dependencies beyond <cmath>/<cstdint>; under nvcc every function is __host__ __device__.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define GRAPHSIM_HD __host__ __device__
+#else
+#define GRAPHSIM_HD
+#endif
+
+namespace graphsim::sph_math {
+
+struct Vec3 {
+  float x, y, z;
+};
+
+GRAPHSIM_HD inline Vec3 operator+(Vec3 a, Vec3 b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
+GRAPHSIM_HD inline Vec3 operator-(Vec3 a, Vec3 b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
+GRAPHSIM_HD inline Vec3 operator*(Vec3 a, float s) { return {a.x * s, a.y * s, a.z * s}; }
+GRAPHSIM_HD inline float dot(Vec3 a, Vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+
+inline constexpr float kPi = 3.14159265358979f;
+
+// Wendland C2 kernel in 3D with support radius h, q = r / h:
+//   W(r) = 21 / (2 pi h^3) (1 - q)^4 (1 + 4q)   for q < 1, else 0.
+GRAPHSIM_HD inline float wendlandNorm(float h) { return 21.0f / (2.0f * kPi * h * h * h); }
+
+GRAPHSIM_HD inline float kernelW(float r2, float h) {
+  const float q = sqrtf(r2) / h;
+  if (q >= 1.0f) return 0.0f;
+  const float t = 1.0f - q;
+  const float t2 = t * t;
+  return wendlandNorm(h) * t2 * t2 * (1.0f + 4.0f * q);
+}
+
+// Gradient of W with respect to x_i for d = x_i - x_j: dW/dr = -20 sigma q (1 - q)^3 / h and d / r = d / (q h), so
+//   grad_i W = d * (-20 sigma (1 - q)^3 / h^2),
+// which has no 1/r: r = 0 (a particle with itself) gives a zero gradient, not 0 * inf.
+GRAPHSIM_HD inline float kernelGradFactor(float r2, float h) {
+  const float q = sqrtf(r2) / h;
+  if (q >= 1.0f) return 0.0f;
+  const float t = 1.0f - q;
+  return -20.0f * wendlandNorm(h) * t * t * t / (h * h);
+}
+
+// Tait equation of state with gamma = 7: p = B ((rho / rho0)^7 - 1), B = rho0 * stiffness, clamped at 0. The clamp
+// drops the tension a particle with missing neighbours (free surface, walls) would otherwise feel, which pulls
+// particles into clumps (tensile instability). Speed of sound c_s = sqrt(dp/drho at rho0) = sqrt(7 * stiffness).
+GRAPHSIM_HD inline float taitPressure(float rho, float rho0, float stiffness) {
+  const float r = rho / rho0;
+  const float r2 = r * r;
+  const float r4 = r2 * r2;
+  const float p = rho0 * stiffness * (r4 * r2 * r - 1.0f);
+  return p > 0.0f ? p : 0.0f;
+}
+
+GRAPHSIM_HD inline float soundSpeed(float stiffness) { return sqrtf(7.0f * stiffness); }
+
+// Monaghan's artificial viscosity for the pair (i, j), d = x_i - x_j, dv = v_i - v_j: only approaching pairs
+// (dv . d < 0) are damped,
+//   mu = h (dv . d) / (|d|^2 + 0.01 h^2),   Pi = -alpha c_s mu / ((rho_i + rho_j) / 2),
+// and Pi enters the momentum equation beside p_i / rho_i^2 + p_j / rho_j^2. The 0.01 h^2 keeps mu finite at r = 0.
+GRAPHSIM_HD inline float artificialViscosity(Vec3 d, Vec3 dv, float rhoI, float rhoJ, float h, float alpha, float cs) {
+  const float vd = dot(dv, d);
+  if (vd >= 0.0f) return 0.0f;
+  const float mu = h * vd / (dot(d, d) + 0.01f * h * h);
+  return -alpha * cs * mu / (0.5f * (rhoI + rhoJ));
+}
+
+// The acceleration that particle j adds to particle i (pressure + viscosity), given grad_i W = d * gradFactor:
+//   a_i += -m (p_i / rho_i^2 + p_j / rho_j^2 + Pi_ij) grad_i W.
+// Symmetric in i and j up to the sign, so momentum is conserved pair by pair.
+GRAPHSIM_HD inline Vec3 pairAcceleration(Vec3 d, float gradFactor, float mass, float pOverRho2I, float pOverRho2J,
+                                         float pi) {
+  return d * (-mass * (pOverRho2I + pOverRho2J + pi) * gradFactor);
+}
+
+// integrate: symplectic Euler, v(t + dt) = v(t) + a dt, x(t + dt) = x(t) + v(t + dt) dt. Gravity is part of a.
+GRAPHSIM_HD inline void integrate(Vec3& x, Vec3& v, Vec3 a, float dt) {
+  v = v + a * dt;
+  x = x + v * dt;
+}
+
+// walls: one axis of the box. A particle closer than its radius to a face is put back at that distance and an
+// outward velocity is mirrored and scaled by the restitution e in [0, 1] (e = 1 elastic, e = 0 stops it).
+GRAPHSIM_HD inline void reflectAxis(float& x, float& v, float lo, float hi, float restitution) {
+  if (x < lo) {
+    x = lo;
+    if (v < 0.0f) v = -v * restitution;
+  } else if (x > hi) {
+    x = hi;
+    if (v > 0.0f) v = -v * restitution;
+  }
+}
+
+// A NaN position compares false with both faces, so reflectAxis leaves it NaN: the blow-up check must see it.
+GRAPHSIM_HD inline void reflectAtWalls(Vec3& x, Vec3& v, Vec3 boxSize, float radius, float restitution) {
+  reflectAxis(x.x, v.x, radius, boxSize.x - radius, restitution);
+  reflectAxis(x.y, v.y, radius, boxSize.y - radius, restitution);
+  reflectAxis(x.z, v.z, radius, boxSize.z - radius, restitution);
+}
+
+// obstacle: a sphere (centre c, radius R). A particle whose centre is closer than R + radius to c is pushed out
+// along the normal to that distance; its inward normal velocity is mirrored and scaled by the restitution. A
+// particle exactly at c (no normal) is pushed up (+y).
+GRAPHSIM_HD inline void pushOutOfSphere(Vec3& x, Vec3& v, Vec3 centre, float sphereRadius, float radius,
+                                        float restitution) {
+  const float reach = sphereRadius + radius;
+  const Vec3 d = x - centre;
+  const float r2 = dot(d, d);
+  if (sphereRadius <= 0.0f || r2 >= reach * reach) return;
+  const float r = sqrtf(r2);
+  const Vec3 n = r > 0.0f ? d * (1.0f / r) : Vec3{0.0f, 1.0f, 0.0f};
+  x = centre + n * reach;
+  const float vn = dot(v, n);
+  if (vn < 0.0f) v = v - n * ((1.0f + restitution) * vn);
+}
+
+// The uniform grid: cells of size h, nx * ny * nz of them, cell (0,0,0) at the box's origin.
+struct GridDims {
+  int nx, ny, nz;
+  float cellSize;
+};
+
+// A coordinate's cell, clamped into the grid (a NaN goes to cell 0: fmaxf returns the non-NaN operand).
+GRAPHSIM_HD inline int cellCoord(float x, float cellSize, int n) {
+  const float c = fminf(fmaxf(floorf(x / cellSize), 0.0f), static_cast<float>(n - 1));
+  return static_cast<int>(c);
+}
+
+// Linear cell key (x fastest): sorting by it makes each cell a contiguous range and each (y, z) row of cells
+// contiguous, so the 27-cell walk reads 9 runs of 3 cells. The sort needs only cellKeyBits(dims) key bits.
+GRAPHSIM_HD inline std::uint32_t cellKey(int cx, int cy, int cz, GridDims g) {
+  return static_cast<std::uint32_t>((cz * g.ny + cy) * g.nx + cx);
+}
+
+GRAPHSIM_HD inline std::uint32_t cellKeyOf(Vec3 x, GridDims g) {
+  return cellKey(cellCoord(x.x, g.cellSize, g.nx), cellCoord(x.y, g.cellSize, g.ny), cellCoord(x.z, g.cellSize, g.nz),
+                 g);
+}
+
+// Bits the sort must look at: the smallest b with 2^b >= number of cells (at least 1).
+GRAPHSIM_HD inline int cellKeyBits(GridDims g) {
+  const std::uint64_t cells =
+      static_cast<std::uint64_t>(g.nx) * static_cast<std::uint64_t>(g.ny) * static_cast<std::uint64_t>(g.nz);
+  int bits = 1;
+  while ((std::uint64_t{1} << bits) < cells) ++bits;
+  return bits;
+}
+
+// CFL time step: dt = C h / (c_s + max|v|). The acoustic term dominates (c_s is ~10x the flow speed in WCSPH); a
+// force criterion sqrt(h / max|a|) is not used: with gravity alone it is ~4x the acoustic step (docs/FLUID.md).
+GRAPHSIM_HD inline float cflDt(float cfl, float h, float cs, float maxSpeed) { return cfl * h / (cs + maxSpeed); }
+
+// The substep rule: substeps = min(maxSubsteps, ceil(frameDt / dtCfl)), at least 1. Clamped in float before the
+// conversion so that a huge ratio (dtCfl -> 0) cannot overflow the int.
+GRAPHSIM_HD inline int substepCount(float frameDt, float dtCfl, int maxSubsteps) {
+  const float n = fminf(ceilf(frameDt / dtCfl), static_cast<float>(maxSubsteps));
+  return n >= 1.0f ? static_cast<int>(n) : 1;
+}
+
+} // namespace graphsim::sph_math
