@@ -4,27 +4,17 @@
 // into FMAs and the CUDA tiles may evaluate a pair differently), which the GPU tests absorb with a tolerance; on
 // the CPU no FMA is formed (x86-64 baseline has none) and nothing is reordered, so CPU runs are bit-reproducible.
 //
-// Plain C++ with no dependencies beyond <cmath>; under nvcc every function is __host__ __device__.
+// Plain C++ with no dependencies beyond <cmath> and compute/vec3.h; under nvcc every function is __host__ __device__.
 #pragma once
 
 #include <cmath>
 
-#if defined(__CUDACC__)
-#define GRAPHSIM_HD __host__ __device__
-#else
-#define GRAPHSIM_HD
-#endif
+#include "compute/vec3.h"
 
 namespace graphsim::nbody_math {
 
-struct Vec3 {
-  float x, y, z;
-};
-
-GRAPHSIM_HD inline Vec3 operator+(Vec3 a, Vec3 b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
-GRAPHSIM_HD inline Vec3 operator-(Vec3 a, Vec3 b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
-GRAPHSIM_HD inline Vec3 operator*(Vec3 a, float s) { return {a.x * s, a.y * s, a.z * s}; }
-GRAPHSIM_HD inline float dot(Vec3 a, Vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+using math::dot;
+using math::Vec3;
 
 // forces: the weight of body j in the sum for body i, given d = x_j - x_i and eps2 = softening^2:
 //   w = m_j / (|d|^2 + eps2)^(3/2),   acc_i += d * w  (j ascending),   a_i = G * acc_i  (G applied once at the end).
@@ -47,10 +37,7 @@ GRAPHSIM_HD inline Vec3 attractorKick(Vec3 x, Vec3 v, Vec3 p, float strength, fl
 }
 
 // integrate: kick-drift leapfrog on half-step velocities: v(t+dt/2) = v(t-dt/2) + a(t) dt; x(t+dt) = x(t) + v dt.
-GRAPHSIM_HD inline void integrate(Vec3& x, Vec3& v, Vec3 a, float dt) {
-  v = v + a * dt;
-  x = x + v * dt;
-}
+using math::integrate;
 
 // damping: v *= f, with f = dampingFactor(params) = exp(-damping * dt) computed once on the host (nbody.h).
 GRAPHSIM_HD inline Vec3 damp(Vec3 v, float factor) { return v * factor; }

@@ -6,28 +6,19 @@
 // radius (W = 0 at r >= h), h = 2 x lattice spacing, and the grid's cell size is h, so that every neighbour within h
 // of a particle lies in the 27 cells around its own.
 //
-// Plain C++ with no dependencies beyond <cmath>/<cstdint>; under nvcc every function is __host__ __device__.
+// Plain C++ with no dependencies beyond <cmath>/<cstdint> and compute/vec3.h; under nvcc every function is
+// __host__ __device__.
 #pragma once
 
 #include <cmath>
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define GRAPHSIM_HD __host__ __device__
-#else
-#define GRAPHSIM_HD
-#endif
+#include "compute/vec3.h"
 
 namespace graphsim::sph_math {
 
-struct Vec3 {
-  float x, y, z;
-};
-
-GRAPHSIM_HD inline Vec3 operator+(Vec3 a, Vec3 b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
-GRAPHSIM_HD inline Vec3 operator-(Vec3 a, Vec3 b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
-GRAPHSIM_HD inline Vec3 operator*(Vec3 a, float s) { return {a.x * s, a.y * s, a.z * s}; }
-GRAPHSIM_HD inline float dot(Vec3 a, Vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+using math::dot;
+using math::Vec3;
 
 inline constexpr float kPi = 3.14159265358979f;
 
@@ -86,10 +77,7 @@ GRAPHSIM_HD inline Vec3 pairAcceleration(Vec3 d, float gradFactor, float mass, f
 }
 
 // integrate: symplectic Euler, v(t + dt) = v(t) + a dt, x(t + dt) = x(t) + v(t + dt) dt. Gravity is part of a.
-GRAPHSIM_HD inline void integrate(Vec3& x, Vec3& v, Vec3 a, float dt) {
-  v = v + a * dt;
-  x = x + v * dt;
-}
+using math::integrate;
 
 // walls: one axis of the box. A particle closer than its radius to a face is put back at that distance and an
 // outward velocity is mirrored and scaled by the restitution e in [0, 1] (e = 1 elastic, e = 0 stops it).
