@@ -25,7 +25,7 @@ public:
     times_ = ProducerTimes{};
     times_.nodeUpdatesUs = launch.nodeUpdatesUs;
     times_.launchUs = launch.launchUs;
-    if (path_ == CudaPath::Interop) return FrameProtocol(renderer_->config().framesInFlight).simDoneSignalled(k);
+    if (path_ == CudaPath::Interop) return renderer_->protocol().simDoneSignalled(k);
     if (path_ == CudaPath::HostCopy) {
       // No interop: the host waits for the frame, copies it out of CUDA and into Vulkan's staging buffer; the
       // submit then copies it to the vertex buffer on the GPU.

@@ -98,7 +98,7 @@ public:
   SimBackend& backend() override { return sim_; }
   // Paused frames run too (with dt = 0, see SimController): every frame k has its graph launch and simDone = k+1.
   std::optional<std::uint64_t> produce(std::uint64_t k) override {
-    const FrameProtocol protocol(renderer_.config().framesInFlight);
+    const FrameProtocol& protocol = renderer_.protocol();
     if (!launchesFrame(inject_, k)) return protocol.simDoneSignalled(k); // test hook: cuda-semaphore-stall
     sim_.launchFrame(k);
     if (interop_) return protocol.simDoneSignalled(k);
