@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app/cli/errors.h"
+#include "compute/protocol.h"
 
 namespace graphsim::app {
 namespace {
@@ -111,7 +112,9 @@ BenchCommandLine::BenchCommandLine(CLI::App& app) {
   bench_->add_flag("--sim-only", simOnly_,
                    "Compute-only graph stepped back to back: no rendering, no semaphores "
                    "(compare with nbody -benchmark -numbodies=N)");
-  addIntegerOption(*bench_, "--frames-in-flight", framesInFlight_, "Frames in flight F, 1..4")->capture_default_str();
+  addIntegerOption(*bench_, "--frames-in-flight", framesInFlight_,
+                   "Frames in flight F, 1.." + std::to_string(kMaxFramesInFlight))
+      ->capture_default_str();
   addIntegerOption(*bench_, "--capture-every", captureEvery_,
                    "Capture frames K, 2K, ... of the product path (PNG + JSON), K >= 1");
   bench_->add_option("--capture-dir", captureDir_, "Directory for --capture-every (created if missing)");
@@ -131,7 +134,8 @@ BenchOptions BenchCommandLine::options(int argc, char** argv) const {
   o.backend = shared_.backend();
   o.interop = shared_.interop();
   o.scene = loadPreset(scene_);
-  o.framesInFlight = static_cast<std::uint32_t>(parseIntegerFlag("--frames-in-flight", framesInFlight_, 1, 4));
+  o.framesInFlight =
+      static_cast<std::uint32_t>(parseIntegerFlag("--frames-in-flight", framesInFlight_, 1, kMaxFramesInFlight));
   if (bench_->count("--bodies") > 0) o.scene.sim.bodies = parseIntegerFlag("--bodies", bodies_, 1, kMaxBodies);
   checkBodyCount(o.scene.sim.bodies, o.framesInFlight);
   if (o.scene.sim.initial == "two-body" && o.scene.sim.bodies != 2)

@@ -15,6 +15,7 @@
 #include "app/ui/keys.h"
 #include "app/ui/resize_storm.h"
 #include "app/version.h"
+#include "compute/protocol.h"
 
 namespace graphsim::app {
 namespace {
@@ -306,7 +307,7 @@ RunCommandLine::RunCommandLine(CLI::App& app) {
   shared_.addValidation(*run_, "run");
   shared_.addGpu(*run_, "cpu backend: Vulkan device index; cuda backend: CUDA device index (see list-gpus)");
   addIntegerOption(*run_, "--frames-in-flight", framesInFlight_,
-                   "Frames in flight F, 1..4 (render buffers in the ring)")
+                   "Frames in flight F, 1.." + std::to_string(kMaxFramesInFlight) + " (render buffers in the ring)")
       ->capture_default_str();
   run_->add_option("--dump-graph", dumpGraph_, "cuda backend: write the frame's CUDA graph as DOT to FILE");
   shared_.addWaitTimeout(*run_);
@@ -342,7 +343,8 @@ RunOptions RunCommandLine::options() const {
   options.inject = parseFault(inject_);
   if (!options.windowScript.empty() && options.headless)
     throw UsageError("--window-script: needs a window (drop --headless)");
-  options.framesInFlight = static_cast<std::uint32_t>(parseIntegerFlag("--frames-in-flight", framesInFlight_, 1, 4));
+  options.framesInFlight =
+      static_cast<std::uint32_t>(parseIntegerFlag("--frames-in-flight", framesInFlight_, 1, kMaxFramesInFlight));
   if (run_->count("--bodies") > 0) options.scene.sim.bodies = parseIntegerFlag("--bodies", bodies_, 1, kMaxBodies);
   checkBodyCount(options.scene.sim.bodies, options.framesInFlight);
   if (options.scene.sim.initial == "two-body" && options.scene.sim.bodies != 2)
