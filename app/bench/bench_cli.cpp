@@ -135,11 +135,7 @@ BenchOptions BenchCommandLine::options(int argc, char** argv) const {
   o.interop = shared_.interop();
   o.scene = loadPreset(scene_);
   o.framesInFlight =
-      static_cast<std::uint32_t>(parseIntegerFlag("--frames-in-flight", framesInFlight_, 1, kMaxFramesInFlight));
-  if (bench_->count("--bodies") > 0) o.scene.sim.bodies = parseIntegerFlag("--bodies", bodies_, 1, kMaxBodies);
-  checkBodyCount(o.scene.sim.bodies, o.framesInFlight);
-  if (o.scene.sim.initial == "two-body" && o.scene.sim.bodies != 2)
-    throw UsageError("--bodies: the two-body initial condition needs exactly 2 bodies");
+      parseBodiesAndFramesInFlight(o.scene, bench_->count("--bodies") > 0 ? &bodies_ : nullptr, framesInFlight_);
   o.frames = static_cast<std::uint64_t>(parseIntegerFlag("--frames", frames_, 1, kMaxMeasuredFrames));
   if (bench_->count("--warmup") > 0) {
     o.warmup = static_cast<std::uint64_t>(parseIntegerFlag("--warmup", warmup_, 0, kMaxWarmup));

@@ -205,6 +205,17 @@ std::uint64_t parseSeedFlag(const std::string& flag, const std::string& text) {
   return value;
 }
 
+std::uint32_t parseBodiesAndFramesInFlight(SceneSettings& scene, const std::string* bodies,
+                                           const std::string& framesInFlight) {
+  const auto f =
+      static_cast<std::uint32_t>(parseIntegerFlag("--frames-in-flight", framesInFlight, 1, kMaxFramesInFlight));
+  if (bodies != nullptr) scene.sim.bodies = parseIntegerFlag("--bodies", *bodies, 1, kMaxBodies);
+  checkBodyCount(scene.sim.bodies, f);
+  if (scene.sim.initial == "two-body" && scene.sim.bodies != 2)
+    throw UsageError("--bodies: the two-body initial condition needs exactly 2 bodies");
+  return f;
+}
+
 SharedFlags::SharedFlags(std::vector<BackendKind> backends, BackendKind defaultBackend)
     : backends_(std::move(backends)), backend_(backendFlagName(defaultBackend)),
       waitTimeoutMs_(std::to_string(RunOptions{}.waitTimeout.count())) {} // BenchOptions' and SoakOptions' too
@@ -344,11 +355,7 @@ RunOptions RunCommandLine::options() const {
   if (!options.windowScript.empty() && options.headless)
     throw UsageError("--window-script: needs a window (drop --headless)");
   options.framesInFlight =
-      static_cast<std::uint32_t>(parseIntegerFlag("--frames-in-flight", framesInFlight_, 1, kMaxFramesInFlight));
-  if (run_->count("--bodies") > 0) options.scene.sim.bodies = parseIntegerFlag("--bodies", bodies_, 1, kMaxBodies);
-  checkBodyCount(options.scene.sim.bodies, options.framesInFlight);
-  if (options.scene.sim.initial == "two-body" && options.scene.sim.bodies != 2)
-    throw UsageError("--bodies: the two-body initial condition needs exactly 2 bodies");
+      parseBodiesAndFramesInFlight(options.scene, run_->count("--bodies") > 0 ? &bodies_ : nullptr, framesInFlight_);
   if (run_->count("--seed") > 0) options.scene.sim.seed = parseSeedFlag("--seed", seed_);
   options.gpu = shared_.gpu();
   if (run_->count("--capture-every") > 0) {

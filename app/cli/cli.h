@@ -38,6 +38,10 @@ Command parseCommandLine(int argc, char** argv);
 CLI::Option* addIntegerOption(CLI::App& app, const std::string& name, std::string& text, const std::string& help);
 std::int64_t parseIntegerFlag(const std::string& flag, const std::string& text, std::int64_t lo, std::int64_t hi);
 std::uint64_t parseSeedFlag(const std::string& flag, const std::string& text); // 0..2^64-1
+// --frames-in-flight and, when given (`bodies` non-null), --bodies into `scene`, then the checks both need together
+// (the render buffers fit this machine, the two-body preset has two bodies). Returns the frames in flight.
+std::uint32_t parseBodiesAndFramesInFlight(SceneSettings& scene, const std::string* bodies,
+                                           const std::string& framesInFlight);
 
 // The flags run, bench and soak share: --backend, --interop, --validation, --gpu, --wait-timeout-ms and --quiet,
 // each defined (name, value range, conversion, message) once here. A subcommand adds each where its --help lists it
