@@ -68,6 +68,9 @@ void ParticleRenderer::Impl::recordFrame(FrameSlot& slot, std::uint32_t slotInde
   }
 
   target.cmdBeginRenderPass(cmd);
+  if (frame.box) { // first: the floor writes no depth, so the particles cover it
+    boxPipeline.cmdDraw(cmd, extent, makeBoxPushConstants(frame.camera, *frame.box, extent), frame.boxFloor);
+  }
   if (frame.bodyCount > 0) {
     pipeline.cmdDraw(cmd, extent, bodies.buffer(slotIndex), frame.bodyCount,
                      makePushConstants(frame.camera, frame.style, extent));
@@ -106,9 +109,15 @@ std::uint64_t ParticleRenderer::Impl::checkedRenderDoneValue(const FrameSubmit& 
 void ParticleRenderer::Impl::recordUnlessReusable(FrameSlot& slot, std::uint32_t slotIndex, const FrameSubmit& frame) {
   // The recording depends on the frame only through these inputs (the slot fixes buffers, queries and target).
   FrameSlot::Recorded inputs{frame.bodyCount, makePushConstants(frame.camera, frame.style, extent)};
+  if (frame.box) {
+    inputs.box = frame.boxFloor ? 2 : 1;
+    inputs.boxPush = makeBoxPushConstants(frame.camera, *frame.box, extent);
+  }
   const bool reusable = frame.overlay == nullptr && !frame.capture && frame.present == nullptr;
   const bool same = reusable && slot.reusable && slot.reusable->bodyCount == inputs.bodyCount &&
-                    std::memcmp(&slot.reusable->push, &inputs.push, sizeof inputs.push) == 0;
+                    std::memcmp(&slot.reusable->push, &inputs.push, sizeof inputs.push) == 0 &&
+                    slot.reusable->box == inputs.box &&
+                    std::memcmp(&slot.reusable->boxPush, &inputs.boxPush, sizeof inputs.boxPush) == 0;
   if (!same) {
     VK_CHECK(vkResetCommandPool(context.device(), slot.commandPool.get(), 0));
     recordFrame(slot, slotIndex, frame);

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "render/pipeline_common.h"
 #include "render/render_types.h"
 #include "render/vk_check.h"
 
@@ -17,6 +18,10 @@ static_assert(offsetof(shaderio::ParticlePushConstants, cameraRight) == 64);
 static_assert(offsetof(shaderio::ParticlePushConstants, cameraUp) == 80);
 static_assert(offsetof(shaderio::ParticlePushConstants, pointRadius) == 96);
 static_assert(offsetof(shaderio::ParticlePushConstants, colourScale) == 100);
+static_assert(offsetof(shaderio::ParticlePushConstants, palette) == 104);
+static_assert(static_cast<int>(Palette::NBody) == GRAPHSIM_PALETTE_NBODY && GRAPHSIM_PALETTE_NBODY == 0,
+              "the default palette must be what the zero padding selected before");
+static_assert(static_cast<int>(Palette::Fluid) == GRAPHSIM_PALETTE_FLUID);
 static_assert(sizeof(shaderio::Body) == GRAPHSIM_BODY_STRIDE, "16 bytes per body: xyz position, w attribute");
 
 namespace {
@@ -28,15 +33,10 @@ constexpr std::uint32_t kFragmentSpirv[] =
 #include "shaders/particle.frag.spv.inc"
     ;
 
-template <std::size_t N>
-OwnedShaderModule createShaderModule(VkDevice device, const std::uint32_t (&words)[N]) {
-  const VkShaderModuleCreateInfo createInfo{.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-                                            .codeSize = N * sizeof(std::uint32_t),
-                                            .pCode = words};
-  VkShaderModule module = VK_NULL_HANDLE;
-  VK_CHECK(vkCreateShaderModule(device, &createInfo, nullptr, &module));
-  return OwnedShaderModule(device, module);
-}
+using pipeline::createShaderModule;
+using pipeline::kDynamicState;
+using pipeline::kMultisample;
+using pipeline::kViewportState;
 
 constexpr VkShaderStageFlags kPushStages = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
 
@@ -54,33 +54,21 @@ constexpr VkPipelineVertexInputStateCreateInfo kVertexInput{
 constexpr VkPipelineInputAssemblyStateCreateInfo kInputAssembly{
     .sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
     .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP};
-constexpr VkPipelineViewportStateCreateInfo kViewportState{
-    .sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO, .viewportCount = 1, .scissorCount = 1};
 constexpr VkPipelineRasterizationStateCreateInfo kRasterization{
     .sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
     .polygonMode = VK_POLYGON_MODE_FILL,
     .cullMode = VK_CULL_MODE_NONE,
     .frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE,
     .lineWidth = 1.0f};
-constexpr VkPipelineMultisampleStateCreateInfo kMultisample{
-    .sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO, .rasterizationSamples = VK_SAMPLE_COUNT_1_BIT};
 constexpr VkPipelineDepthStencilStateCreateInfo kDepthStencil{
     .sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO,
     .depthTestEnable = VK_TRUE,
     .depthWriteEnable = VK_TRUE,
     .depthCompareOp = VK_COMPARE_OP_LESS};
-constexpr VkPipelineColorBlendAttachmentState kOpaque{
-    .blendEnable = VK_FALSE,
-    .colorWriteMask =
-        VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT | VK_COLOR_COMPONENT_B_BIT | VK_COLOR_COMPONENT_A_BIT};
+constexpr VkPipelineColorBlendAttachmentState kOpaque{.blendEnable = VK_FALSE,
+                                                      .colorWriteMask = pipeline::kAllComponents};
 constexpr VkPipelineColorBlendStateCreateInfo kColourBlend{
     .sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO, .attachmentCount = 1, .pAttachments = &kOpaque};
-// Viewport and scissor are dynamic: the overlay (ImGui) sets its own in the same pass.
-constexpr std::array<VkDynamicState, 2> kDynamicStates{VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR};
-constexpr VkPipelineDynamicStateCreateInfo kDynamicState{
-    .sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO,
-    .dynamicStateCount = static_cast<std::uint32_t>(kDynamicStates.size()),
-    .pDynamicStates = kDynamicStates.data()};
 
 OwnedPipelineLayout createPipelineLayout(VkDevice device) {
   const VkPushConstantRange pushRange{kPushStages, 0, sizeof(shaderio::ParticlePushConstants)};
@@ -137,6 +125,7 @@ shaderio::ParticlePushConstants makePushConstants(const Camera& camera, const Dr
   constants.cameraUp = glm::vec4(view[0][1], view[1][1], view[2][1], 0.0f);
   constants.pointRadius = style.pointRadius;
   constants.colourScale = style.colourScale;
+  constants.palette = static_cast<int>(style.palette);
   return constants;
 }
 
@@ -145,11 +134,7 @@ ParticlePipeline::ParticlePipeline(VkDevice device, VkRenderPass renderPass)
 
 void ParticlePipeline::cmdDraw(VkCommandBuffer cmd, VkExtent2D extent, VkBuffer bodies, std::uint32_t bodyCount,
                                const shaderio::ParticlePushConstants& constants) const {
-  const VkViewport viewport{0.0f, 0.0f, static_cast<float>(extent.width), static_cast<float>(extent.height),
-                            0.0f, 1.0f};
-  const VkRect2D scissor{{0, 0}, extent};
-  vkCmdSetViewport(cmd, 0, 1, &viewport);
-  vkCmdSetScissor(cmd, 0, 1, &scissor);
+  pipeline::cmdSetFullViewport(cmd, extent);
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline_.get());
   vkCmdPushConstants(cmd, layout_.get(), kPushStages, 0, sizeof(constants), &constants);
   const VkDeviceSize offset = 0;

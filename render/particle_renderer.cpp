@@ -39,7 +39,7 @@ const RendererConfig& validated(const RendererConfig& config, const VulkanContex
 ParticleRenderer::Impl::Impl(VulkanContext& context_, const RendererConfig& config_)
     : context(context_), config(validated(config_, context_)),
       protocol(config.framesInFlight), extent{config.width, config.height}, target(context, extent),
-      pipeline(context.device(), target.renderPass()),
+      pipeline(context.device(), target.renderPass()), boxPipeline(context.device(), target.renderPass()),
       bodies(context, config.mode, config.framesInFlight, config.maxBodies),
       simDone(context, config.mode == BodyBufferMode::Exported),
       renderDone(context, config.mode == BodyBufferMode::Exported) {

@@ -1,4 +1,5 @@
-// Draws the bodies as shaded sphere impostors into an offscreen colour+depth target and reads frames back to PNG.
+// Draws the bodies as shaded sphere impostors (and, when a frame asks, the scene box: FrameSubmit::box) into an
+// offscreen colour+depth target and reads frames back to PNG.
 // Holds F body buffers (one per frame in flight) and two timeline semaphores, whose values compute/protocol.h gives:
 //   simDone    - signalled by the producer (CUDA), waited on at the vertex-input stage of frame k;
 //   renderDone - signalled by this renderer's queue submit of frame k.

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "render/body_buffers.h"
+#include "render/box_pipeline.h"
 #include "render/frame_readback.h"
 #include "render/offscreen_target.h"
 #include "render/particle_pipeline.h"
@@ -37,6 +38,8 @@ struct FrameSlot {
   struct Recorded {
     std::uint32_t bodyCount = 0;
     shaderio::ParticlePushConstants push{};
+    int box = 0; // 0: none, 1: edges, 2: edges and floor
+    shaderio::BoxPushConstants boxPush{};
   };
   std::optional<Recorded> reusable;
 };
@@ -71,6 +74,7 @@ struct ParticleRenderer::Impl {
   // Declaration order is creation order; destruction runs in reverse, after drain().
   OffscreenTarget target;
   ParticlePipeline pipeline;
+  BoxPipeline boxPipeline; // the scene box, when a frame asks for one
   BodyBuffers bodies;
   TimelineSemaphore simDone;    // signalled by the producer (CUDA), waited at vertex input
   TimelineSemaphore renderDone; // signalled by our submits: frame k -> protocol.renderDoneSignalled(k)

@@ -21,6 +21,15 @@ vec3 colourMap(float t) {
   return t < 0.5 ? mix(cool, white, t * 2.0) : mix(white, warm, t * 2.0 - 1.0);
 }
 
+// Fluid: deep blue (slow / low) -> cyan -> white (fast / high), like water lit from above.
+vec3 fluidColourMap(float t) {
+  t = clamp(t, 0.0, 1.0);
+  const vec3 deep = vec3(0.02, 0.10, 0.45);
+  const vec3 cyan = vec3(0.10, 0.80, 1.00);
+  const vec3 white = vec3(1.00, 1.00, 1.00);
+  return t < 0.5 ? mix(deep, cyan, t * 2.0) : mix(cyan, white, t * 2.0 - 1.0);
+}
+
 void main() {
   float r2 = dot(inQuad, inQuad);
   if (r2 > 1.0) {
@@ -32,7 +41,8 @@ void main() {
   float lambert = max(dot(normal, lightDir), 0.0);
   float rim = pow(1.0 - normal.z, 3.0);
 
-  vec3 base = colourMap(inAttribute * pc.colourScale);
+  float t = inAttribute * pc.colourScale;
+  vec3 base = pc.palette == GRAPHSIM_PALETTE_FLUID ? fluidColourMap(t) : colourMap(t);
   vec3 colour = base * (0.16 + 0.84 * lambert) + rim * 0.3 * base;
   outColour = vec4(colour, 1.0);
 }

@@ -12,6 +12,10 @@
 #define GRAPHSIM_BODY_STRIDE 16
 #define GRAPHSIM_BODY_LOCATION 0
 
+// ParticlePushConstants::palette: render::Palette's values (render/render_types.h documents the colours).
+#define GRAPHSIM_PALETTE_NBODY 0
+#define GRAPHSIM_PALETTE_FLUID 1
+
 #ifndef __CUDACC__
 #ifdef __cplusplus
 #include <glm/glm.hpp>
@@ -28,8 +32,17 @@ struct ParticlePushConstants {
   vec4 cameraUp;     // xyz: world-space camera up; w unused
   float pointRadius; // world-space sphere radius
   float colourScale; // multiplies the body attribute before the colour map
-  float pad0;
+  int palette;       // GRAPHSIM_PALETTE_*; 0 (n-body) is what the zero padding this replaced selected
   float pad1;
+};
+
+// The box pipeline's push constants (shaders/box.vert, box.frag): 112 bytes, both stages. One draw of 24 vertices
+// gives the 12 edges as a line list, one of 6 vertices from firstVertex 24 the floor (y = boxMin.y) as 2 triangles.
+struct BoxPushConstants {
+  mat4 viewProj; // Vulkan clip space: y down, depth 0..1
+  vec4 boxMin;   // xyz: world-space minimum corner; w unused
+  vec4 boxMax;   // xyz: world-space maximum corner; w unused
+  vec4 colour;   // rgba written (edges: opaque; floor: blended with its alpha)
 };
 
 #ifdef __cplusplus

@@ -26,6 +26,7 @@
 #include "compute/cuda/external_interop.h"
 #include "compute/cuda/frame_graph.h"
 #include "compute/cuda/leapfrog_start.h"
+#include "compute/cuda/poll.h"
 #include "compute/cuda_device.h"
 #include "compute/initial_conditions.h"
 #include "compute/protocol.h"
@@ -65,22 +66,7 @@ HostStart makeHostStart(const SceneConfig& config, LeapfrogStart start) {
   return h;
 }
 
-// Polls `done` until it returns true or the deadline passes (then returns false). Spins (yielding) for the first
-// 2 ms, so that short waits (a frame of a small scene) return within microseconds, then sleeps 50 us per poll.
-template <typename Done>
-bool pollUntil(const Done& done, Clock::time_point deadline) {
-  const auto spinUntil = Clock::now() + std::chrono::milliseconds(2);
-  for (;;) {
-    if (done()) return true;
-    const auto now = Clock::now();
-    if (now >= deadline) return false;
-    if (now < spinUntil) {
-      std::this_thread::yield();
-    } else {
-      std::this_thread::sleep_for(std::chrono::microseconds(50));
-    }
-  }
-}
+using cuda::pollUntil;
 
 std::string describeDevices(const CudaDeviceList& list) {
   if (list.devices.empty()) return "none (" + list.whyNone + ")";

@@ -26,6 +26,9 @@ void throwCudaError(cudaError_t code, const char* expression, const char* file, 
   if (!context.empty()) message += context + ": ";
   message += std::string(expression) + " failed at " + std::string(shortFile(file)) + ":" + std::to_string(line) +
              ": " + describeCudaError(code);
+  // The runtime also keeps the error as its "last error"; it is reported now, so a library that peeks at the last
+  // error later (CUB does) must not see it again. A sticky error (a failed kernel) stays regardless.
+  (void)cudaGetLastError();
   throw CudaError(static_cast<int>(code), message);
 }
 

@@ -11,7 +11,7 @@ namespace {
 using sph_math::Vec3;
 
 Vec3 xyz(const Float4& f) { return {f.x, f.y, f.z}; }
-Float4 toFloat4(Vec3 v) { return {v.x, v.y, v.z, 0.0f}; }
+Float4 toFloat4(Vec3 v, float w = 0.0f) { return {v.x, v.y, v.z, w}; }
 
 // Particles per row that fit in `extent` at this spacing (the 1e-3 absorbs the float rounding of extent / spacing).
 int fitting(float extent, float spacing) { return static_cast<int>(std::floor(extent / spacing + 1e-3f)); }
@@ -111,13 +111,13 @@ void computeDensity(const FluidParams& params, FluidState& state, const FluidGri
   }
 }
 
-void computeForces(const FluidParams& params, const FluidState& state, const FluidGrid& grid, FluidWorkspace& work) {
+void computeForces(const FluidParams& params, float alpha, const FluidState& state, const FluidGrid& grid,
+                   FluidWorkspace& work) {
   const std::size_t count = state.size();
   const float h = smoothingLength(params);
   const float h2 = h * h;
   const float mass = particleMass(params);
   const float cs = speedOfSound(params);
-  const Vec3 gravity = toVec3(params.gravity);
   work.pressure.resize(count);
   work.accel.resize(count);
   const auto n = static_cast<std::int64_t>(count);
@@ -141,37 +141,46 @@ void computeForces(const FluidParams& params, const FluidState& state, const Flu
       const Vec3 d = xi - xyz(state.pos[j]);
       const float r2 = sph_math::dot(d, d);
       if (r2 >= h2) return;
-      const float pi =
-          sph_math::artificialViscosity(d, vi - xyz(state.vel[j]), rhoI, state.density[j], h, params.viscosity, cs);
+      const float pi = sph_math::artificialViscosity(d, vi - xyz(state.vel[j]), rhoI, state.density[j], h, alpha, cs);
       acc = acc + sph_math::pairAcceleration(d, sph_math::kernelGradFactor(r2, h), mass, pI, work.pressure[j], pi);
     });
-    work.accel[si] = toFloat4(acc + gravity);
+    work.accel[si] = toFloat4(acc);
   }
 }
 
-void integrate(FluidState& state, const FluidWorkspace& work, float dt) {
+void integrate(FluidState& state, const FluidWorkspace& work, Vec3 gravity, float dt) {
   for (std::size_t i = 0; i < state.size(); ++i) {
     Vec3 x = xyz(state.pos[i]);
     Vec3 v = xyz(state.vel[i]);
-    sph_math::integrate(x, v, xyz(work.accel[i]), dt);
-    state.pos[i] = toFloat4(x);
-    state.vel[i] = toFloat4(v);
+    sph_math::integrate(x, v, xyz(work.accel[i]) + gravity, dt);
+    state.pos[i] = toFloat4(x, state.pos[i].w);
+    state.vel[i] = toFloat4(v, state.vel[i].w);
   }
 }
 
-void applyWallsAndObstacle(const FluidParams& params, FluidState& state) {
+// The CUDA graph runs walls, then obstacle (docs/FLUID.md). The obstacle lies within [R, box - R] per axis, so a
+// push out of it ends at most a particle radius beyond a face, still within [0, box].
+void applyWalls(const FluidParams& params, FluidState& state) {
   const Vec3 box = toVec3(params.boxSize);
+  const float radius = particleRadius(params);
+  for (std::size_t i = 0; i < state.size(); ++i) {
+    Vec3 x = xyz(state.pos[i]);
+    Vec3 v = xyz(state.vel[i]);
+    sph_math::reflectAtWalls(x, v, box, radius, params.wallRestitution);
+    state.pos[i] = toFloat4(x, state.pos[i].w);
+    state.vel[i] = toFloat4(v, state.vel[i].w);
+  }
+}
+
+void applyObstacle(const FluidParams& params, FluidState& state) {
   const Vec3 centre = toVec3(params.obstacleCentre);
   const float radius = particleRadius(params);
   for (std::size_t i = 0; i < state.size(); ++i) {
     Vec3 x = xyz(state.pos[i]);
     Vec3 v = xyz(state.vel[i]);
-    // Obstacle first, walls last: the sphere lies inside the box, so a push out of it can end beyond a face only by
-    // the particle radius, and the walls then have the last word: no particle ends outside the box.
     sph_math::pushOutOfSphere(x, v, centre, params.obstacleRadius, radius, params.wallRestitution);
-    sph_math::reflectAtWalls(x, v, box, radius, params.wallRestitution);
-    state.pos[i] = toFloat4(x);
-    state.vel[i] = toFloat4(v);
+    state.pos[i] = toFloat4(x, state.pos[i].w);
+    state.vel[i] = toFloat4(v, state.vel[i].w);
   }
 }
 
@@ -182,12 +191,33 @@ void buildSortedGrid(const FluidParams& params, FluidState& state, FluidWorkspac
   reorderByCell(state, work);
 }
 
-void substep(const FluidParams& params, FluidState& state, FluidWorkspace& work, float dt) {
-  buildSortedGrid(params, state, work);
+void substep(const FluidParams& params, FluidState& state, FluidWorkspace& work, float dt, const SubstepSwitches& on,
+             const AfterStage& after) {
+  auto done = [&](std::string_view stage) {
+    if (after) after(stage);
+  };
+  computeCellKeys(params, state, work.grid);
+  done("cell_keys");
+  sortByCell(work.grid);
+  done("sort");
+  findCellRanges(work.grid);
+  done("cell_ranges");
+  reorderByCell(state, work);
+  done("reorder");
   computeDensity(params, state, work.grid);
-  computeForces(params, state, work.grid, work);
-  integrate(state, work, dt);
-  applyWallsAndObstacle(params, state);
+  done("density");
+  computeForces(params, on.viscosity ? params.viscosity : 0.0f, state, work.grid, work);
+  done("forces");
+  integrate(state, work, on.gravity ? toVec3(params.gravity) : Vec3{0.0f, 0.0f, 0.0f}, dt);
+  done("integrate");
+  // Obstacle first, walls last: the sphere lies inside the box, so a push out of it can end beyond a face only by
+  // the particle radius, and the walls then have the last word: no particle ends a substep outside the box.
+  if (on.obstacle) {
+    applyObstacle(params, state);
+    done("obstacle");
+  }
+  applyWalls(params, state);
+  done("walls");
   state.time += static_cast<double>(dt);
 }
 
@@ -197,12 +227,26 @@ float maxSpeed(const FluidState& state) {
   return std::sqrt(vmax2);
 }
 
-FrameStep stepFrame(const FluidParams& params, FluidState& state, FluidWorkspace& work, float frameDt) {
-  const float dtCfl = sph_math::cflDt(params.cflNumber, smoothingLength(params), speedOfSound(params), maxSpeed(state));
-  const int n = sph_math::substepCount(frameDt, dtCfl, params.maxSubsteps);
-  const float dt = std::min(frameDt / static_cast<float>(n), dtCfl);
-  for (int s = 0; s < n; ++s) substep(params, state, work, dt);
-  return {n, dt};
+float cflTimeStep(const FluidParams& params, const FluidState& state) {
+  return sph_math::cflDt(params.cflNumber, smoothingLength(params), speedOfSound(params), maxSpeed(state));
+}
+
+FrameStep stepFrame(const FluidParams& params, FluidState& state, FluidWorkspace& work, float frameDt,
+                    const SubstepSwitches& on, const AfterSubstepStage& after) {
+  FrameStep f;
+  while (sph_math::frameContinues(frameDt, f.covered, f.substeps, params.maxSubsteps)) {
+    const int s = f.substeps;
+    const float dtCfl = cflTimeStep(params, state);
+    if (after) after(s, "cfl");
+    const float dt = sph_math::substepDt(frameDt, f.covered, s, params.maxSubsteps, dtCfl);
+    substep(params, state, work, dt, on, [&](std::string_view stage) {
+      if (after) after(s, stage);
+    });
+    f.covered += dt;
+    f.lastDt = dt;
+    ++f.substeps;
+  }
+  return f;
 }
 
 } // namespace graphsim::fluid

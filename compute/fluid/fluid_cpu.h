@@ -6,6 +6,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <string_view>
 #include <vector>
 
 #include "compute/fluid/fluid_params.h"
@@ -16,7 +18,7 @@ namespace graphsim::fluid {
 // Structure of float4 arrays, as the CUDA side will hold it. The order of particles is the last substep's sorted
 // order (the reorder stage permutes the state), so an index names a particle only until the next substep.
 struct FluidState {
-  std::vector<Float4> pos;    // xyz position [m], w unused
+  std::vector<Float4> pos;    // xyz position [m]; w is carried along unchanged by every stage (tests tag with it)
   std::vector<Float4> vel;    // xyz velocity [m/s], w unused
   std::vector<float> density; // [kg/m^3], from the last density stage (0 before the first substep)
   double time = 0.0;          // simulated time [s], the sum of the substeps' dt
@@ -55,15 +57,28 @@ FluidState makeDamBreak(const FluidParams& params, int nx, int ny, int nz);
 // restBlock: `layers` layers of particles filling the bottom of the box (as many per row as the box holds).
 FluidState makeRestBlock(const FluidParams& params, int layers);
 
+// What the panel's switches change inside a substep (FluidToggle; the colour switch acts after the frame).
+struct SubstepSwitches {
+  bool viscosity = true; // off: alpha = 0 in computeForces
+  bool gravity = true;   // off: g = 0 in integrate
+  bool obstacle = true;  // off: applyObstacle is skipped
+};
+
 // The stages of one substep, in order (docs/FLUID.md).
+float cflTimeStep(const FluidParams& params, const FluidState& state); // cflDt(C, h, c_s, maxSpeed(state))
 void computeCellKeys(const FluidParams& params, const FluidState& state, FluidGrid& grid);
 void sortByCell(FluidGrid& grid);
 void findCellRanges(FluidGrid& grid);
 void reorderByCell(FluidState& state, FluidWorkspace& work); // state[i] = old state[sorted[i].index]
 void computeDensity(const FluidParams& params, FluidState& state, const FluidGrid& grid);
-void computeForces(const FluidParams& params, const FluidState& state, const FluidGrid& grid, FluidWorkspace& work);
-void integrate(FluidState& state, const FluidWorkspace& work, float dt);
-void applyWallsAndObstacle(const FluidParams& params, FluidState& state);
+// Pressure and artificial viscosity (Monaghan's alpha as given: the viscosity switch passes 0) into work.accel;
+// gravity is not part of it (the integrate stage adds it).
+void computeForces(const FluidParams& params, float alpha, const FluidState& state, const FluidGrid& grid,
+                   FluidWorkspace& work);
+// Symplectic Euler with a = work.accel + gravity (the gravity switch passes 0).
+void integrate(FluidState& state, const FluidWorkspace& work, sph_math::Vec3 gravity, float dt);
+void applyWalls(const FluidParams& params, FluidState& state);
+void applyObstacle(const FluidParams& params, FluidState& state);
 
 // The three grid stages (keys, sort, ranges) then the reorder: afterwards particle i of state is sorted particle i.
 void buildSortedGrid(const FluidParams& params, FluidState& state, FluidWorkspace& work);
@@ -91,19 +106,30 @@ void forEachCandidate(const FluidGrid& grid, sph_math::Vec3 xi, Fn&& fn) {
   }
 }
 
-// One substep of dt: buildSortedGrid, density, forces, integrate, walls/obstacle; state.time += dt.
-void substep(const FluidParams& params, FluidState& state, FluidWorkspace& work, float dt);
+// Called after each stage of a substep has run, with the stage's node name ("cell_keys", "sort", "cell_ranges",
+// "reorder", "density", "forces", "integrate", "obstacle", "walls"; not called for a stage switched off).
+using AfterStage = std::function<void(std::string_view stage)>;
+
+// One substep of dt: keys, sort, ranges, reorder, density, forces, integrate, obstacle, walls; state.time += dt.
+void substep(const FluidParams& params, FluidState& state, FluidWorkspace& work, float dt,
+             const SubstepSwitches& on = {}, const AfterStage& after = {});
 
 float maxSpeed(const FluidState& state);
 
 struct FrameStep {
-  int substeps;
-  float dt; // of each substep
+  int substeps = 0;  // substeps the frame ran
+  float lastDt = 0;  // dt of its last substep (0 when it ran none)
+  float covered = 0; // simulated time the frame covered, the float sum of the substeps' dt
 };
 
-// One frame: dtCfl from the state at the frame's start, n = substepCount(frameDt, dtCfl, maxSubsteps), then n
-// substeps of dt = frameDt / n (<= dtCfl); when clamped (n == maxSubsteps and frameDt / n > dtCfl), dt = dtCfl and
-// the frame covers n * dtCfl < frameDt of simulated time.
-FrameStep stepFrame(const FluidParams& params, FluidState& state, FluidWorkspace& work, float frameDt);
+// Called after each stage of substep `substep` (0-based) of a frame, "cfl" included.
+using AfterSubstepStage = std::function<void(int substep, std::string_view stage)>;
+
+// One frame (sph_math's frame rule, as the CUDA WHILE body runs it): while frameContinues(frameDt, covered, done,
+// maxSubsteps) (checked before the first substep too: frameDt = 0 runs none), dtCfl = cflTimeStep(state), dt =
+// substepDt(frameDt, covered, done, maxSubsteps, dtCfl), one substep of dt, covered += dt, done += 1. For a state
+// whose max speed does not change within the frame: min(maxSubsteps, ceil(frameDt / dtCfl)) substeps.
+FrameStep stepFrame(const FluidParams& params, FluidState& state, FluidWorkspace& work, float frameDt,
+                    const SubstepSwitches& on = {}, const AfterSubstepStage& after = {});
 
 } // namespace graphsim::fluid

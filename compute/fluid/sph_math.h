@@ -157,4 +157,21 @@ GRAPHSIM_HD inline int substepCount(float frameDt, float dtCfl, int maxSubsteps)
   return n >= 1.0f ? static_cast<int>(n) : 1;
 }
 
+// The frame rule (issue 13): a frame covers frameDt of simulated time in substeps whose dt the GPU decides from
+// the state at each substep's start. Before substep `done` (0-based), with `covered` seconds of the frame done:
+//   n  = substepCount(frameDt - covered, dtCfl, maxSubsteps - done)   substeps still needed at today's dtCfl
+//   dt = min((frameDt - covered) / n, dtCfl)                            the rest split evenly, never above dtCfl
+// and the frame goes on while frameContinues(). For a state whose dtCfl does not change within the frame this
+// gives exactly substepCount(frameDt, dtCfl, maxSubsteps) substeps of frameDt / n each (clamped: maxSubsteps of
+// dtCfl, covering less than frameDt). The CPU reference and the CUDA condition kernel call these two functions.
+inline constexpr float kFrameTimeTolerance = 1e-4f; // relative: what float sums of n equal dt may leave uncovered
+GRAPHSIM_HD inline float substepDt(float frameDt, float covered, int done, int maxSubsteps, float dtCfl) {
+  const float remaining = frameDt - covered;
+  const int n = substepCount(remaining, dtCfl, maxSubsteps - done);
+  return fminf(remaining / static_cast<float>(n), dtCfl);
+}
+GRAPHSIM_HD inline bool frameContinues(float frameDt, float covered, int done, int maxSubsteps) {
+  return done < maxSubsteps && frameDt - covered > kFrameTimeTolerance * frameDt;
+}
+
 } // namespace graphsim::sph_math

@@ -1,0 +1,112 @@
+// What a fluid-scene backend offers the app (issue 13): the CPU reference (fluid_cpu_backend.h) and the CUDA frame
+// graph (compute/fluid/cuda) implement it; the scene layer (app/scenes/fluid) drives it. Plain C++: no CUDA or
+// Vulkan headers.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "compute/fluid/fluid_cpu.h"
+#include "compute/fluid/fluid_params.h"
+#include "compute/sim_backend.h" // NodeInfo, UpdateCounters
+
+namespace graphsim::fluid {
+
+// What the panel switches on and off. Each row says how the CUDA backend applies the switch (shown in the panel).
+enum class FluidToggle : int { Viscosity, Obstacle, Gravity, Colour };
+
+struct FluidToggleInfo {
+  FluidToggle toggle;
+  std::string_view name;      // in scene files, the panel and messages
+  std::string_view effect;    // what switching it off does
+  std::string_view mechanism; // how the CUDA frame graph applies it, and why that way
+};
+
+inline constexpr auto kFluidToggles = std::to_array<FluidToggleInfo>({
+    {FluidToggle::Viscosity, "viscosity", "off: no artificial viscosity (alpha = 0 in the forces stage)",
+     "node update: the forces kernel's alpha argument (viscosity is a term of the force sum, not a node)"},
+    {FluidToggle::Obstacle, "obstacle", "off: particles pass through the sphere",
+     "node enable/disable of the obstacle kernel inside the WHILE body, called on the parent graph's exec"},
+    {FluidToggle::Gravity, "gravity", "off: no gravity (g = 0 in the forces stage)",
+     "node update: the forces kernel's gravity argument (gravity is a term of the acceleration)"},
+    {FluidToggle::Colour, "colour", "off: every particle drawn in one colour",
+     "node enable/disable of the colour kernel (after the WHILE node; write_render writes one colour first)"},
+});
+inline constexpr int kFluidToggleCount = static_cast<int>(kFluidToggles.size());
+
+using FluidSwitches = std::array<bool, kFluidToggleCount>; // indexed by FluidToggle, all on by default
+
+enum class ColourBy : int { Speed, Density };
+
+// Structural settings: changing one resets the state (and rebuilds or updates the CUDA graph).
+struct FluidConfig {
+  std::string initial = "dam-break"; // dam-break | rest
+  std::int64_t particles = 65536;    // [1, kMaxFluidParticles]; the lattice spacing follows from it (spacingFor)
+  FluidParams params;                // params.spacing is overwritten by reset() from the particle count
+  float frameDt = 1.0f / 60.0f;      // simulated seconds per frame, (0, 0.1]
+  FluidSwitches enabled = {true, true, true, true};
+  ColourBy colourBy = ColourBy::Speed;
+  float colourScale = 2.0f; // speed [m/s] (or density deviation from rest, x 100 %) drawn at full colour, > 0
+};
+
+inline constexpr std::int64_t kMaxFluidParticles = std::int64_t{1} << 23;
+
+// The last frame a backend finished, as far as known now (CUDA: an asynchronous readback, a frame or more late).
+struct FluidFrameInfo {
+  std::uint64_t frame = 0; // frame index k
+  int substeps = 0;        // substeps the frame ran (the WHILE node's iterations)
+  float lastDt = 0;        // dt of its last substep [s]
+  float covered = 0;       // simulated time the frame covered [s] (< frameDt when max substeps clamped it)
+};
+
+// A blow-up: NaN, a particle outside the box, or a density beyond kBlowUpDensityFactor * rest density.
+struct FluidBlowUp {
+  std::uint64_t frame = 0;
+  int substep = 0;
+  std::string stage; // "density", "integrate", ...
+  std::string what;
+};
+inline constexpr float kBlowUpDensityFactor = 3.0f;
+
+inline std::string describe(const FluidBlowUp& b) {
+  return "frame " + std::to_string(b.frame) + ", substep " + std::to_string(b.substep) + ", stage " + b.stage + ": " +
+         b.what;
+}
+
+class FluidBackend {
+public:
+  virtual ~FluidBackend() = default;
+  FluidBackend() = default;
+  FluidBackend(const FluidBackend&) = delete;
+  FluidBackend& operator=(const FluidBackend&) = delete;
+
+  virtual std::string_view name() const = 0;
+  // Structural change (particle count, initial conditions, box): resets the state. Throws std::invalid_argument.
+  virtual void reset(const FluidConfig& config) = 0;
+  // Per-frame parameters (rest density, stiffness, viscosity, gravity, CFL, max substeps, obstacle, colour): applied
+  // to the next frame, CUDA by node updates. params.spacing and params.boxSize must equal the config's (else
+  // std::invalid_argument: they are structural).
+  virtual void setParams(const FluidParams& params) = 0;
+  virtual void setEnabled(FluidToggle toggle, bool enabled) = 0;
+  virtual bool enabled(FluidToggle toggle) const = 0;
+  virtual void setFrameDt(float frameDt) = 0; // 0 = paused (the frame runs no substep)
+  virtual void step() = 0;                    // one frame; blocks until done
+  virtual void download(FluidState& state) = 0;
+  // The colour attribute of each particle as write_render wrote it (the last frame's order).
+  virtual std::vector<float> downloadColour() = 0;
+  virtual std::optional<FluidFrameInfo> lastFrame() const = 0;
+  virtual const std::vector<NodeInfo>& nodes() const = 0;
+  virtual UpdateCounters counters() const = 0;
+  virtual std::optional<FluidBlowUp> blowUp() const = 0;
+  virtual const FluidConfig& config() const = 0;
+};
+
+// The lattice spacing that puts `particles` particles in the initial block of `config.initial` (dam-break: a block
+// of 0.4 x 0.8 x 1 of the box in the corner at the origin; rest: the bottom 0.5 of the box).
+float spacingFor(const FluidConfig& config);
+
+} // namespace graphsim::fluid

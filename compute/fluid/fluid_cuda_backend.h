@@ -1,0 +1,86 @@
+// The fluid scene on CUDA (issue 13): one instantiated graph per frame,
+//   [ext-sem wait renderDone] -> frame_begin -> WHILE { cfl -> cell keys -> sort (CUB, child graph) -> cell ranges
+//   -> reorder -> density -> forces -> integrate -> walls -> obstacle -> condition } -> write_render -> colour
+//   -> report -> [ext-sem signal simDone]
+// The substep dt and the loop condition are decided on the GPU (compute/fluid/sph_math.h, "frame rule"); nothing is
+// read back inside a frame. docs/FLUID.md draws the graph. Plain C++ header: no CUDA or Vulkan headers.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+
+#include "compute/errors.h"
+#include "compute/fluid/fluid_backend.h"
+#include "compute/interop.h"
+
+namespace graphsim::fluid {
+
+// How a frame's substeps are launched: the product and what bench compares it with.
+enum class FluidLaunch {
+  WhileGraph,    // the product: a conditional WHILE node runs the substep body until the GPU says the frame is done
+  FixedSubsteps, // a graph with the body unrolled `fixedSubsteps` times, dt = frameDt / that (no conditional node)
+  HostDecided,   // stream launches of the same kernels; after each substep the host reads back the frame's covered
+                 // time and substep count to decide whether to go on (what an app without conditional nodes does)
+};
+
+// Where the sort's temp storage and the substep's scratch (keys, values, cell table) live.
+enum class FluidScratch {
+  Preallocated,     // cudaMalloc'd once per reset
+  GraphMemoryNodes, // allocated and freed by graph memory nodes around the WHILE node every frame
+};
+
+struct FluidCudaOptions {
+  FluidLaunch launch = FluidLaunch::WhileGraph;
+  FluidScratch scratch = FluidScratch::Preallocated;
+  int fixedSubsteps = 4; // FluidLaunch::FixedSubsteps only, [1, kMaxFluidSubsteps]
+  std::chrono::milliseconds waitTimeout{5000};
+};
+
+class FluidCudaBackend final : public FluidBackend {
+public:
+  // device: CUDA device index. interop == nullptr: compute-only (write_render targets an internal buffer); else its
+  // fds belong to this constructor (compute/interop.h). Throws EnvironmentError, InteropImportError, CudaError,
+  // std::invalid_argument (a config the scene refuses).
+  FluidCudaBackend(const FluidConfig& config, int device, const InteropDesc* interop = nullptr,
+                   FluidCudaOptions options = {});
+  ~FluidCudaBackend() override;
+
+  std::string_view name() const override { return "cuda"; }
+  void reset(const FluidConfig& config) override;
+  void setParams(const FluidParams& params) override;
+  void setEnabled(FluidToggle toggle, bool enabled) override;
+  bool enabled(FluidToggle toggle) const override;
+  void setFrameDt(float frameDt) override;
+  void step() override; // launchFrame(next) and wait (bounded)
+  void download(FluidState& state) override;
+  std::vector<float> downloadColour() override;
+  std::optional<FluidFrameInfo> lastFrame() const override; // pinned readback of the last completed frame
+  const std::vector<NodeInfo>& nodes() const override;
+  UpdateCounters counters() const override;
+  std::optional<FluidBlowUp> blowUp() const override;
+  const FluidConfig& config() const override;
+
+  // Interop frame k (compute/protocol.h): semaphore values, render slot, changed parameters; launches, never waits.
+  void launchFrame(std::uint64_t k);
+  void waitForFrame(std::uint64_t k); // bounded; throws TimeoutError (Side::Cuda)
+  void synchronize();                 // bounded
+  // Compute-only: the render output of the last frame (particles x (x, y, z, colour)) through pinned memory.
+  void copyRenderOutput(Float4* dst);
+  double lastSimGpuMs() const;     // GPU time of the last completed frame (events); < 0 before the first
+  double lastUpdateHostUs() const; // host time of the last launch's node updates and launch call
+  double lastSortGpuMs() const;    // GPU time of the sort in the last frame that measured it; < 0 unknown
+  void setSortTiming(bool on);     // event nodes around the first substep's sort (bench: the sort's share)
+  std::size_t deviceBytes() const; // GPU memory the scene holds (render buffers excluded)
+  const FluidCudaOptions& options() const;
+  void dumpGraphDot(const std::filesystem::path& path) const;
+
+  struct Impl;
+
+private:
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace graphsim::fluid

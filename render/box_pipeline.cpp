@@ -1,0 +1,147 @@
+#include "render/box_pipeline.h"
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include "render/pipeline_common.h"
+#include "render/render_types.h"
+#include "render/vk_check.h"
+
+namespace graphsim::render {
+
+static_assert(sizeof(shaderio::BoxPushConstants) == 112, "push constants must match the GLSL block");
+static_assert(offsetof(shaderio::BoxPushConstants, boxMin) == 64);
+static_assert(offsetof(shaderio::BoxPushConstants, boxMax) == 80);
+static_assert(offsetof(shaderio::BoxPushConstants, colour) == 96);
+
+namespace {
+
+constexpr std::uint32_t kVertexSpirv[] =
+#include "shaders/box.vert.spv.inc"
+    ;
+constexpr std::uint32_t kFragmentSpirv[] =
+#include "shaders/box.frag.spv.inc"
+    ;
+
+constexpr VkShaderStageFlags kPushStages = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
+constexpr std::uint32_t kEdgeVertices = 24; // 12 edges, shaders/box.vert
+constexpr std::uint32_t kFloorVertices = 6; // 2 triangles after the edges
+constexpr std::uint32_t kFloorFirstVertex = kEdgeVertices;
+
+constexpr VkPipelineVertexInputStateCreateInfo kNoVertexInput{
+    .sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
+constexpr VkPipelineRasterizationStateCreateInfo kRasterization{
+    .sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
+    .polygonMode = VK_POLYGON_MODE_FILL,
+    .cullMode = VK_CULL_MODE_NONE,
+    .frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE,
+    .lineWidth = 1.0f};
+// The floor's tint over whatever is behind it; the target's alpha stays as cleared (opaque captures).
+constexpr VkPipelineColorBlendAttachmentState kTint{.blendEnable = VK_TRUE,
+                                                    .srcColorBlendFactor = VK_BLEND_FACTOR_SRC_ALPHA,
+                                                    .dstColorBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
+                                                    .colorBlendOp = VK_BLEND_OP_ADD,
+                                                    .srcAlphaBlendFactor = VK_BLEND_FACTOR_ZERO,
+                                                    .dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE,
+                                                    .alphaBlendOp = VK_BLEND_OP_ADD,
+                                                    .colorWriteMask = pipeline::kAllComponents};
+constexpr VkPipelineColorBlendAttachmentState kOpaque{.blendEnable = VK_FALSE,
+                                                      .colorWriteMask = pipeline::kAllComponents};
+
+// What differs between the edge and the floor pipelines.
+struct Variant {
+  VkPrimitiveTopology topology;
+  VkBool32 depthWrite;
+  const VkPipelineColorBlendAttachmentState* blend;
+};
+constexpr Variant kEdges{VK_PRIMITIVE_TOPOLOGY_LINE_LIST, VK_TRUE, &kOpaque};
+constexpr Variant kFloor{VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, VK_FALSE, &kTint};
+
+OwnedPipelineLayout createPipelineLayout(VkDevice device) {
+  const VkPushConstantRange pushRange{kPushStages, 0, sizeof(shaderio::BoxPushConstants)};
+  const VkPipelineLayoutCreateInfo layoutInfo{.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+                                              .pushConstantRangeCount = 1,
+                                              .pPushConstantRanges = &pushRange};
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  VK_CHECK(vkCreatePipelineLayout(device, &layoutInfo, nullptr, &layout));
+  return OwnedPipelineLayout(device, layout);
+}
+
+OwnedPipeline createPipeline(VkDevice device, VkPipelineLayout layout, VkRenderPass renderPass,
+                             const Variant& variant) {
+  const OwnedShaderModule vertexModule = pipeline::createShaderModule(device, kVertexSpirv);
+  const OwnedShaderModule fragmentModule = pipeline::createShaderModule(device, kFragmentSpirv);
+  const std::array<VkPipelineShaderStageCreateInfo, 2> stages{{
+      {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+       .stage = VK_SHADER_STAGE_VERTEX_BIT,
+       .module = vertexModule.get(),
+       .pName = "main"},
+      {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+       .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
+       .module = fragmentModule.get(),
+       .pName = "main"},
+  }};
+  const VkPipelineInputAssemblyStateCreateInfo inputAssembly{
+      .sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
+      .topology = variant.topology};
+  const VkPipelineDepthStencilStateCreateInfo depthStencil{
+      .sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO,
+      .depthTestEnable = VK_TRUE,
+      .depthWriteEnable = variant.depthWrite,
+      .depthCompareOp = VK_COMPARE_OP_LESS};
+  const VkPipelineColorBlendStateCreateInfo colourBlend{
+      .sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
+      .attachmentCount = 1,
+      .pAttachments = variant.blend};
+  const VkGraphicsPipelineCreateInfo pipelineInfo{.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
+                                                  .stageCount = static_cast<std::uint32_t>(stages.size()),
+                                                  .pStages = stages.data(),
+                                                  .pVertexInputState = &kNoVertexInput,
+                                                  .pInputAssemblyState = &inputAssembly,
+                                                  .pViewportState = &pipeline::kViewportState,
+                                                  .pRasterizationState = &kRasterization,
+                                                  .pMultisampleState = &pipeline::kMultisample,
+                                                  .pDepthStencilState = &depthStencil,
+                                                  .pColorBlendState = &colourBlend,
+                                                  .pDynamicState = &pipeline::kDynamicState,
+                                                  .layout = layout,
+                                                  .renderPass = renderPass,
+                                                  .subpass = 0};
+  VkPipeline created = VK_NULL_HANDLE;
+  VK_CHECK(vkCreateGraphicsPipelines(device, VK_NULL_HANDLE, 1, &pipelineInfo, nullptr, &created));
+  return OwnedPipeline(device, created);
+}
+
+} // namespace
+
+shaderio::BoxPushConstants makeBoxPushConstants(const Camera& camera, const Box& box, VkExtent2D extent) {
+  const float aspect = static_cast<float>(extent.width) / static_cast<float>(extent.height);
+  shaderio::BoxPushConstants constants{};
+  constants.viewProj = camera.projection(aspect) * camera.view();
+  constants.boxMin = glm::vec4(box.min, 1.0f);
+  constants.boxMax = glm::vec4(box.max, 1.0f);
+  return constants;
+}
+
+BoxPipeline::BoxPipeline(VkDevice device, VkRenderPass renderPass)
+    : layout_(createPipelineLayout(device)), edges_(createPipeline(device, layout_.get(), renderPass, kEdges)),
+      floor_(createPipeline(device, layout_.get(), renderPass, kFloor)) {}
+
+void BoxPipeline::cmdDraw(VkCommandBuffer cmd, VkExtent2D extent, const shaderio::BoxPushConstants& constants,
+                          bool floor) const {
+  pipeline::cmdSetFullViewport(cmd, extent);
+  shaderio::BoxPushConstants push = constants;
+  if (floor) {
+    push.colour = glm::vec4(kBoxFloorColour[0], kBoxFloorColour[1], kBoxFloorColour[2], kBoxFloorAlpha);
+    vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, floor_.get());
+    vkCmdPushConstants(cmd, layout_.get(), kPushStages, 0, sizeof(push), &push);
+    vkCmdDraw(cmd, kFloorVertices, 1, kFloorFirstVertex, 0);
+  }
+  push.colour = glm::vec4(kBoxEdgeColour[0], kBoxEdgeColour[1], kBoxEdgeColour[2], 1.0f);
+  vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, edges_.get());
+  vkCmdPushConstants(cmd, layout_.get(), kPushStages, 0, sizeof(push), &push);
+  vkCmdDraw(cmd, kEdgeVertices, 1, 0, 0);
+}
+
+} // namespace graphsim::render
