@@ -47,12 +47,11 @@ int run(const RunOptions& options) {
     return std::string(text);
   };
   std::fprintf(stderr,
-               "graphsim: %llu frames of %lld bodies in %.2f s (%.1f fps); sim %s/frame (%s), render GPU %s; frames "
-               "reach the renderer by %s\n",
-               static_cast<unsigned long long>(s.frames), static_cast<long long>(options.scene.sim.bodies),
-               s.wallSeconds, fps, ms(s.simMsPerFrame).c_str(),
-               backend == BackendKind::Cuda ? "cuda graph, GPU time" : "cpu, wall time", ms(s.renderGpuMs).c_str(),
-               s.dataPath.c_str());
+               "graphsim: %llu frames of %s in %.2f s (%.1f fps); sim %s/frame (%s), render GPU %s; frames "
+               "reach the renderer by %s%s%s\n",
+               static_cast<unsigned long long>(s.frames), s.state.c_str(), s.wallSeconds, fps,
+               ms(s.simMsPerFrame).c_str(), backend == BackendKind::Cuda ? "cuda graph, GPU time" : "cpu, wall time",
+               ms(s.renderGpuMs).c_str(), s.dataPath.c_str(), s.detail.empty() ? "" : "; ", s.detail.c_str());
   // A period longer than the run (or a window closed early) is not an error, but an empty output folder would
   // otherwise be the only sign.
   if (options.captureEvery > 0 && s.frames < static_cast<std::uint64_t>(options.captureEvery)) {

@@ -29,6 +29,12 @@ cudaWait/SignalExternalSemaphoresAsync), whole-update (cudaGraphExecUpdate of a 
 reinstantiate (a new instantiation every frame), host-copy (no interop: device->host copy, Vulkan staging upload),
 serial (F = 1). LIST is comma-separated, or all, or none.
 
+Fluid variants (--scene fluid; all four always run, --variants is not used): product (WHILE graph: the GPU decides
+each frame's substeps; preallocated scratch), stream (the same kernels on a stream, the host reading the frame's
+state back after every substep to decide on the next), fixed-substeps (the body unrolled S times, S = the
+product's median substeps, no conditional node), memory-nodes (scratch from graph memory alloc/free nodes). Each
+row adds particle_steps_per_second, substeps_per_frame, sort_share and gpu_bytes_per_particle.
+
 Without interop (--interop off, or auto when the devices cannot share memory) the product row is the host-copy
 path and the variants that need interop are skipped, with the reason in the table and the JSON ("data_path").
 
@@ -95,9 +101,9 @@ BenchCommandLine::BenchCommandLine(CLI::App& app) {
   bench_ = app.add_subcommand("bench",
                               "Benchmark the frame (headless, fixed seed): the product path and the "
                               "variants it is compared with; table, JSON, CSV, captures.");
-  bench_->add_option("--scene", scene_, "Scene to run (nbody)")->capture_default_str();
-  addIntegerOption(*bench_, "--bodies", bodies_,
-                   "Number of bodies (default: the preset's; 1.." + std::to_string(kMaxBodies) + ")");
+  bench_->add_option("--scene", scene_, "Scene to run: " + sceneChoices() + " (each has its own variants, below)")
+      ->capture_default_str();
+  counts_.add(*bench_, "default: the preset's; ");
   addIntegerOption(*bench_, "--frames", frames_, "Measured frames per variant (after the warm-up), 1..10000000")
       ->capture_default_str();
   addIntegerOption(*bench_, "--warmup", warmup_,
@@ -134,8 +140,7 @@ BenchOptions BenchCommandLine::options(int argc, char** argv) const {
   o.backend = shared_.backend();
   o.interop = shared_.interop();
   o.scene = loadPreset(scene_);
-  o.framesInFlight =
-      parseBodiesAndFramesInFlight(o.scene, bench_->count("--bodies") > 0 ? &bodies_ : nullptr, framesInFlight_);
+  o.framesInFlight = parseCountAndFramesInFlight(o.scene, counts_, framesInFlight_);
   o.frames = static_cast<std::uint64_t>(parseIntegerFlag("--frames", frames_, 1, kMaxMeasuredFrames));
   if (bench_->count("--warmup") > 0) {
     o.warmup = static_cast<std::uint64_t>(parseIntegerFlag("--warmup", warmup_, 0, kMaxWarmup));

@@ -24,7 +24,8 @@ private:
   SharedFlags shared_{{BackendKind::Cpu, BackendKind::Cuda}, BackendKind::Cuda}; // --backend, --gpu, --quiet, ...
   std::string scene_ = "nbody", variants_ = "all", json_, csv_, frameLog_, captureDir_;
   // Number flags as typed, converted by parseIntegerFlag (app/cli/cli.h) so that a refusal quotes them.
-  std::string bodies_, frames_ = "1000", warmup_, framesInFlight_ = "3", captureEvery_;
+  std::string frames_ = "1000", warmup_, framesInFlight_ = "3", captureEvery_;
+  CountFlags counts_; // --bodies, --particles
   bool simOnly_ = false;
 };
 

@@ -1,5 +1,6 @@
 #include "app/bench/bench_producers.h"
 
+#include "app/bench/bench_capture.h"
 #include "app/run/frame_producer.h"
 #include "render/particle_renderer.h"
 
@@ -12,10 +13,11 @@ double us(FrameClock::time_point from, FrameClock::time_point to) {
 
 class BenchCudaProducer final : public BenchProducer {
 public:
-  BenchCudaProducer(const SceneConfig& config, int device, CudaPath path, LaunchMode mode,
+  BenchCudaProducer(const SceneSettings& settings, int device, CudaPath path, LaunchMode mode,
                     render::ParticleRenderer* renderer, std::chrono::milliseconds waitTimeout)
       : path_(path), renderer_(renderer), interop_(interopFor(path, renderer)),
-        sim_(config, device, interop_ ? &*interop_ : nullptr, waitTimeout) {
+        sim_(settings.sim, device, interop_ ? &*interop_ : nullptr, waitTimeout),
+        pointRadius_(settings.render.pointRadius) {
     CudaInstruments::setLaunchMode(sim_, mode);
   }
 
@@ -39,7 +41,12 @@ public:
   void finish() override { sim_.synchronize(); }
   ProducerTimes lastTimes() const override { return times_; }
   std::optional<double> simGpuMs(std::uint64_t k) const override { return CudaInstruments::frameGpuMs(sim_, k); }
-  const SimBackend& sim() const override { return sim_; }
+  UpdateCounters counters() const override { return sim_.counters(); }
+  std::int64_t count() const override { return sim_.config().bodies; }
+  void styleFrame(render::FrameSubmit& submit) const override { submit.style.pointRadius = pointRadius_; }
+  nlohmann::ordered_json captureSidecar(std::uint64_t frame, bool warmup, const std::string& variant) const override {
+    return app::captureSidecar(frame, warmup, variant, sim_.config(), sim_.nodes());
+  }
 
 private:
   static std::optional<InteropDesc> interopFor(CudaPath path, render::ParticleRenderer* renderer) {
@@ -51,14 +58,15 @@ private:
   render::ParticleRenderer* renderer_;
   std::optional<InteropDesc> interop_; // the fds belong to sim_ once it is constructed
   CudaBackend sim_;
+  float pointRadius_;
   ProducerTimes times_;
 };
 
 // The product's CPU producer, with the step's wall time as the frame's simulation time.
 class BenchCpuProducer final : public BenchProducer {
 public:
-  BenchCpuProducer(const SceneConfig& config, render::ParticleRenderer* renderer)
-      : product_(makeCpuProducer(config, renderer)) {}
+  BenchCpuProducer(const SceneSettings& settings, render::ParticleRenderer* renderer)
+      : product_(makeCpuProducer(settings.sim, renderer)), pointRadius_(settings.render.pointRadius) {}
 
   std::optional<std::uint64_t> produce(std::uint64_t k) override {
     const auto t0 = FrameClock::now();
@@ -71,23 +79,29 @@ public:
   void finish() override { product_->finish(); }
   ProducerTimes lastTimes() const override { return times_; }
   std::optional<double> simGpuMs(std::uint64_t) const override { return std::nullopt; }
-  const SimBackend& sim() const override { return product_->backend(); }
+  UpdateCounters counters() const override { return product_->backend().counters(); }
+  std::int64_t count() const override { return product_->backend().config().bodies; }
+  void styleFrame(render::FrameSubmit& submit) const override { submit.style.pointRadius = pointRadius_; }
+  nlohmann::ordered_json captureSidecar(std::uint64_t frame, bool warmup, const std::string& variant) const override {
+    return app::captureSidecar(frame, warmup, variant, product_->backend().config(), product_->backend().nodes());
+  }
 
 private:
   std::unique_ptr<SimProducer> product_;
+  float pointRadius_;
   ProducerTimes times_;
 };
 
 } // namespace
 
-std::unique_ptr<BenchProducer> makeBenchCudaProducer(const SceneConfig& config, int cudaDevice, CudaPath path,
+std::unique_ptr<BenchProducer> makeBenchCudaProducer(const SceneSettings& settings, int cudaDevice, CudaPath path,
                                                      LaunchMode mode, render::ParticleRenderer* renderer,
                                                      std::chrono::milliseconds waitTimeout) {
-  return std::make_unique<BenchCudaProducer>(config, cudaDevice, path, mode, renderer, waitTimeout);
+  return std::make_unique<BenchCudaProducer>(settings, cudaDevice, path, mode, renderer, waitTimeout);
 }
 
-std::unique_ptr<BenchProducer> makeBenchCpuProducer(const SceneConfig& config, render::ParticleRenderer* renderer) {
-  return std::make_unique<BenchCpuProducer>(config, renderer);
+std::unique_ptr<BenchProducer> makeBenchCpuProducer(const SceneSettings& settings, render::ParticleRenderer* renderer) {
+  return std::make_unique<BenchCpuProducer>(settings, renderer);
 }
 
 } // namespace graphsim::app

@@ -9,7 +9,12 @@
 #include <memory>
 #include <optional>
 
+#include <string>
+
+#include <nlohmann/json.hpp>
+
 #include "app/frame/frame_driver.h"
+#include "app/scenes/scene.h"
 #include "compute/cuda_backend.h"
 #include "compute/cuda_instruments.h"
 #include "compute/sim_backend.h"
@@ -25,11 +30,16 @@ struct ProducerTimes {
   std::optional<double> stepMs; // CPU: the simulation step itself (the frame's work, not host overhead)
 };
 
+// What bench drives, for any scene (a scene's bench makes its own producers; app/scenes/<scene>/).
 class BenchProducer : public FrameProducer {
 public:
   virtual ProducerTimes lastTimes() const = 0;
   virtual std::optional<double> simGpuMs(std::uint64_t k) const = 0; // frame k's GPU time if known now; never waits
-  virtual const SimBackend& sim() const = 0;
+  virtual UpdateCounters counters() const = 0;
+  virtual std::int64_t count() const = 0;                         // elements drawn
+  virtual void styleFrame(render::FrameSubmit& submit) const = 0; // point radius, palette, box
+  // The JSON sidecar of a captured frame (bench_capture.h): index, simulated time, scene, parameters, nodes.
+  virtual nlohmann::ordered_json captureSidecar(std::uint64_t frame, bool warmup, const std::string& variant) const = 0;
 };
 
 enum class CudaPath {
@@ -38,11 +48,11 @@ enum class CudaPath {
   ComputeOnly, // no renderer (--sim-only)
 };
 
-// renderer: Exported mode (Interop), Staged (HostCopy), nullptr (ComputeOnly).
-std::unique_ptr<BenchProducer> makeBenchCudaProducer(const SceneConfig& config, int cudaDevice, CudaPath path,
+// The n-body scene's producers. renderer: Exported mode (Interop), Staged (HostCopy), nullptr (ComputeOnly).
+std::unique_ptr<BenchProducer> makeBenchCudaProducer(const SceneSettings& settings, int cudaDevice, CudaPath path,
                                                      LaunchMode mode, render::ParticleRenderer* renderer,
                                                      std::chrono::milliseconds waitTimeout);
 // renderer: HostVisible mode, or nullptr (--sim-only).
-std::unique_ptr<BenchProducer> makeBenchCpuProducer(const SceneConfig& config, render::ParticleRenderer* renderer);
+std::unique_ptr<BenchProducer> makeBenchCpuProducer(const SceneSettings& settings, render::ParticleRenderer* renderer);
 
 } // namespace graphsim::app

@@ -53,6 +53,12 @@ std::string scientific(double v) {
   return buffer;
 }
 
+std::string formatFigure(double v) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.4g", v);
+  return buffer;
+}
+
 std::string csvField(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string quoted = "\"";
@@ -101,8 +107,8 @@ nlohmann::ordered_json toJson(const BenchReport& r) {
             {"data_path", orNull(nonEmpty(r.dataPath))}};
   if (!r.dataPathReason.empty()) j["data_path_reason"] = r.dataPathReason;
   // How long, and how the figures below were taken.
-  j.update(json{{"bodies", r.bodies},
-                {"substeps", r.substeps},
+  j.update(json{{r.countNoun, r.bodies},
+                {"substeps", r.stepsNote.empty() ? json(r.substeps) : json(nullptr)},
                 {"seed", r.seed},
                 {"frames", r.frames},
                 {"warmup", r.warmup},
@@ -132,6 +138,7 @@ nlohmann::ordered_json toJson(const BenchReport& r) {
       e["counters"] = counters(v.counters);
       e["validation_messages"] = v.validationMessages;
       e["captures"] = v.captures;
+      for (const auto& [key, value] : v.sceneFigures) e[key] = optionalNumber(value);
     }
     variants.push_back(std::move(e));
   }
@@ -164,13 +171,13 @@ std::string toCsv(const BenchReport& r) {
 std::string toTable(const BenchReport& r) {
   std::string out;
   char line[512];
-  std::snprintf(line, sizeof line,
-                "graphsim bench: %s (%s), %lld bodies x %d substep%s, seed %llu, %llu frames after "
-                "%llu warm-up%s\n",
-                r.scene.c_str(), r.initial.c_str(), static_cast<long long>(r.bodies), r.substeps,
-                r.substeps == 1 ? "" : "s", static_cast<unsigned long long>(r.seed),
-                static_cast<unsigned long long>(r.frames), static_cast<unsigned long long>(r.warmup),
-                r.simOnly ? ", sim only (no rendering, no semaphores)" : "");
+  const std::string steps = !r.stepsNote.empty()
+                                ? ", " + r.stepsNote
+                                : " x " + std::to_string(r.substeps) + (r.substeps == 1 ? " substep" : " substeps");
+  std::snprintf(line, sizeof line, "graphsim bench: %s (%s), %lld %s%s, seed %llu, %llu frames after %llu warm-up%s\n",
+                r.scene.c_str(), r.initial.c_str(), static_cast<long long>(r.bodies), r.countNoun.c_str(),
+                steps.c_str(), static_cast<unsigned long long>(r.seed), static_cast<unsigned long long>(r.frames),
+                static_cast<unsigned long long>(r.warmup), r.simOnly ? ", sim only (no rendering, no semaphores)" : "");
   out += line;
   std::snprintf(line, sizeof line, "backend %s on %s, driver %s%s%s; start-up %.3f s; %s\n", r.backend.c_str(),
                 r.gpu.c_str(), r.driver.c_str(), r.cudaVersion ? (", CUDA " + *r.cudaVersion).c_str() : "",
@@ -198,7 +205,14 @@ std::string toTable(const BenchReport& r) {
                   fixed(v.host.vkSubmit, 2).c_str(), v.host.total, fixed(v.ratioToProduct, 2).c_str(),
                   scientific(v.interactionsPerSecond).c_str(), v.gflops);
     out += line;
+    if (!v.sceneFigures.empty()) {
+      std::string figures = "               ";
+      for (const auto& [key, value] : v.sceneFigures)
+        figures += " " + key + " " + (value ? formatFigure(*value) : std::string("-"));
+      out += figures + "\n";
+    }
   }
+  for (const std::string& note : r.notes) out += "note: " + note + "\n";
   out += "\nframe: interval between consecutive frame completions (host steady_clock); sim: " + r.simTimer +
          (r.simOnly ? "" : "; render: Vulkan timestamps") +
          "; host columns: medians per frame in microseconds; ratio: mean frame / product's; 20 flops/interaction\n";

@@ -48,6 +48,9 @@ struct VariantResult {
   UpdateCounters counters;
   std::uint64_t validationMessages = 0;
   std::uint64_t captures = 0;
+  // A scene's own per-variant figures (JSON keys, e.g. the fluid's particle_steps_per_second, substeps_per_frame,
+  // sort_share, gpu_bytes_per_particle), in order; a null value is written as null ("not measured").
+  std::vector<std::pair<std::string, std::optional<double>>> sceneFigures;
 };
 
 struct BenchReport {
@@ -61,8 +64,11 @@ struct BenchReport {
   std::string dataPath;       // how the product's frames reach the renderer: "cuda interop", "cuda host copy", "cpu"
                               // (empty in --sim-only); JSON "data_path"
   std::string dataPathReason; // host copy: why (--interop off, or what failed under --interop auto)
-  std::int64_t bodies = 0;
-  int substeps = 1;
+  std::int64_t bodies = 0;    // the scene's count (JSON "bodies" for n-body, "particles" for a scene counting those)
+  std::string countNoun = "bodies";
+  int substeps = 1;               // n-body: fixed per frame; a scene deciding them per frame says so in stepsNote
+  std::string stepsNote;          // the table's "x N substeps" replaced by this when set ("substeps decided per frame")
+  std::vector<std::string> notes; // lines printed under the table (e.g. why the CUDA variants did not run)
   std::uint64_t seed = 0;
   std::uint64_t frames = 0, warmup = 0;
   std::uint32_t framesInFlight = 0;

@@ -21,16 +21,21 @@ double seconds(BenchClock::time_point from, BenchClock::time_point to) {
   return std::chrono::duration<double>(to - from).count();
 }
 
+} // namespace
+
 render::RendererConfig rendererConfig(const BenchOptions& options, render::BodyBufferMode mode, std::uint32_t f) {
   render::RendererConfig config;
   config.width = options.scene.render.width;
   config.height = options.scene.render.height;
-  config.maxBodies = static_cast<std::uint32_t>(std::max<std::int64_t>(1, options.scene.sim.bodies));
+  config.maxBodies =
+      static_cast<std::uint32_t>(std::max<std::int64_t>(1, findScene(options.scene.scene).count(options.scene)));
   config.framesInFlight = f;
   config.mode = mode;
   config.waitTimeout = options.waitTimeout;
   return config;
 }
+
+namespace {
 
 // Which frames of the loop are captured, and collecting their pixels once they are complete (bench_capture.h).
 class CaptureSchedule {
@@ -40,9 +45,8 @@ public:
 
   bool wants(std::uint64_t frame) const { return every_ > 0 && (frame + 1) % every_ == 0; }
 
-  void submitted(std::uint64_t frame, const SimBackend& sim) {
-    pending_.push_back(
-        {frame, captureSidecar(frame, frame < setup_.options->warmup, setup_.variantName, sim.config(), sim.nodes())});
+  void submitted(std::uint64_t frame, const BenchProducer& producer) {
+    pending_.push_back({frame, producer.captureSidecar(frame, frame < setup_.options->warmup, setup_.variantName)});
   }
 
   // After the throttle for frame `next` (frames <= next - F are complete) or, with next = UINT64_MAX, after drain.
@@ -189,16 +193,7 @@ private:
   Progress& progress_;
 };
 
-// What one variant runs; the loop itself is the frame driver's.
-struct Variant {
-  const LoopSetup& setup;
-  render::ParticleRenderer* renderer; // nullptr: --sim-only
-  BenchProducer& producer;
-  std::uint32_t framesInFlight;
-  SubmitOrder order = SubmitOrder::WithProduce;
-  bool withSubmit = true, withWait = false; // which optional host figures the report gets
-  bool capture = false;                     // the product path: --capture-every
-};
+} // namespace
 
 LoopResult runVariant(const Variant& v, double startupSeconds) {
   const BenchOptions& options = *v.setup.options;
@@ -216,11 +211,11 @@ LoopResult runVariant(const Variant& v, double startupSeconds) {
   // Ctrl-C, SIGTERM, SIGHUP: the frames so far are measured, drained and reported (marked interrupted).
   for (std::uint64_t k = 0; k < log.total() && !interruptRequested(); ++k) {
     driver.step(k, [&](render::FrameSubmit& submit) {
-      submit.bodyCount = static_cast<std::uint32_t>(options.scene.sim.bodies);
-      submit.camera = options.scene.render.camera;
-      submit.style.pointRadius = options.scene.render.pointRadius;
+      submit.bodyCount = static_cast<std::uint32_t>(v.producer.count());
+      submit.camera = v.setup.camera;
+      v.producer.styleFrame(submit);
       submit.capture = schedule != nullptr && schedule->wants(k);
-      if (submit.capture) schedule->submitted(k, v.producer.sim());
+      if (submit.capture) schedule->submitted(k, v.producer);
       return true;
     });
   }
@@ -235,10 +230,12 @@ LoopResult runVariant(const Variant& v, double startupSeconds) {
   log.summarise(out.result, v.setup.interactionsPerFrame, v.withSubmit, v.withWait);
   if (options.frameLog) log.appendCsv(out.frameCsv, v.setup.variantName);
   out.result.framesInFlight = v.framesInFlight;
-  out.result.counters = v.producer.sim().counters();
+  out.result.counters = v.producer.counters();
   out.result.captures = capture.count();
   return out;
 }
+
+namespace {
 
 double secondsSince(BenchClock::time_point from) { return seconds(from, BenchClock::now()); }
 
@@ -250,8 +247,8 @@ LoopResult runInteropLoop(render::VulkanContext& context, const LoopSetup& setup
   render::ParticleRenderer renderer(context, rendererConfig(options, render::BodyBufferMode::Exported, f));
   const auto built = BenchClock::now();
   // After the renderer: destroyed first, so CUDA releases its imports before Vulkan frees them.
-  const std::unique_ptr<BenchProducer> sim = makeBenchCudaProducer(
-      options.scene.sim, setup.cudaDevice, CudaPath::Interop, mode, &renderer, options.waitTimeout);
+  const std::unique_ptr<BenchProducer> sim =
+      makeBenchCudaProducer(options.scene, setup.cudaDevice, CudaPath::Interop, mode, &renderer, options.waitTimeout);
   Variant v{setup, &renderer, *sim, f};
   v.order = submitAfterSim ? SubmitOrder::AfterProduced : SubmitOrder::WithProduce;
   v.withWait = submitAfterSim;
@@ -264,8 +261,8 @@ LoopResult runHostCopyLoop(render::VulkanContext& context, const LoopSetup& setu
   const std::uint32_t f = options.framesInFlight;
   render::ParticleRenderer renderer(context, rendererConfig(options, render::BodyBufferMode::Staged, f));
   const auto built = BenchClock::now();
-  const std::unique_ptr<BenchProducer> sim = makeBenchCudaProducer(
-      options.scene.sim, setup.cudaDevice, CudaPath::HostCopy, LaunchMode::Graph, &renderer, options.waitTimeout);
+  const std::unique_ptr<BenchProducer> sim = makeBenchCudaProducer(options.scene, setup.cudaDevice, CudaPath::HostCopy,
+                                                                   LaunchMode::Graph, &renderer, options.waitTimeout);
   Variant v{setup, &renderer, *sim, f};
   v.withWait = true;
   return runVariant(v, secondsSince(built));
@@ -275,7 +272,7 @@ LoopResult runCpuLoop(render::VulkanContext& context, const LoopSetup& setup, st
   const BenchOptions& options = *setup.options;
   render::ParticleRenderer renderer(context, rendererConfig(options, render::BodyBufferMode::HostVisible, f));
   const auto built = BenchClock::now();
-  const std::unique_ptr<BenchProducer> sim = makeBenchCpuProducer(options.scene.sim, &renderer);
+  const std::unique_ptr<BenchProducer> sim = makeBenchCpuProducer(options.scene, &renderer);
   Variant v{setup, &renderer, *sim, f};
   v.capture = true;
   return runVariant(v, secondsSince(built));
@@ -285,7 +282,7 @@ LoopResult runCudaSimOnlyLoop(const LoopSetup& setup) {
   const BenchOptions& options = *setup.options;
   const auto built = BenchClock::now();
   const std::unique_ptr<BenchProducer> sim = makeBenchCudaProducer(
-      options.scene.sim, setup.cudaDevice, CudaPath::ComputeOnly, LaunchMode::Graph, nullptr, options.waitTimeout);
+      options.scene, setup.cudaDevice, CudaPath::ComputeOnly, LaunchMode::Graph, nullptr, options.waitTimeout);
   // F frames queued ahead of the one the host waits for, as with rendering, so the GPU never runs dry.
   Variant v{setup, nullptr, *sim, options.framesInFlight};
   v.withSubmit = false;
@@ -294,7 +291,7 @@ LoopResult runCudaSimOnlyLoop(const LoopSetup& setup) {
 
 LoopResult runCpuSimOnlyLoop(const LoopSetup& setup) {
   const auto built = BenchClock::now();
-  const std::unique_ptr<BenchProducer> sim = makeBenchCpuProducer(setup.options->scene.sim, nullptr);
+  const std::unique_ptr<BenchProducer> sim = makeBenchCpuProducer(setup.options->scene, nullptr);
   Variant v{setup, nullptr, *sim, 1};
   v.withSubmit = false;
   return runVariant(v, secondsSince(built));

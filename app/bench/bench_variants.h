@@ -18,6 +18,7 @@
 
 #include "app/bench/bench_options.h"
 #include "app/bench/bench_report.h"
+#include "app/frame/frame_driver.h"
 #include "compute/cuda_instruments.h"
 #include "render/vulkan_context.h"
 
@@ -70,6 +71,7 @@ struct LoopSetup {
   double interactionsPerFrame = 0;
   CaptureWriter* capture = nullptr; // product path only
   std::string variantName;
+  render::Camera camera; // the scene's initial camera (Scene::initialCamera)
 };
 
 struct LoopResult {
@@ -78,6 +80,26 @@ struct LoopResult {
   std::string frameCsv;      // per-frame rows when options.frameLog is set
 };
 
+class BenchProducer;
+
+// What one variant runs, for any scene; the loop itself is the frame driver's.
+struct Variant {
+  const LoopSetup& setup;
+  render::ParticleRenderer* renderer; // nullptr: --sim-only
+  BenchProducer& producer;
+  std::uint32_t framesInFlight;
+  SubmitOrder order = SubmitOrder::WithProduce;
+  bool withSubmit = true, withWait = false; // which optional host figures the report gets
+  bool capture = false;                     // the product path: --capture-every
+};
+
+// Runs warmup + frames frames of one variant on the frame driver and summarises them (a scene's bench calls it
+// with its own producers). startupSeconds: the producer's construction.
+LoopResult runVariant(const Variant& variant, double startupSeconds);
+// The renderer of a variant: the bench's size, the scene's count, F frames in flight.
+render::RendererConfig rendererConfig(const BenchOptions& options, render::BodyBufferMode mode, std::uint32_t f);
+
+// The n-body scene's loops (app/scenes/nbody/nbody_bench.cpp runs them).
 // CUDA with interop: the product path (Graph) and the launch-mode variants; F frames in flight. submitAfterSim
 // (event-submit, F >= 2): frame k's render is submitted only once the host has seen frame k's CUDA end event, one
 // iteration later, so the Vulkan queue never waits on a simDone value CUDA has not signalled yet.

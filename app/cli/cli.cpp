@@ -205,15 +205,58 @@ std::uint64_t parseSeedFlag(const std::string& flag, const std::string& text) {
   return value;
 }
 
-std::uint32_t parseBodiesAndFramesInFlight(SceneSettings& scene, const std::string* bodies,
-                                           const std::string& framesInFlight) {
+void CountFlags::add(CLI::App& command, const std::string& helpSuffix) {
+  for (const Scene* scene : scenes()) {
+    const std::string noun(scene->countNoun());
+    const auto [it, added] = flags_.try_emplace(noun);
+    if (!added) continue;
+    std::string owners;
+    for (const Scene* other : scenes())
+      if (other->countNoun() == noun) owners += (owners.empty() ? "" : ", ") + std::string(other->name());
+    it->second.option = addIntegerOption(command, "--" + noun, it->second.text,
+                                         "Number of " + noun + " (scene " + owners + "; " + helpSuffix + "1.." +
+                                             std::to_string(scene->maxCount()) + ")");
+  }
+}
+
+const std::string* CountFlags::given(const Scene& scene) const {
+  const Flag* own = nullptr;
+  for (const auto& [noun, flag] : flags_) {
+    if (flag.option == nullptr || flag.option->count() == 0) continue;
+    if (noun == scene.countNoun()) {
+      own = &flag;
+      continue;
+    }
+    throw UsageError("--" + noun + ": the " + std::string(scene.name()) + " scene counts " +
+                     std::string(scene.countNoun()) + "; use " + flagOf(scene));
+  }
+  return own != nullptr ? &own->text : nullptr;
+}
+
+std::uint32_t parseCountAndFramesInFlight(SceneSettings& settings, const CountFlags& counts,
+                                          const std::string& framesInFlight) {
+  const Scene& scene = findScene(settings.scene);
   const auto f =
       static_cast<std::uint32_t>(parseIntegerFlag("--frames-in-flight", framesInFlight, 1, kMaxFramesInFlight));
-  if (bodies != nullptr) scene.sim.bodies = parseIntegerFlag("--bodies", *bodies, 1, kMaxBodies);
-  checkBodyCount(scene.sim.bodies, f);
-  if (scene.sim.initial == "two-body" && scene.sim.bodies != 2)
-    throw UsageError("--bodies: the two-body initial condition needs exactly 2 bodies");
+  const std::string flag = CountFlags::flagOf(scene);
+  if (const std::string* text = counts.given(scene))
+    scene.setCount(settings, parseIntegerFlag(flag, *text, 1, scene.maxCount()));
+  scene.checkCount(settings, f, flag, 0);
+  scene.checkSettings(settings);
   return f;
+}
+
+std::string sceneChoices() {
+  std::string list;
+  for (const Scene* scene : scenes()) list += (list.empty() ? "" : " | ") + std::string(scene->name());
+  return list;
+}
+
+void printSceneList() {
+  for (const Scene* scene : scenes()) {
+    std::printf("%-8s %s (count: --%s)\n", std::string(scene->name()).c_str(),
+                std::string(scene->description()).c_str(), std::string(scene->countNoun()).c_str());
+  }
 }
 
 SharedFlags::SharedFlags(std::vector<BackendKind> backends, BackendKind defaultBackend)
@@ -286,6 +329,7 @@ public:
 
   CLI::App* subcommand() const { return run_; }
   bool parsed() const { return run_->parsed(); }
+  bool listScenes() const { return scene_ == "list"; } // --scene list
   // After a successful parse. Bad input throws UsageError naming the flag (exit 2).
   RunOptions options() const;
 
@@ -294,15 +338,16 @@ private:
   SharedFlags shared_{{BackendKind::Auto, BackendKind::Cpu, BackendKind::Cuda}, BackendKind::Auto};
   std::string scene_ = "nbody", config_, capture_, dumpGraph_, present_ = "fifo", windowScript_, inject_;
   // Number flags as typed (parseIntegerFlag): defaults shown by --help are the strings.
-  std::string bodies_, frames_, captureEvery_, seed_, framesInFlight_ = std::to_string(RunOptions{}.framesInFlight);
+  std::string frames_, captureEvery_, seed_, framesInFlight_ = std::to_string(RunOptions{}.framesInFlight);
+  CountFlags counts_; // --bodies, --particles
   bool headless_ = false, profile_ = false, panel_ = false;
 };
 
 RunCommandLine::RunCommandLine(CLI::App& app) {
   run_ = app.add_subcommand("run", "Run a scene in a window with the graph panel, or headless with captures.");
-  run_->add_option("--scene", scene_, "Scene to run (nbody)")->capture_default_str();
-  addIntegerOption(*run_, "--bodies", bodies_,
-                   "Number of bodies (default: the preset's; 1.." + std::to_string(kMaxBodies) + ")");
+  run_->add_option("--scene", scene_, "Scene to run: " + sceneChoices() + "; list: print the scenes and exit")
+      ->capture_default_str();
+  counts_.add(*run_, "default: the preset's; ");
   shared_.addBackend(*run_);
   shared_.addInterop(*run_);
   run_->add_flag("--headless", headless_, "Render offscreen, no window (no display needed)");
@@ -332,7 +377,8 @@ RunCommandLine::RunCommandLine(CLI::App& app) {
   // to inject, FAULT[:STAGE][@FRAME] (docs/RELIABILITY.md).
   run_->add_option("--window-script", windowScript_, "")->group("");
   run_->add_option("--inject", inject_, "")->group("");
-  run_->footer(kRunFooter);
+  run_->footer("\nScenes: " + sceneChoices() + " ('graphsim run --scene list' says what each is). The element count\n" +
+               "is --bodies for nbody and --particles for fluid; the other scene's flag is refused.\n" + kRunFooter);
 }
 
 RunOptions RunCommandLine::options() const {
@@ -354,9 +400,14 @@ RunOptions RunCommandLine::options() const {
   options.inject = parseFault(inject_);
   if (!options.windowScript.empty() && options.headless)
     throw UsageError("--window-script: needs a window (drop --headless)");
-  options.framesInFlight =
-      parseBodiesAndFramesInFlight(options.scene, run_->count("--bodies") > 0 ? &bodies_ : nullptr, framesInFlight_);
-  if (run_->count("--seed") > 0) options.scene.sim.seed = parseSeedFlag("--seed", seed_);
+  options.framesInFlight = parseCountAndFramesInFlight(options.scene, counts_, framesInFlight_);
+  if (run_->count("--seed") > 0) {
+    const Scene& scene = findScene(options.scene.scene);
+    const std::uint64_t seed = parseSeedFlag("--seed", seed_);
+    if (!scene.seeded())
+      throw UsageError("--seed: the " + std::string(scene.name()) + " scene has no random initial conditions");
+    scene.setSeed(options.scene, seed);
+  }
   options.gpu = shared_.gpu();
   if (run_->count("--capture-every") > 0) {
     // 0 used to mean "the last frame only", which is what leaving the flag out does: one way to say it.
@@ -393,24 +444,26 @@ public:
 private:
   CLI::App* soak_ = nullptr;
   SharedFlags shared_{{BackendKind::Auto, BackendKind::Cpu, BackendKind::Cuda}, BackendKind::Auto};
-  std::string frames_, bodies_, seed_, checkpointEvery_; // as typed; the defaults are SoakOptions'
+  std::string scene_ = "nbody", frames_, seed_, checkpointEvery_; // as typed; the defaults are SoakOptions'
+  CountFlags counts_;                                             // --bodies, --particles
 };
 
 SoakCommandLine::SoakCommandLine(CLI::App& app) {
   const SoakOptions defaults;
   frames_ = std::to_string(defaults.frames);
-  bodies_ = std::to_string(defaults.bodies);
   seed_ = std::to_string(defaults.seed);
   checkpointEvery_ = std::to_string(defaults.checkpointEvery);
   soak_ = app.add_subcommand(
       "soak",
       "Headless soak: seeded random toggles, parameter moves and structural changes, checked against a CPU replay.");
+  soak_->add_option("--scene", scene_, "Scene to soak: " + sceneChoices())->capture_default_str();
   shared_.addBackend(*soak_);
   shared_.addInterop(*soak_);
   addIntegerOption(*soak_, "--frames", frames_, "Frames to run, 1.." + std::to_string(kMaxFrames))
       ->capture_default_str();
-  addIntegerOption(*soak_, "--bodies", bodies_, "Bodies (the CPU replay runs the same N: keep it small)")
-      ->capture_default_str();
+  counts_.add(
+      *soak_,
+      "the CPU replay runs the same N: keep it small; default: nbody 1024 (at least 2), fluid 4096 (at least 2048); ");
   addIntegerOption(*soak_, "--seed", seed_, "Seed of the initial conditions and of the change sequence")
       ->capture_default_str();
   addIntegerOption(*soak_, "--checkpoint-every", checkpointEvery_, "Frames between comparisons with the replay, >= 2")
@@ -432,9 +485,14 @@ SoakOptions SoakCommandLine::options() const {
   soak.backend = shared_.backend();
   soak.interop = shared_.interop();
   soak.frames = parseIntegerFlag("--frames", frames_, 1, kMaxFrames);
-  // The replay needs two bodies to interact; checkBodyCount adds this machine's memory.
-  soak.bodies = parseIntegerFlag("--bodies", bodies_, 2, kMaxBodies);
-  checkBodyCount(soak.bodies, soak.framesInFlight);
+  const Scene& scene = findScene(scene_);
+  soak.scene = scene_;
+  // n-body: the replay needs two bodies to interact; checkCount adds this machine's memory.
+  const Scene::SoakCounts counts = scene.soakCounts();
+  const std::string flag = CountFlags::flagOf(scene);
+  const std::string* count = counts_.given(scene);
+  soak.count = count != nullptr ? parseIntegerFlag(flag, *count, counts.min, scene.maxCount()) : counts.byDefault;
+  scene.checkCount(scene.soakSettings(soak), soak.framesInFlight, flag, 0);
   soak.seed = parseSeedFlag("--seed", seed_);
   soak.checkpointEvery = parseIntegerFlag("--checkpoint-every", checkpointEvery_, 2, kMaxFrames);
   soak.gpu = shared_.gpu();
@@ -445,7 +503,8 @@ SoakOptions SoakCommandLine::options() const {
 } // namespace
 
 Command parseCommandLine(int argc, char** argv) {
-  CLI::App app{"graphsim — n-body simulation: CUDA graph per frame, Vulkan renderer, shared memory and semaphores.",
+  CLI::App app{"graphsim — particle simulations (scenes: " + sceneChoices() +
+                   "): CUDA graph per frame, Vulkan renderer, shared memory and semaphores.",
                "graphsim"};
   app.set_version_flag("--version", std::string("graphsim ") + kVersion);
   app.require_subcommand(0, 1);
@@ -480,6 +539,10 @@ Command parseCommandLine(int argc, char** argv) {
     return ExitNow{kExitUsage};
   }
   if (listGpus->parsed()) return ListGpusCommand{};
+  if (run.parsed() && run.listScenes()) {
+    printSceneList();
+    return ExitNow{kExitOk};
+  }
   if (bench.parsed()) return bench.options(argc, argv);
   if (soak.parsed()) return soak.options();
   if (!run.parsed()) {

@@ -8,6 +8,9 @@
 #include <variant>
 #include <vector>
 
+#include <functional>
+#include <map>
+
 #include "app/bench/bench_options.h"
 #include "app/cli/run_options.h"
 #include "app/reliability/soak.h"
@@ -38,10 +41,35 @@ Command parseCommandLine(int argc, char** argv);
 CLI::Option* addIntegerOption(CLI::App& app, const std::string& name, std::string& text, const std::string& help);
 std::int64_t parseIntegerFlag(const std::string& flag, const std::string& text, std::int64_t lo, std::int64_t hi);
 std::uint64_t parseSeedFlag(const std::string& flag, const std::string& text); // 0..2^64-1
-// --frames-in-flight and, when given (`bodies` non-null), --bodies into `scene`, then the checks both need together
-// (the render buffers fit this machine, the two-body preset has two bodies). Returns the frames in flight.
-std::uint32_t parseBodiesAndFramesInFlight(SceneSettings& scene, const std::string* bodies,
-                                           const std::string& framesInFlight);
+// The element-count flags: one per count noun of the registered scenes (Scene::countNoun: --bodies, --particles),
+// so that a new scene with a new noun gets its flag without an edit here. Only the run's scene's flag applies;
+// another scene's is refused naming the right one ("--bodies: the fluid scene counts particles; use --particles").
+class CountFlags {
+public:
+  // purpose: said in each flag's help ("Number of", "Bodies/particles for the soak: ...").
+  void add(CLI::App& command, const std::string& helpSuffix);
+  // The text given for the scene's own flag, or nullptr. UsageError for another scene's flag.
+  const std::string* given(const Scene& scene) const;
+  // The flag of a scene: "--bodies".
+  static std::string flagOf(const Scene& scene) { return "--" + std::string(scene.countNoun()); }
+
+private:
+  struct Flag {
+    std::string text;
+    CLI::Option* option = nullptr;
+  };
+  std::map<std::string, Flag, std::less<>> flags_; // by noun; map nodes stay put (CLI11 binds to text)
+};
+
+// --frames-in-flight and, when given, the scene's count flag into `settings`, then the checks both need together
+// (the render buffers fit this machine's memory, the scene's own checks such as two-body = 2 bodies; the GPU's
+// memory is checked once the device is known, by the session). Returns the frames in flight.
+std::uint32_t parseCountAndFramesInFlight(SceneSettings& settings, const CountFlags& counts,
+                                          const std::string& framesInFlight);
+// `--scene list`: one line per scene with its description (stdout).
+void printSceneList();
+// The scenes for --help: "nbody | fluid".
+std::string sceneChoices();
 
 // The flags run, bench and soak share: --backend, --interop, --validation, --gpu, --wait-timeout-ms and --quiet,
 // each defined (name, value range, conversion, message) once here. A subcommand adds each where its --help lists it

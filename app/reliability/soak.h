@@ -1,4 +1,5 @@
-// graphsim soak: a long headless run with live graph edits, checked against a CPU replay.
+// graphsim soak: a long headless run with live graph edits, checked against a CPU replay. The loop and the report
+// are here; what changes and what is checked is the scene's (SceneSoak, app/scenes/<scene>/). For n-body:
 //
 // Every few frames a seeded random change goes through the Session's SimController (the path the panel's clicks
 // take): a stage toggle or a parameter move; every few hundred frames a structural change (body count, substeps).
@@ -16,17 +17,19 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <string>
 
 #include "app/cli/run_options.h"
 
 namespace graphsim::app {
 
 struct SoakOptions {
+  std::string scene = "nbody"; // --scene: which scene's soak (Scene::makeSoak)
   BackendKind backend = BackendKind::Auto;
   InteropMode interop = InteropMode::Auto; // cuda backend: as for run (--interop)
   std::int64_t frames = 10000;
-  std::int64_t bodies = 1024;
-  std::uint64_t seed = 1;            // seeds both the initial conditions and the change sequence
+  std::int64_t count = 1024; // bodies / particles (--bodies, --particles; the scene's soak default when not given)
+  std::uint64_t seed = 1;    // seeds both the initial conditions and the change sequence
   std::int64_t checkpointEvery = 10; // short: CUDA float noise is judged over one interval
   bool validation = false;
   bool quiet = false;

@@ -34,7 +34,10 @@ private:
 // cudaGraphDebugDotPrint opens and writes its file itself, with none of the output writer's guarantees (checked
 // writes, temporary + rename, FIFO and device handling, the "PATH: REASON" message). So it writes a private file in
 // the temp directory, and the bytes read back from there reach the user's path through writeOutput.
-void dumpGraphThroughWriter(const CudaBackend& sim, const std::filesystem::path& path) {
+} // namespace
+
+void dumpThroughWriter(const std::function<void(const std::filesystem::path&)>& dump,
+                       const std::filesystem::path& path) {
   std::error_code ec;
   const std::filesystem::path tmpDir = std::filesystem::temp_directory_path(ec);
   if (ec) throw OutputError(path, "no temporary directory to stage the graph in: " + ec.message());
@@ -45,12 +48,14 @@ void dumpGraphThroughWriter(const CudaBackend& sim, const std::filesystem::path&
   }
   ::close(fd); // only the name is needed: the CUDA runtime opens it again
   const StagingFile staged(name);
-  sim.dumpGraphDot(staged.path());
+  dump(staged.path());
   std::ifstream in(staged.path(), std::ios::binary);
   if (!in) throw OutputError(path, "cannot read the graph back from " + staged.path() + ": " + std::strerror(errno));
   const std::string dot{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   writeOutput(path, dot);
 }
+
+namespace {
 
 class CpuProducer final : public SimProducer {
 public:
@@ -109,7 +114,9 @@ public:
   double simMs() const override { return sim_.lastSimGpuMs(); }
   double updateHostUs() const override { return sim_.lastUpdateHostUs(); }
   bool hasGraph() const override { return true; }
-  void dumpGraph(const std::filesystem::path& path) const override { dumpGraphThroughWriter(sim_, path); }
+  void dumpGraph(const std::filesystem::path& path) const override {
+    dumpThroughWriter([&](const std::filesystem::path& file) { sim_.dumpGraphDot(file); }, path);
+  }
   void finish() override { sim_.synchronize(); }
 
 private:

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -38,6 +39,11 @@ protected:
 // renderer == nullptr (CPU only): the simulation alone, nothing written (bench --sim-only). The fault plan's CUDA
 // faults (kernel-fail, cuda-semaphore-stall, import-fail) are armed by makeCudaProducer; on the CPU they are a
 // UsageError.
+// Writes a graph dump made by `dump` (which writes a file itself, e.g. cudaGraphDebugDotPrint) to `path` through the
+// output writer: `dump` writes a private temporary, whose bytes then reach `path` atomically (OutputError on failure).
+void dumpThroughWriter(const std::function<void(const std::filesystem::path&)>& dump,
+                       const std::filesystem::path& path);
+
 std::unique_ptr<SimProducer> makeCpuProducer(const SceneConfig& config, render::ParticleRenderer* renderer,
                                              const FaultPlan& inject = {});
 std::unique_ptr<SimProducer> makeCudaProducer(const SceneConfig& config, render::ParticleRenderer& renderer,

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <string>
 
 namespace graphsim::app {
 
@@ -72,9 +73,15 @@ public:
   Progress& operator=(const Progress&) = delete;
 
   void frameDone(std::uint64_t done) {
+    frameDone(done, [] { return std::string(); });
+  }
+  // detail(): appended to the line when not empty ("last frame 12 substeps"); called only when a line is due.
+  template <class Detail>
+  void frameDone(std::uint64_t done, Detail&& detail) {
     done_ = done;
     const Clock::time_point now = now_();
     if (!progressLineDue(mode_, total_, done, lastDone_, now - last_)) return;
+    detail_ = detail();
     print(done, now);
   }
 
@@ -102,12 +109,14 @@ private:
     const double fps = seconds > 0 ? static_cast<double>(done - lastDone_) / seconds : 0.0;
     const char* start = mode_ == ProgressMode::Terminal ? "\r" : "";
     const char* end = mode_ == ProgressMode::Terminal ? "\x1b[K" : "\n"; // clear what a longer line left
+    const std::string detail = detail_.empty() ? std::string() : "; " + detail_;
     if (total_ > 0) {
-      std::fprintf(out_, "%sgraphsim: frame %llu/%llu (%llu%%), %.1f fps%s", start,
+      std::fprintf(out_, "%sgraphsim: frame %llu/%llu (%llu%%), %.1f fps%s%s", start,
                    static_cast<unsigned long long>(done), static_cast<unsigned long long>(total_),
-                   static_cast<unsigned long long>(done * 100 / total_), fps, end);
+                   static_cast<unsigned long long>(done * 100 / total_), fps, detail.c_str(), end);
     } else {
-      std::fprintf(out_, "%sgraphsim: frame %llu, %.1f fps%s", start, static_cast<unsigned long long>(done), fps, end);
+      std::fprintf(out_, "%sgraphsim: frame %llu, %.1f fps%s%s", start, static_cast<unsigned long long>(done), fps,
+                   detail.c_str(), end);
     }
     std::fflush(out_);
     if (mode_ == ProgressMode::Terminal) {
@@ -126,6 +135,7 @@ private:
   std::uint64_t lastDone_ = 0;
   std::uint64_t done_ = 0;
   bool drawn_ = false;
+  std::string detail_; // the scene's word on its last frame, at the last line due
 };
 
 } // namespace graphsim::app

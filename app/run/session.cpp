@@ -12,12 +12,10 @@
 #include "app/cli/errors.h"
 #include "app/frame/frame_driver.h"
 #include "app/reliability/fault_injection.h"
-#include "app/run/frame_producer.h"
 #include "app/run/open_devices.h"
 #include "app/run/progress.h"
 #include "app/run/signals.h"
 #include "app/ui/imgui_layer.h"
-#include "compute/cuda_backend.h"
 #include "compute/cuda_device.h"
 #include "render/particle_renderer.h"
 #include "render/swapchain.h"
@@ -27,9 +25,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 namespace fs = std::filesystem;
-
-// Room for the body-count control to grow the scene without new render buffers (and new CUDA imports).
-constexpr std::int64_t kMinRenderCapacity = 65536;
 
 std::string frameFileName(const char* prefix, std::uint64_t frame, const char* extension) {
   char name[64];
@@ -51,8 +46,10 @@ struct Session::Impl {
   void writeCapture(std::uint64_t frame, const fs::path& path);
   void carryOut(const PanelActions& actions);
   void watchForBlowUp();
+  std::unique_ptr<SceneProducer> makeProducer(bool cuda);
 
   RunOptions options;
+  const Scene& scene;
   BackendKind backendKind;
   Window& window;
   int cudaDevice = 0;
@@ -64,9 +61,8 @@ struct Session::Impl {
   std::optional<render::VulkanContext> context;
   std::optional<render::Swapchain> swapchain;
   std::optional<render::ParticleRenderer> renderer;
-  std::unique_ptr<SimProducer> producer;
+  std::unique_ptr<SceneProducer> producer;
   std::optional<FrameDriver> driver; // after the producer and renderer it drives: destroyed before them
-  std::optional<SimController> controller;
   std::optional<ImGuiLayer> imgui;
 
   ViewState view;
@@ -87,14 +83,13 @@ struct Session::Impl {
 };
 
 Session::Impl::Impl(const RunOptions& options_, BackendKind backend, Window& window_)
-    : options(options_), backendKind(backend), window(window_) {
+    : options(options_), scene(findScene(options_.scene.scene)), backendKind(backend), window(window_) {
   createContext();
   const VkExtent2D size = window.framebufferSize();
   render::RendererConfig config;
   config.width = size.width > 0 ? size.width : options.scene.render.width;
   config.height = size.height > 0 ? size.height : options.scene.render.height;
-  config.maxBodies = static_cast<std::uint32_t>(
-      std::clamp<std::int64_t>(std::max(options.scene.sim.bodies, kMinRenderCapacity), 1, kMaxBodies));
+  config.maxBodies = static_cast<std::uint32_t>(scene.renderCapacity(options.scene));
   config.framesInFlight = options.framesInFlight;
   config.waitTimeout = options.waitTimeout;
   if (!window.headless()) {
@@ -107,27 +102,25 @@ Session::Impl::Impl(const RunOptions& options_, BackendKind backend, Window& win
   createRendererAndProducer(config);
   if (options.dumpGraph && !producer->hasGraph()) { // --backend auto that resolved to cpu
     std::fprintf(stderr, "graphsim: --dump-graph: the %s backend has no CUDA graph; nothing written\n",
-                 std::string(producer->backend().name()).c_str());
+                 std::string(producer->backendName()).c_str());
   } else if (options.dumpGraph) {
     producer->dumpGraph(*options.dumpGraph);
     std::fprintf(stderr, "graphsim: wrote the frame graph to %s\n", options.dumpGraph->c_str());
   }
   driver.emplace(&*renderer, *producer, FrameProtocol(options.framesInFlight));
-  controller.emplace(options.scene.sim, config.maxBodies);
   if (options.panel)
     imgui.emplace(*context, renderer->renderPass(), options.framesInFlight, window, options.waitTimeout);
 
-  view.camera = options.scene.render.camera;
-  view.pointRadius = options.scene.render.pointRadius;
+  view.camera = scene.initialCamera(options.scene);
   view.panelVisible = options.panel;
-  info.backend = std::string(producer->backend().name());
+  info.backend = std::string(producer->backendName());
   info.dataPath = backendKind == BackendKind::Cuda ? dataPath.name() : "cpu (mapped buffer)";
   info.dataPathReason = dataPath.fallbackReason;
   info.gpu = context->info().name;
   info.framesInFlight = options.framesInFlight;
   info.canDumpGraph = producer->hasGraph();
   if (options.profile) {
-    info.profiling = producer->backend().setProfiling(true);
+    info.profiling = producer->setProfiling(true);
     if (!info.profiling)
       std::fprintf(stderr, "graphsim: --profile: the %s backend cannot time its nodes; running without\n",
                    info.backend.c_str());
@@ -158,8 +151,11 @@ void Session::Impl::createContext() {
   if (cudaDevice >= static_cast<int>(cudaDevices.devices.size()))
     throw EnvironmentError("--gpu " + std::to_string(cudaDevice) +
                            ": no such CUDA device; have:" + describeCudaDevices(cudaDevices));
-  dataPath = openCudaRenderDevice(request, cudaDevices.devices[static_cast<std::size_t>(cudaDevice)], cudaDevices,
-                                  options.interop, options.inject, context);
+  const CudaDeviceInfo& cuda = cudaDevices.devices[static_cast<std::size_t>(cudaDevice)];
+  // Now that the device is known: a count whose estimated GPU memory exceeds it is refused (exit 2) before any
+  // allocation, naming the scene's count flag.
+  scene.checkCount(options.scene, options.framesInFlight, "--" + std::string(scene.countNoun()), cuda.totalMemory);
+  dataPath = openCudaRenderDevice(request, cuda, cudaDevices, options.interop, options.inject, context);
 }
 
 // CPU: a mapped buffer the host writes. CUDA: exported buffers CUDA imports, or (host copy) staged ones; an interop
@@ -168,7 +164,7 @@ void Session::Impl::createRendererAndProducer(render::RendererConfig config) {
   if (backendKind != BackendKind::Cuda) {
     config.mode = render::BodyBufferMode::HostVisible;
     renderer.emplace(*context, config);
-    producer = makeCpuProducer(options.scene.sim, &*renderer, options.inject);
+    producer = makeProducer(false);
     return;
   }
   const CudaDeviceInfo& cuda = cudaDevices.devices[static_cast<std::size_t>(cudaDevice)];
@@ -183,7 +179,7 @@ void Session::Impl::createRendererAndProducer(render::RendererConfig config) {
     }
     if (renderer) {
       try {
-        producer = makeCudaProducer(options.scene.sim, *renderer, cudaDevice, options.waitTimeout, options.inject);
+        producer = makeProducer(true);
         return;
       } catch (const InteropImportError& e) {
         if (options.interop == InteropMode::On) throw;
@@ -194,7 +190,17 @@ void Session::Impl::createRendererAndProducer(render::RendererConfig config) {
   }
   config.mode = render::BodyBufferMode::Staged;
   renderer.emplace(*context, config);
-  producer = makeCudaProducer(options.scene.sim, *renderer, cudaDevice, options.waitTimeout, options.inject);
+  producer = makeProducer(true);
+}
+
+std::unique_ptr<SceneProducer> Session::Impl::makeProducer(bool cuda) {
+  ProducerRequest request;
+  request.cuda = cuda;
+  request.renderer = &*renderer;
+  request.cudaDevice = cudaDevice;
+  request.waitTimeout = options.waitTimeout;
+  request.inject = options.inject;
+  return scene.makeProducer(options.scene, request);
 }
 
 Session::Impl::~Impl() {
@@ -243,9 +249,9 @@ bool Session::Impl::fitToWindow(VkExtent2D size) {
 void Session::Impl::runUi(PanelActions& actions) {
   if (!imgui) return;
   imgui->beginFrame();
-  handleViewInput(view, *controller, actions);
+  handleViewInput(view, *producer, actions);
   if (view.panelVisible) {
-    drawPanel(info, stats, producer->backend().nodes(), *controller, view, actions, layout);
+    drawPanel(info, stats, *producer, view, actions, layout);
   } else {
     layout.clear();
   }
@@ -280,22 +286,21 @@ void Session::Impl::carryOut(const PanelActions& actions) {
 // Headless: the run ends (exit 1). In a window: a notice on stderr and in the panel, and the run pauses; a reset
 // (R) clears the backend's report and the notice with it.
 void Session::Impl::watchForBlowUp() {
-  const std::optional<BlowUp> blowUp = producer->backend().blowUp();
+  const std::optional<SceneNotice> blowUp = producer->blowUp();
   if (!blowUp) {
     info.blowUp.clear();
+    info.blowUpHint.clear();
     blowUpShown = false;
     return;
   }
   if (blowUpShown) return;
-  const std::string what = "the simulation blew up in frame " + std::to_string(blowUp->frame + 1) + ", stage " +
-                           stageInstanceName(blowUp->stage, blowUp->substep) + ": " + blowUp->what +
-                           " (softening too small for dt, or dt too large for the closest encounters)";
-  if (window.headless()) throw SimulationBlowUp(what);
+  if (window.headless()) throw SimulationBlowUp(blowUp->what);
   endProgressLine();
-  std::fprintf(stderr, "graphsim: %s; paused (R resets)\n", what.c_str());
-  info.blowUp = what;
+  std::fprintf(stderr, "graphsim: %s; paused (R resets)\n", blowUp->what.c_str());
+  info.blowUp = blowUp->what;
+  info.blowUpHint = blowUp->hint;
   blowUpShown = true;
-  if (!controller->paused()) controller->togglePause();
+  if (!producer->paused()) producer->togglePause();
 }
 
 Session::Session(const RunOptions& options, BackendKind backend, Window& window)
@@ -331,11 +336,10 @@ bool Session::tick() {
       if (!target) return false; // out of date: recreate on the next tick, render then
     }
     s.runUi(actions);
-    injectIntoController(s.options.inject, k, *s.controller); // test hook: non-finite
-    s.producer->setAdvance(s.controller->applyTo(s.producer->backend()));
-    submit.bodyCount = static_cast<std::uint32_t>(s.producer->backend().config().bodies);
+    s.producer->beginFrame(k); // the edits requested so far (panel, keys, soak, test hooks)
+    submit.bodyCount = static_cast<std::uint32_t>(s.producer->count());
     submit.camera = s.view.camera;
-    submit.style.pointRadius = s.view.pointRadius;
+    s.producer->styleFrame(submit);
     submit.capture = sceneCapture || optionCapture;
     submit.overlay = s.imgui && s.view.panelVisible && !sceneCapture ? &*s.imgui : nullptr;
     submit.present = target ? &*target : nullptr;
@@ -363,7 +367,7 @@ bool Session::tick() {
   s.stats.simMs = s.producer->simMs();
   s.stats.renderGpuMs = s.renderer->lastRenderGpuMs();
   s.stats.updateHostUs = s.producer->updateHostUs();
-  s.stats.counters = s.producer->backend().counters();
+  s.stats.counters = s.producer->counters();
   s.watchForBlowUp();
   if (s.producer->advances() && s.stats.simMs >= 0) {
     s.simMsSum += s.stats.simMs;
@@ -384,11 +388,13 @@ RunSummary Session::finish() {
   summary.dataPath = s.info.dataPath;
   summary.validationMessages = s.context->validationMessages();
   summary.captures = s.captures;
+  summary.state = s.producer->describeState();
+  summary.detail = s.producer->frameDetail();
   return summary;
 }
 
-SimController& Session::controller() { return *impl_->controller; }
-SimBackend& Session::backend() { return impl_->producer->backend(); }
+SceneProducer& Session::scene() { return *impl_->producer; }
+SceneProducer& Session::backend() { return *impl_->producer; }
 render::ParticleRenderer& Session::renderer() { return *impl_->renderer; }
 ViewState& Session::view() { return impl_->view; }
 const FrameStats& Session::stats() const { return impl_->stats; }
@@ -400,7 +406,8 @@ RunSummary runSession(const RunOptions& options, BackendKind backend, Window& wi
   Session session(options, backend, window);
   Progress progress(options.untilClosed ? 0 : static_cast<std::uint64_t>(options.frames), options.quiet);
   // Ctrl-C (app/run/signals.h) is read between frames: the frame in flight finishes, finish() drains both APIs.
-  while (!interruptRequested() && session.tick()) progress.frameDone(session.framesRendered());
+  while (!interruptRequested() && session.tick())
+    progress.frameDone(session.framesRendered(), [&] { return session.scene().frameDetail(); });
   progress.finish(session.framesRendered()); // a terminal's progress line ends before anything else is printed
   RunSummary summary = session.finish();
   summary.wallSeconds = std::chrono::duration<double>(Clock::now() - start).count();

@@ -1,5 +1,5 @@
-// The frame loop: simulation backend + renderer (+ ImGui panel, + swapchain when windowed), one frame per tick().
-// The same loop runs `graphsim run` windowed and headless, and the scripted UI tests.
+// The frame loop: a scene's producer (app/scenes/scene.h) + renderer (+ ImGui panel, + swapchain when windowed), one
+// frame per tick(). The same loop runs `graphsim run` windowed and headless, and the scripted UI tests.
 //
 // Frame k: waitForSlot(k) [throttle on renderDone, a value Vulkan signals] -> acquire (windowed) -> UI (input,
 // panel) -> controller applies requests to the backend -> produce (CPU: step + write the mapped slot; CUDA: launch
@@ -13,6 +13,7 @@
 #include <string>
 
 #include "app/cli/run_options.h"
+#include "app/scenes/scene.h"
 #include "app/ui/panel.h"
 #include "app/ui/window.h"
 
@@ -30,6 +31,8 @@ struct RunSummary {
   std::uint64_t validationMessages = 0;
   std::uint64_t captures = 0;
   std::string dataPath; // how frames reach the renderer: "cuda interop", "cuda host copy" (--interop), or the cpu's
+  std::string state;    // the scene at the end: "16384 bodies", "65536 particles" (SceneProducer::describeState)
+  std::string detail;   // its last frame, when the scene says something: "last frame 12 substeps of 1.39 ms"
 };
 
 class Session {
@@ -47,8 +50,9 @@ public:
   // Drains and returns the summary (frames, timings, validation messages so far).
   RunSummary finish();
 
-  SimController& controller();
-  SimBackend& backend();
+  // The running scene (app/scenes/scene.h); backend() is the same object.
+  SceneProducer& scene();
+  SceneProducer& backend();
   render::ParticleRenderer& renderer();
   ViewState& view();
   const FrameStats& stats() const;

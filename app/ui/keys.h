@@ -16,6 +16,6 @@ inline constexpr int kF12 = 301;    // capture a PNG without the panel
 // One line per binding, for --help and the panel.
 inline constexpr const char* kHelp =
     "left-drag orbit | right-drag or scroll zoom | middle-drag pan | Space pause | S step (paused) | R reset\n"
-    "A (hold) attractor follows the mouse | F1 panel | F12 capture PNG (no panel) | Esc quit";
+    "A (hold) attractor / obstacle follows the mouse | F1 panel | F12 capture PNG (no panel) | Esc quit";
 
 } // namespace graphsim::app::keys

@@ -15,17 +15,6 @@
 namespace graphsim::app {
 namespace {
 
-// Allocates only the first time an id is seen (the layout keeps its entries from frame to frame).
-void record(PanelLayout& layout, std::string_view id) {
-  const ImVec2 min = ImGui::GetItemRectMin(), max = ImGui::GetItemRectMax();
-  const WidgetRect rect{min.x, min.y, max.x, max.y};
-  if (const auto it = layout.find(id); it != layout.end()) {
-    it->second = rect;
-  } else {
-    layout.emplace(std::string(id), rect);
-  }
-}
-
 // The point under the mouse on the plane through the orbit target that faces the camera.
 glm::vec3 mouseOnTargetPlane(const render::Camera& camera, ImVec2 mouse, ImVec2 display) {
   const float aspect = display.x / std::max(display.y, 1.0f);
@@ -40,8 +29,8 @@ glm::vec3 mouseOnTargetPlane(const render::Camera& camera, ImVec2 mouse, ImVec2 
   return nearP + dir * (glm::dot(camera.target - nearP, normal) / denom);
 }
 
-void drawGraph(const PanelInfo& info, const std::vector<NodeInfo>& nodes, SimController& controller,
-               PanelLayout& layout) {
+void drawGraph(const PanelInfo& info, SceneProducer& scene, PanelLayout& layout) {
+  const std::vector<NodeInfo>& nodes = scene.nodes();
   if (!ImGui::BeginTable("nodes", info.profiling ? 5 : 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit))
     return;
   ImGui::TableSetupColumn("#");
@@ -69,78 +58,24 @@ void drawGraph(const PanelInfo& info, const std::vector<NodeInfo>& nodes, SimCon
     }
     ImGui::TableNextColumn();
     bool enabled = node.enabled;
-    const bool togglable = node.togglable && node.stage.has_value();
+    const bool togglable = scene.nodeTogglable(node);
     if (!togglable) ImGui::BeginDisabled();
     // "##node:forces#1": the checkbox's ImGui id; without the "##", its key in the layout. On the stack, so that
     // drawing the node list allocates nothing.
     char id[96];
     std::snprintf(id, sizeof id, "##node:%s", node.name.c_str());
-    if (ImGui::Checkbox(id, &enabled) && togglable) controller.setStageEnabled(*node.stage, enabled);
+    if (ImGui::Checkbox(id, &enabled) && togglable) scene.setNodeEnabled(node, enabled);
     if (!togglable) ImGui::EndDisabled();
-    record(layout, std::string_view(id).substr(2));
+    recordWidget(layout, std::string_view(id).substr(2));
     if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
-      if (!togglable) {
-        ImGui::SetTooltip("cannot be disabled: %s", node.whyNotTogglable.c_str());
-      } else if (stageInfo(*node.stage).perSubstep && controller.substeps() > 1) {
-        const std::string_view stage = stageName(*node.stage);
-        ImGui::SetTooltip("toggles every substep instance of %.*s", static_cast<int>(stage.size()), stage.data());
-      }
+      const std::string tooltip = scene.nodeTooltip(node); // allocates only while hovered
+      if (!tooltip.empty()) ImGui::SetTooltip("%s", tooltip.c_str());
     }
   }
   ImGui::EndTable();
 }
 
-void drawParameters(const FrameStats& stats, SimController& controller, ViewState& view, PanelLayout& layout) {
-  NBodyParams p = controller.params();
-  // AlwaysClamp: a value typed with Ctrl+click stays in the slider's range too (softening 0 would blow up).
-  const ImGuiSliderFlags log = ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp;
-  const ImGuiSliderFlags clamp = ImGuiSliderFlags_AlwaysClamp;
-  ImGui::SliderFloat("dt", &p.dt, 1e-5f, 1e-2f, "%.5f", log);
-  record(layout, "param:dt");
-  ImGui::SliderFloat("G", &p.G, 0.01f, 10.0f, "%.3f", log);
-  record(layout, "param:G");
-  ImGui::SliderFloat("softening", &p.softening, 1e-3f, 1.0f, "%.4f", log);
-  record(layout, "param:softening");
-  ImGui::SliderFloat("damping", &p.damping, 0.0f, 5.0f, "%.3f", clamp);
-  record(layout, "param:damping");
-  ImGui::SliderFloat("attractor", &p.attractorStrength, 0.0f, 50.0f, "%.2f", clamp);
-  record(layout, "param:attractor");
-  ImGui::SliderFloat3("attractor pos", p.attractorPos, -10.0f, 10.0f, "%.2f", clamp);
-  record(layout, "param:attractor_pos");
-  ImGui::SliderFloat("colour scale", &p.colourScale, 0.05f, 10.0f, "%.2f", log);
-  record(layout, "param:colour_scale");
-  if (!(p == controller.params())) controller.setParams(p);
-  ImGui::SliderFloat("point size", &view.pointRadius, 1e-3f, 0.2f, "%.4f", log);
-  record(layout, "param:point_size");
-
-  // Structural: applied when the slider is released, not on every drag step (each is a graph update).
-  int substeps = view.substepsEdit > 0 ? view.substepsEdit : controller.substeps();
-  if (ImGui::SliderInt("substeps", &substeps, 1, 16)) view.substepsEdit = substeps;
-  record(layout, "param:substeps");
-  if (ImGui::IsItemDeactivatedAfterEdit()) {
-    controller.setSubsteps(substeps);
-    view.substepsEdit = 0;
-  }
-  int bodies = view.bodiesEdit > 0 ? view.bodiesEdit : static_cast<int>(controller.bodies());
-  if (ImGui::SliderInt("bodies", &bodies, 1, static_cast<int>(controller.maxBodies()), "%d", log))
-    view.bodiesEdit = bodies;
-  record(layout, "param:bodies");
-  if (ImGui::IsItemDeactivatedAfterEdit()) {
-    controller.setBodies(bodies);
-    view.bodiesEdit = 0;
-  }
-
-  const UpdateCounters& c = stats.counters;
-  ImGui::Text("node updates this frame: %.1f us host", stats.updateHostUs);
-  ImGui::Text("node updates %llu | toggles %llu", static_cast<unsigned long long>(c.nodeUpdates),
-              static_cast<unsigned long long>(c.enableToggles));
-  ImGui::Text("whole-graph updates %llu | re-instantiations %llu", static_cast<unsigned long long>(c.wholeGraphUpdates),
-              static_cast<unsigned long long>(c.reinstantiations));
-  if (!c.lastFallbackReason.empty()) ImGui::TextWrapped("last fallback: %s", c.lastFallbackReason.c_str());
-  if (!controller.lastStructuralChange().empty()) ImGui::Text("%s", controller.lastStructuralChange().c_str());
-}
-
-void drawStats(const PanelInfo& info, const FrameStats& stats, const SimController& controller) {
+void drawStats(const PanelInfo& info, const FrameStats& stats, SceneProducer& scene) {
   ImGui::Text("%.1f fps", stats.fps);
   if (stats.count > 0) {
     float maxMs = 0;
@@ -157,13 +92,7 @@ void drawStats(const PanelInfo& info, const FrameStats& stats, const SimControll
   };
   ImGui::Text("sim %s: %s   render GPU: %s", info.backend == "cuda" ? "GPU" : "CPU", ms(stats.simMs).c_str(),
               ms(stats.renderGpuMs).c_str());
-  const double n = static_cast<double>(controller.bodies());
-  if (stats.simMs > 0 && !controller.paused()) {
-    ImGui::Text("%lld bodies, %.3g interactions/s", static_cast<long long>(controller.bodies()),
-                n * n * controller.substeps() / (stats.simMs * 1e-3));
-  } else {
-    ImGui::Text("%lld bodies%s", static_cast<long long>(controller.bodies()), controller.paused() ? " (paused)" : "");
-  }
+  scene.drawStats(stats);
   ImGui::Text("backend %s on %s", info.backend.c_str(), info.gpu.c_str());
   if (info.dataPathReason.empty()) {
     ImGui::Text("frames reach the renderer by %s", info.dataPath.c_str());
@@ -172,27 +101,27 @@ void drawStats(const PanelInfo& info, const FrameStats& stats, const SimControll
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", info.dataPathReason.c_str());
   }
   ImGui::Text("frames in flight %u%s%s | sim time %.3f", info.framesInFlight,
-              info.presentMode.empty() ? "" : " | present ", info.presentMode.c_str(), controller.simTime());
+              info.presentMode.empty() ? "" : " | present ", info.presentMode.c_str(), scene.simTime());
 }
 
-void drawActions(const PanelInfo& info, SimController& controller, PanelActions& actions, PanelLayout& layout) {
+void drawActions(const PanelInfo& info, SceneProducer& controller, PanelActions& actions, PanelLayout& layout) {
   if (ImGui::Button(controller.paused() ? "Resume" : "Pause")) controller.togglePause();
-  record(layout, "action:pause");
+  recordWidget(layout, "action:pause");
   ImGui::SameLine();
   if (!controller.paused()) ImGui::BeginDisabled();
   if (ImGui::Button("Step")) controller.requestStep();
   if (!controller.paused()) ImGui::EndDisabled();
-  record(layout, "action:step");
+  recordWidget(layout, "action:step");
   ImGui::SameLine();
   if (ImGui::Button("Reset")) controller.requestReset();
-  record(layout, "action:reset");
+  recordWidget(layout, "action:reset");
   if (ImGui::Button("Capture PNG")) actions.captureScene = true;
-  record(layout, "action:capture");
+  recordWidget(layout, "action:capture");
   ImGui::SameLine();
   if (!info.canDumpGraph) ImGui::BeginDisabled();
   if (ImGui::Button("Export DOT")) actions.dumpGraph = true;
   if (!info.canDumpGraph) ImGui::EndDisabled();
-  record(layout, "action:dot");
+  recordWidget(layout, "action:dot");
   if (!info.canDumpGraph && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
     ImGui::SetTooltip("only the cuda backend runs a CUDA graph");
   ImGui::PushTextWrapPos(0.0f);
@@ -202,7 +131,29 @@ void drawActions(const PanelInfo& info, SimController& controller, PanelActions&
 
 } // namespace
 
-void handleViewInput(ViewState& view, SimController& controller, PanelActions& actions) {
+// Allocates only the first time an id is seen (the layout keeps its entries from frame to frame).
+void recordWidget(PanelLayout& layout, std::string_view id) {
+  const ImVec2 min = ImGui::GetItemRectMin(), max = ImGui::GetItemRectMax();
+  const WidgetRect rect{min.x, min.y, max.x, max.y};
+  if (const auto it = layout.find(id); it != layout.end()) {
+    it->second = rect;
+  } else {
+    layout.emplace(std::string(id), rect);
+  }
+}
+
+void drawUpdateCounters(const FrameStats& stats, const std::string& lastStructural) {
+  const UpdateCounters& c = stats.counters;
+  ImGui::Text("node updates this frame: %.1f us host", stats.updateHostUs);
+  ImGui::Text("node updates %llu | toggles %llu", static_cast<unsigned long long>(c.nodeUpdates),
+              static_cast<unsigned long long>(c.enableToggles));
+  ImGui::Text("whole-graph updates %llu | re-instantiations %llu", static_cast<unsigned long long>(c.wholeGraphUpdates),
+              static_cast<unsigned long long>(c.reinstantiations));
+  if (!c.lastFallbackReason.empty()) ImGui::TextWrapped("last fallback: %s", c.lastFallbackReason.c_str());
+  if (!lastStructural.empty()) ImGui::Text("%s", lastStructural.c_str());
+}
+
+void handleViewInput(ViewState& view, SceneProducer& controller, PanelActions& actions) {
   const ImGuiIO& io = ImGui::GetIO();
   render::Camera& camera = view.camera;
   if (!io.WantCaptureMouse) {
@@ -229,13 +180,7 @@ void handleViewInput(ViewState& view, SimController& controller, PanelActions& a
   if (ImGui::IsKeyPressed(keys::kF12, false)) actions.captureScene = true;
   if (ImGui::IsKeyPressed(keys::kEscape, false)) actions.quit = true;
   if (ImGui::IsKeyDown(keys::kA) && ImGui::IsMousePosValid() && !io.WantCaptureMouse) {
-    if (ImGui::IsKeyPressed(keys::kA, false)) controller.setStageEnabled(Stage::Attractor, true);
-    const glm::vec3 p = mouseOnTargetPlane(camera, io.MousePos, io.DisplaySize);
-    NBodyParams params = controller.params();
-    params.attractorPos[0] = p.x;
-    params.attractorPos[1] = p.y;
-    params.attractorPos[2] = p.z;
-    controller.setParams(params);
+    controller.pointAt(mouseOnTargetPlane(camera, io.MousePos, io.DisplaySize), ImGui::IsKeyPressed(keys::kA, false));
   }
 }
 
@@ -249,14 +194,14 @@ void drawNotices(const PanelInfo& info) {
   if (ImGui::Begin("##notice", nullptr, flags)) {
     ImGui::PushTextWrapPos(io.DisplaySize.x * 0.6f);
     ImGui::TextColored(ImVec4(1.0f, 0.25f, 0.2f, 1.0f), "%s", info.blowUp.c_str());
-    ImGui::TextUnformatted("Paused. R resets the scene; lower dt or raise the softening.");
+    ImGui::TextUnformatted(info.blowUpHint.c_str());
     ImGui::PopTextWrapPos();
   }
   ImGui::End();
 }
 
-void drawPanel(const PanelInfo& info, const FrameStats& stats, const std::vector<NodeInfo>& nodes,
-               SimController& controller, ViewState& view, PanelActions& actions, PanelLayout& layout) {
+void drawPanel(const PanelInfo& info, const FrameStats& stats, SceneProducer& scene, ViewState& /*view*/,
+               PanelActions& actions, PanelLayout& layout) {
   layout.clear();
   const ImGuiIO& io = ImGui::GetIO();
   ImGui::SetNextWindowPos(ImVec2(10, 10), ImGuiCond_FirstUseEver);
@@ -264,12 +209,10 @@ void drawPanel(const PanelInfo& info, const FrameStats& stats, const std::vector
   ImGui::SetNextWindowBgAlpha(0.85f);
   if (ImGui::Begin("graphsim")) {
     ImGui::PushItemWidth(-110); // sliders leave room for their labels
-    if (ImGui::CollapsingHeader("Graph", ImGuiTreeNodeFlags_DefaultOpen)) drawGraph(info, nodes, controller, layout);
-    if (ImGui::CollapsingHeader("Parameters", ImGuiTreeNodeFlags_DefaultOpen))
-      drawParameters(stats, controller, view, layout);
-    if (ImGui::CollapsingHeader("Stats", ImGuiTreeNodeFlags_DefaultOpen)) drawStats(info, stats, controller);
-    if (ImGui::CollapsingHeader("Actions", ImGuiTreeNodeFlags_DefaultOpen))
-      drawActions(info, controller, actions, layout);
+    if (ImGui::CollapsingHeader("Graph", ImGuiTreeNodeFlags_DefaultOpen)) drawGraph(info, scene, layout);
+    if (ImGui::CollapsingHeader("Parameters", ImGuiTreeNodeFlags_DefaultOpen)) scene.drawParameters(stats, layout);
+    if (ImGui::CollapsingHeader("Stats", ImGuiTreeNodeFlags_DefaultOpen)) drawStats(info, stats, scene);
+    if (ImGui::CollapsingHeader("Actions", ImGuiTreeNodeFlags_DefaultOpen)) drawActions(info, scene, actions, layout);
     ImGui::PopItemWidth();
   }
   ImGui::End();

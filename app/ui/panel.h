@@ -1,14 +1,14 @@
-// The ImGui panel (Graph, Parameters, Stats, Actions) and the view input (camera drags, keys). Drawing only reads
-// state and calls SimController requests; what a request does lives in sim_controller.cpp.
+// The ImGui panel framework (Graph, Parameters, Stats, Actions) and the view input (camera drags, keys), for any
+// scene: the Graph section lists the producer's nodes, the Parameters section and the scene's Stats lines are the
+// scene's own (SceneProducer::drawParameters / drawStats). Drawing only reads state and makes requests; the scene
+// applies them at the start of the next frame.
 #pragma once
 
-#include <functional>
-#include <map>
 #include <string>
-#include <vector>
 
 #include "app/run/frame_stats.h"
-#include "app/run/sim_controller.h"
+#include "app/scenes/scene.h"
+#include "app/ui/panel_layout.h"
 #include "render/camera.h"
 
 namespace graphsim::app {
@@ -23,15 +23,13 @@ struct PanelInfo {
   std::string presentMode; // empty when headless
   bool canDumpGraph = false;
   std::string blowUp;     // non-empty: the simulation produced non-finite values (frame, stage); shown in red
+  std::string blowUpHint; // the notice's second line (what to change)
   bool profiling = false; // nodes carry times (NodeInfo::ms)
 };
 
 struct ViewState {
   render::Camera camera;
-  float pointRadius = 0.02f;
   bool panelVisible = true;
-  int bodiesEdit = 0; // structural sliders while dragged (applied on release); 0: show the controller's value
-  int substepsEdit = 0;
 };
 
 // One-shot requests the session carries out (after the frame's UI).
@@ -41,20 +39,11 @@ struct PanelActions {
   bool dumpGraph = false;
 };
 
-// Screen rectangles of the panel's widgets in the last frame, by id ("node:integrate", "param:dt", "action:pause"):
-// the scripted UI tests click where a user would.
-struct WidgetRect {
-  float x0 = 0, y0 = 0, x1 = 0, y1 = 0;
-  float cx() const { return 0.5f * (x0 + x1); }
-  float cy() const { return 0.5f * (y0 + y1); }
-};
-using PanelLayout = std::map<std::string, WidgetRect, std::less<>>; // std::less<>: looked up by string_view
-
 // Between ImGui::NewFrame and ImGui::Render. Camera and keys act only when ImGui does not want the mouse/keyboard.
-void handleViewInput(ViewState& view, SimController& controller, PanelActions& actions);
+void handleViewInput(ViewState& view, SceneProducer& scene, PanelActions& actions);
 // Notices that show whether or not the panel is visible (a blow-up, in red, at the top of the window).
 void drawNotices(const PanelInfo& info);
-void drawPanel(const PanelInfo& info, const FrameStats& stats, const std::vector<NodeInfo>& nodes,
-               SimController& controller, ViewState& view, PanelActions& actions, PanelLayout& layout);
+void drawPanel(const PanelInfo& info, const FrameStats& stats, SceneProducer& scene, ViewState& view,
+               PanelActions& actions, PanelLayout& layout);
 
 } // namespace graphsim::app

@@ -315,15 +315,9 @@ struct CudaBackend::Impl {
 CudaBackend::CudaBackend(const SceneConfig& config, int device, const InteropDesc* interop,
                          std::chrono::milliseconds waitTimeout, LeapfrogStart start)
     : impl_(std::make_unique<Impl>()) {
-  // The fds belong to us from here on: each is either imported (then the CUDA driver owns it) or closed by its
-  // UniqueFd when this constructor throws.
-  std::vector<cuda::UniqueFd> bufferFds;
-  cuda::UniqueFd simDoneFd, renderDoneFd;
-  if (interop != nullptr) {
-    for (const InteropDesc::Buffer& b : interop->renderBuffers) bufferFds.emplace_back(b.fd);
-    simDoneFd = cuda::UniqueFd(interop->simDoneFd);
-    renderDoneFd = cuda::UniqueFd(interop->renderDoneFd);
-  }
+  // The fds belong to us from here on: each is either imported (then the CUDA driver owns it) or closed when this
+  // constructor throws.
+  cuda::InteropFds fds(interop);
 
   validateSceneConfig(config);
   const CudaDeviceList devices = listCudaDevices();
@@ -363,16 +357,10 @@ CudaBackend::CudaBackend(const SceneConfig& config, int device, const InteropDes
   }
   std::optional<cuda::FrameSemaphores> semaphores;
   if (interop != nullptr) {
-    try {
-      m.renderDone = cuda::importTimelineSemaphore(std::move(renderDoneFd), "the renderDone timeline semaphore");
-      m.simDone = cuda::importTimelineSemaphore(std::move(simDoneFd), "the simDone timeline semaphore");
-      for (std::size_t i = 0; i < bufferFds.size(); ++i) {
-        const std::string what = "render buffer " + std::to_string(i);
-        m.renderBuffers.emplace_back(std::move(bufferFds[i]), interop->renderBuffers[i], what.c_str());
-      }
-    } catch (const CudaError& e) { // the caller may fall back to copying frames through the host (--interop auto)
-      throw InteropImportError(e.code, e.what());
-    }
+    cuda::ImportedInterop imported = cuda::importInterop(std::move(fds), *interop);
+    m.renderDone = std::move(imported.renderDone);
+    m.simDone = std::move(imported.simDone);
+    m.renderBuffers = std::move(imported.renderBuffers);
     semaphores = cuda::FrameSemaphores{m.renderDone.get(), m.simDone.get(), m.protocol};
   } else {
     m.computeOutput = cuda::DeviceArray<float4>(static_cast<std::size_t>(config.bodies));

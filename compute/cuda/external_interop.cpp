@@ -69,4 +69,26 @@ ExternalSemaphore importTimelineSemaphore(UniqueFd fd, const char* what) {
   return ExternalSemaphore(semaphore);
 }
 
+InteropFds::InteropFds(const InteropDesc* desc) {
+  if (desc == nullptr) return;
+  for (const InteropDesc::Buffer& b : desc->renderBuffers) buffers.emplace_back(b.fd);
+  simDone = UniqueFd(desc->simDoneFd);
+  renderDone = UniqueFd(desc->renderDoneFd);
+}
+
+ImportedInterop importInterop(InteropFds fds, const InteropDesc& desc) {
+  ImportedInterop imported;
+  try {
+    imported.renderDone = importTimelineSemaphore(std::move(fds.renderDone), "the renderDone timeline semaphore");
+    imported.simDone = importTimelineSemaphore(std::move(fds.simDone), "the simDone timeline semaphore");
+    for (std::size_t i = 0; i < fds.buffers.size(); ++i) {
+      const std::string what = "render buffer " + std::to_string(i);
+      imported.renderBuffers.emplace_back(std::move(fds.buffers[i]), desc.renderBuffers[i], what.c_str());
+    }
+  } catch (const CudaError& e) {
+    throw InteropImportError(e.code, e.what());
+  }
+  return imported;
+}
+
 } // namespace graphsim::cuda

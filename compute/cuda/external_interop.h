@@ -12,6 +12,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <vector>
 
 #include "compute/cuda/cuda_handles.h"
 #include "compute/errors.h"
@@ -64,5 +65,23 @@ using ExternalSemaphore = CudaHandle<cudaExternalSemaphore_t, cudaDestroyExterna
 
 // Imports fd as cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd. Consumes fd. Throws CudaError naming `what`.
 ExternalSemaphore importTimelineSemaphore(UniqueFd fd, const char* what);
+
+// The fds of an InteropDesc, owned from the moment a backend's constructor starts: each is either imported (then the
+// driver owns it) or closed here when the constructor throws first. desc == nullptr: none.
+struct InteropFds {
+  explicit InteropFds(const InteropDesc* desc);
+  std::vector<UniqueFd> buffers;
+  UniqueFd simDone, renderDone;
+};
+
+// Everything a backend imports: the two timeline semaphores and the F render buffers.
+struct ImportedInterop {
+  ExternalSemaphore renderDone, simDone;
+  std::vector<ExternalBuffer> renderBuffers; // frame k writes renderBuffers[FrameProtocol(F).slot(k)]
+};
+
+// Imports fds (taken from desc). A CUDA failure becomes InteropImportError: the caller may fall back to copying
+// frames through the host (--interop auto).
+ImportedInterop importInterop(InteropFds fds, const InteropDesc& desc);
 
 } // namespace graphsim::cuda

@@ -55,6 +55,11 @@ BadInput badConfig(const char* name, const std::string& file, const std::string&
   return {name, {"run", "--config", writeFile(file, json)}, mustMention};
 }
 
+// run --scene fluid --config FILE (issue 13: the fluid scene's keys).
+BadInput badFluid(const char* name, const std::string& file, const std::string& json, const char* mustMention) {
+  return {name, {"run", "--scene", "fluid", "--config", writeFile(file, json)}, mustMention};
+}
+
 class CliBadInput : public ::testing::TestWithParam<BadInput> {};
 
 TEST_P(CliBadInput, ExitsTwoWithOneLineReason) {
@@ -179,6 +184,45 @@ std::vector<BadInput> badInputs() {
       {"soak_unknown_backend", {"soak", "--backend", "vulkan"}, "vulkan"},
       {"soak_seed_negative", {"soak", "--seed", "-1"}, "--seed"},
       {"soak_unknown_flag", {"soak", "--bogus"}, "--bogus"},
+      // Issue 13: scenes as a first-class choice, and the fluid scene's flags and keys.
+      {"scene_empty", {"run", "--scene", ""}, "--scene"},
+      {"fluid_bodies_flag", {"run", "--scene", "fluid", "--bodies", "100"}, "--particles"},
+      {"nbody_particles_flag", {"run", "--particles", "100"}, "--bodies"},
+      {"fluid_particles_zero", {"run", "--scene", "fluid", "--particles", "0"}, "--particles"},
+      {"fluid_particles_absurd", {"run", "--scene", "fluid", "--particles", "9000000"}, "--particles"},
+      {"fluid_particles_text", {"run", "--scene", "fluid", "--particles", "lots"}, "--particles"},
+      {"fluid_particles_too_few_for_box", {"run", "--scene", "fluid", "--particles", "1"}, "--particles"},
+      {"fluid_seed", {"run", "--scene", "fluid", "--seed", "3"}, "--seed"},
+      {"bench_fluid_bodies_flag", {"bench", "--scene", "fluid", "--bodies", "100"}, "--particles"},
+      {"soak_unknown_scene", {"soak", "--scene", "water"}, "water"},
+      {"soak_fluid_bodies_flag", {"soak", "--scene", "fluid", "--bodies", "100"}, "--particles"},
+      badFluid("fluid_config_scene_mismatch", "fscene.json", R"({"scene": "nbody"})", "scene"),
+      badFluid("fluid_config_nbody_key", "fbodies.json", R"({"bodies": 5})", "bodies"),
+      badFluid("fluid_config_particles", "fparticles.json", R"({"particles": 99999999})", "particles"),
+      badFluid("fluid_config_particles_float", "fpf.json", R"({"particles": 100.5})", "particles"),
+      badFluid("fluid_config_initial", "finitial.json", R"({"initial": "cube"})", "initial"),
+      badFluid("fluid_config_rest_density_zero", "frho.json", R"({"restDensity": 0})", "restDensity"),
+      badFluid("fluid_config_stiffness_negative", "fstiff.json", R"({"stiffness": -1})", "stiffness"),
+      badFluid("fluid_config_viscosity", "fvisc.json", R"({"viscosity": 2})", "viscosity"),
+      badFluid("fluid_config_gravity_two", "fgrav.json", R"({"gravity": [0, -9.81]})", "gravity"),
+      badFluid("fluid_config_gravity_huge", "fgrav2.json", R"({"gravity": [0, -1e5, 0]})", "gravity"),
+      badFluid("fluid_config_cfl_zero", "fcfl.json", R"({"cflNumber": 0})", "cflNumber"),
+      badFluid("fluid_config_cfl_above_one", "fcfl2.json", R"({"cflNumber": 1.5})", "cflNumber"),
+      badFluid("fluid_config_max_substeps", "fmax.json", R"({"maxSubsteps": 1001})", "maxSubsteps"),
+      badFluid("fluid_config_max_substeps_zero", "fmax0.json", R"({"maxSubsteps": 0})", "maxSubsteps"),
+      badFluid("fluid_config_obstacle_outside", "fobst.json", R"({"obstacle": {"centre": [0.1, 0.1, 0.1]}})",
+               "obstacle"),
+      badFluid("fluid_config_obstacle_key", "fobst2.json", R"({"obstacle": {"center": [0.8, 0.2, 0.4]}})",
+               "obstacle.center"),
+      badFluid("fluid_config_obstacle_radius", "fobst3.json", R"({"obstacle": {"radius": -0.1}})", "obstacle.radius"),
+      badFluid("fluid_config_box_zero", "fbox.json", R"({"box": [0, 1, 1]})", "box"),
+      badFluid("fluid_config_box_no_cell", "fbox2.json", R"({"particles": 64, "box": [1.6, 0.05, 0.8]})", "box"),
+      badFluid("fluid_config_frame_dt", "fdt.json", R"({"frameDt": 0.5})", "frameDt"),
+      badFluid("fluid_config_colour_by", "fcol.json", R"({"colourBy": "heat"})", "colourBy"),
+      badFluid("fluid_config_colour_scale", "fcols.json", R"({"colourScale": 0})", "colourScale"),
+      badFluid("fluid_config_enabled_unknown", "fen.json", R"({"enabled": {"walls": false}})", "enabled.walls"),
+      badFluid("fluid_config_enabled_not_bool", "fen2.json", R"({"enabled": {"gravity": 0}})", "enabled.gravity"),
+      badFluid("fluid_config_point_radius", "fpr.json", R"({"render": {"point_radius": 0.1}})", "point_radius"),
   };
 }
 

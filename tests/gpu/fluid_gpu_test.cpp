@@ -9,6 +9,7 @@
 
 #include "compute/fluid/fluid_cpu_backend.h"
 #include "compute/fluid/fluid_cuda_backend.h"
+#include "render/camera.h"
 #include "tests/gpu/gpu_test_support.h"
 
 namespace graphsim::fluid {
@@ -138,6 +139,28 @@ TEST(FluidGpu, ScratchAndLaunchVariantsAgreeBitForBit) {
   EXPECT_EQ(whileCounts, hostCounts);
 }
 
+// The kernels launched from the host alone (no graph, no conditional node): what compute-sanitizer's racecheck runs
+// (scripts/gpu-check.sh), which does not complete a process that launches a graph with a conditional node. Three
+// frames agree with the CPU reference's first three in bulk and in the substep counts.
+TEST(FluidGpu, StreamLaunchedKernelsFollowTheCpuReference) {
+  GRAPHSIM_REQUIRE_CUDA_DEVICE();
+  const FluidConfig config = damBreak(16384);
+  FluidCudaOptions host;
+  host.launch = FluidLaunch::HostDecided;
+  FluidCpuBackend cpu(config);
+  FluidCudaBackend gpu(config, 0, nullptr, host);
+  for (int f = 0; f < 3; ++f) {
+    cpu.step();
+    gpu.step();
+    EXPECT_EQ(gpu.lastFrame()->substeps, cpu.lastFrame()->substeps) << "frame " << f;
+  }
+  FluidState a, b;
+  cpu.download(a);
+  gpu.download(b);
+  EXPECT_NEAR(bulkOf(b).cy, bulkOf(a).cy, 1e-4);
+  EXPECT_NEAR(bulkOf(b).kinetic, bulkOf(a).kinetic, 0.01 * bulkOf(a).kinetic);
+}
+
 // Fixed substeps S with frameDt / S below dt_cfl: the state at rest gives the same S from the WHILE rule, so both
 // graphs run the same substeps and agree exactly.
 TEST(FluidGpu, FixedSubstepsGraphMatchesTheWhileGraphWhenTheCountsAgree) {
@@ -256,6 +279,59 @@ TEST(FluidGpu, ResetToAnotherCountRebuildsTheGraph) {
   EXPECT_FALSE(c.lastFallbackReason.empty());
   EXPECT_GT(gpu.deviceBytes(), 0u);
   EXPECT_LT(static_cast<double>(gpu.deviceBytes()) / 32768.0, 200.0);
+}
+
+// The fluid graph in the interop frame protocol: F = 3 render buffers exported by Vulkan, the graph waits renderDone
+// and signals simDone; 300 frames with the box and the fluid palette, the validation layer on. Every frame reaches
+// the renderer in order, the render buffer holds what copyRenderOutput reads, and the picture changes.
+TEST(FluidGpu, InteropFrameLoopWithValidation) {
+  GRAPHSIM_REQUIRE_CUDA_DEVICE();
+  constexpr std::uint32_t kF = 3;
+  constexpr std::uint64_t kFrames = 300;
+  const FluidConfig config = damBreak(65536);
+  render::VulkanContext context(gputest::interopRequest());
+  const render::RendererConfig rc = gputest::exportedRendererConfig(320, 240, config.particles, kF);
+  std::vector<std::uint8_t> first, last;
+  {
+    render::ParticleRenderer renderer(context, rc);
+    const InteropDesc interop = renderer.exportInterop();
+    FluidCudaBackend sim(config, 0, &interop);
+    const render::Box box{{0.0f, 0.0f, 0.0f},
+                          {config.params.boxSize[0], config.params.boxSize[1], config.params.boxSize[2]}};
+    render::Camera camera = render::frameBox(box, 320.0f / 240.0f);
+    for (std::uint64_t k = 0; k < kFrames; ++k) {
+      renderer.waitForSlot(k);
+      sim.launchFrame(k);
+      render::FrameSubmit submit;
+      submit.frame = k;
+      submit.bodyCount = static_cast<std::uint32_t>(config.particles);
+      submit.waitSimDone = k + 1;
+      submit.camera = camera;
+      submit.box = box;
+      submit.style.palette = render::Palette::Fluid;
+      submit.style.pointRadius = particleRadius(sim.config().params);
+      submit.capture = k == 0 || k == kFrames - 1;
+      renderer.submit(submit);
+      if (k == 0) first = renderer.finishCapture(k);
+      if (k == kFrames - 1) last = renderer.finishCapture(k);
+    }
+    renderer.drain();
+    sim.synchronize();
+    EXPECT_EQ(renderer.renderDoneValue(), kFrames);
+    ASSERT_TRUE(sim.lastFrame());
+    EXPECT_EQ(sim.lastFrame()->frame, kFrames - 1);
+    EXPECT_FALSE(sim.blowUp()) << describe(*sim.blowUp());
+    FluidState s;
+    sim.download(s);
+    std::vector<Float4> out(s.size());
+    sim.copyRenderOutput(out.data());
+    EXPECT_EQ(maxDifference(s.pos, out), 0.0f) << "write_render copies the state's positions";
+  }
+  ASSERT_EQ(first.size(), last.size());
+  std::size_t differing = 0;
+  for (std::size_t i = 0; i < first.size(); ++i) differing += first[i] != last[i];
+  EXPECT_GT(differing, first.size() / 100) << "the dam did not visibly break in 300 frames";
+  EXPECT_EQ(context.validationMessages(), 0u);
 }
 
 } // namespace

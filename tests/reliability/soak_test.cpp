@@ -37,6 +37,22 @@ TEST(Soak, CpuSoak2000FramesMatchesItsReplayBitForBit) {
   expectNoneZero(r, {"stage toggles 0,", "parameter moves 0,", "body counts 0,", "substep counts 0)"});
 }
 
+// Issue 13: the fluid soak, live edits and particle-count resets, bit for bit against its CPU replay, with the
+// invariants (count, finite, inside the box, no blow-up) at every checkpoint.
+TEST(Soak, FluidCpuSoakMatchesItsReplayBitForBit) {
+  const ProcessResult r = runGraphsim({"soak", "--scene", "fluid", "--backend", "cpu", "--frames", "420", "--particles",
+                                       "2048", "--validation", "--quiet"},
+                                      600);
+  ASSERT_FALSE(r.timedOut) << r.err;
+  std::printf("%s", r.out.c_str());
+  EXPECT_EQ(r.exitCode, 0) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "result: PASS")) << r.out;
+  EXPECT_TRUE(contains(r.out, "graphsim soak: 420 of 420 frames, fluid scene")) << r.out;
+  EXPECT_TRUE(contains(r.out, "42 every 10 frames against the cpu replay (bit for bit), 0 failed, 42 bit-identical"))
+      << r.out;
+  expectNoneZero(r, {"(toggles 0,", "parameter moves 0,", "particle counts 0)"});
+}
+
 TEST(Soak, CudaSoak1000FramesMatchesTheCpuReplayWithinTolerance) {
   GRAPHSIM_REQUIRE_CUDA_DEVICE_FOR_CLI();
   ProcessResult r;

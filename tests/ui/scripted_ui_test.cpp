@@ -8,6 +8,8 @@
 
 #include "app/cli/scene_config.h"
 #include "app/run/session.h"
+#include "app/run/sim_controller.h"
+#include "app/scenes/nbody/nbody_scene.h"
 #include "app/ui/window.h"
 #include "compute/cuda_device.h"
 #include "compute/nbody.h"
@@ -28,6 +30,10 @@ RunOptions uiOptions() {
   options.framesInFlight = 3;
   return options;
 }
+
+// The n-body parts of the session's scene.
+SimBackend& nbody(Session& session) { return *nbodyBackend(session.scene()); }
+SimController& controller(Session& session) { return *nbodyController(session.scene()); }
 
 void tick(Session& session, int n = 1) {
   for (int i = 0; i < n; ++i) ASSERT_TRUE(session.tick());
@@ -61,22 +67,22 @@ TEST_P(ScriptedUi, UntickingIntegrateAndDraggingDtReachTheBackend) {
   const PanelLayout layout = session.layout();
   ASSERT_TRUE(layout.count("node:integrate")) << "the Graph section has no integrate checkbox";
   ASSERT_TRUE(layout.count("param:dt")) << "the Parameters section has no dt slider";
-  ASSERT_TRUE(session.backend().stageEnabled(Stage::Integrate));
+  ASSERT_TRUE(nbody(session).stageEnabled(Stage::Integrate));
 
   // Untick integrate.
   const WidgetRect box = layout.at("node:integrate");
   click(window, box.cx(), box.cy());
   tick(session, 3);
-  EXPECT_FALSE(session.backend().stageEnabled(Stage::Integrate));
-  const std::vector<NodeInfo> nodes = session.backend().nodes(); // findNode points into it: keep it alive
+  EXPECT_FALSE(nbody(session).stageEnabled(Stage::Integrate));
+  const std::vector<NodeInfo> nodes = nbody(session).nodes(); // findNode points into it: keep it alive
   const NodeInfo* integrate = findNode(nodes, "integrate");
   ASSERT_NE(integrate, nullptr);
   // CUDA: nodes() reads the exec's state back with cudaGraphNodeGetEnabled.
   EXPECT_FALSE(integrate->enabled) << "the backend still reports the integrate node enabled";
-  EXPECT_FALSE(session.controller().stageWanted(Stage::Integrate));
+  EXPECT_FALSE(controller(session).stageWanted(Stage::Integrate));
 
   // Drag the dt slider from its left end to its right end.
-  const float dtBefore = session.controller().params().dt;
+  const float dtBefore = controller(session).params().dt;
   const WidgetRect slider = session.layout().at("param:dt");
   window.inject({slider.x0 + 4, slider.cy(), {false, false, false}, 0, {}});
   window.inject({slider.x0 + 4, slider.cy(), {true, false, false}, 0, {}});
@@ -84,28 +90,28 @@ TEST_P(ScriptedUi, UntickingIntegrateAndDraggingDtReachTheBackend) {
   window.inject({slider.x1 - 4, slider.cy(), {true, false, false}, 0, {}});
   window.inject({slider.x1 - 4, slider.cy(), {false, false, false}, 0, {}});
   tick(session, 5);
-  const float dtAfter = session.controller().params().dt;
+  const float dtAfter = controller(session).params().dt;
   EXPECT_GT(dtAfter, 4.0f * dtBefore) << "dt " << dtBefore << " -> " << dtAfter;
-  EXPECT_EQ(session.backend().config().params.dt, dtAfter) << "the new dt did not reach the backend";
+  EXPECT_EQ(nbody(session).config().params.dt, dtAfter) << "the new dt did not reach the backend";
   if (backend == BackendKind::Cuda) {
-    EXPECT_GT(session.backend().counters().nodeUpdates, 0u) << "dt changes must arrive as kernel-node updates";
-    EXPECT_EQ(session.backend().counters().reinstantiations, 0u);
+    EXPECT_GT(nbody(session).counters().nodeUpdates, 0u) << "dt changes must arrive as kernel-node updates";
+    EXPECT_EQ(nbody(session).counters().reinstantiations, 0u);
   }
 
   // A frozen stage: with integrate off, positions do not move, whatever dt is.
   BodyState before, after;
   std::vector<float> colour;
-  session.backend().download(before, colour);
+  nbody(session).download(before, colour);
   tick(session, 5);
-  session.backend().download(after, colour);
+  nbody(session).download(after, colour);
   ASSERT_EQ(before.posMass.size(), after.posMass.size());
   EXPECT_EQ(before.posMass, after.posMass) << "positions moved with the integrate node disabled";
 
   // And it moves again once re-ticked.
   click(window, box.cx(), box.cy());
   tick(session, 5);
-  EXPECT_TRUE(session.backend().stageEnabled(Stage::Integrate));
-  session.backend().download(after, colour);
+  EXPECT_TRUE(nbody(session).stageEnabled(Stage::Integrate));
+  nbody(session).download(after, colour);
   EXPECT_NE(before.posMass, after.posMass);
 
   const RunSummary summary = session.finish();
@@ -125,17 +131,17 @@ TEST(ScriptedUiKeys, SpacePausesSStepsF1HidesThePanel) {
   window.inject({mx, my, {}, 0, {32}}); // Space down
   window.inject({mx, my, {}, 0, {}});
   tick(session, 2);
-  ASSERT_TRUE(session.controller().paused());
+  ASSERT_TRUE(controller(session).paused());
   BodyState a, b;
   std::vector<float> colour;
-  session.backend().download(a, colour);
+  nbody(session).download(a, colour);
   tick(session, 3);
-  session.backend().download(b, colour);
+  nbody(session).download(b, colour);
   EXPECT_EQ(a.posMass, b.posMass) << "paused, yet the bodies moved";
   window.inject({mx, my, {}, 0, {83}}); // S: one step
   window.inject({mx, my, {}, 0, {}});
   tick(session, 3);
-  session.backend().download(b, colour);
+  nbody(session).download(b, colour);
   EXPECT_NE(a.posMass, b.posMass) << "S did not step the paused simulation";
   window.inject({mx, my, {}, 0, {290}}); // F1
   window.inject({mx, my, {}, 0, {}});

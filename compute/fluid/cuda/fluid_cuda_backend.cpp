@@ -564,13 +564,7 @@ struct FluidCudaBackend::Impl {
 FluidCudaBackend::FluidCudaBackend(const FluidConfig& config, int device, const InteropDesc* interop,
                                    FluidCudaOptions options)
     : impl_(std::make_unique<Impl>()) {
-  std::vector<cuda::UniqueFd> bufferFds;
-  cuda::UniqueFd simDoneFd, renderDoneFd;
-  if (interop != nullptr) {
-    for (const InteropDesc::Buffer& b : interop->renderBuffers) bufferFds.emplace_back(b.fd);
-    simDoneFd = cuda::UniqueFd(interop->simDoneFd);
-    renderDoneFd = cuda::UniqueFd(interop->renderDoneFd);
-  }
+  cuda::InteropFds fds(interop); // imported below, or closed if this constructor throws first
   Impl& m = *impl_;
   m.options = options;
   const CudaDeviceList devices = listCudaDevices();
@@ -595,16 +589,10 @@ FluidCudaBackend::FluidCudaBackend(const FluidConfig& config, int device, const 
   m.sortStart = cuda::makeTimingEvent();
   m.sortEnd = cuda::makeTimingEvent();
   if (interop != nullptr) {
-    try {
-      m.renderDone = cuda::importTimelineSemaphore(std::move(renderDoneFd), "the renderDone timeline semaphore");
-      m.simDone = cuda::importTimelineSemaphore(std::move(simDoneFd), "the simDone timeline semaphore");
-      for (std::size_t i = 0; i < bufferFds.size(); ++i) {
-        const std::string what = "render buffer " + std::to_string(i);
-        m.renderBuffers.emplace_back(std::move(bufferFds[i]), interop->renderBuffers[i], what.c_str());
-      }
-    } catch (const CudaError& e) {
-      throw InteropImportError(e.code, e.what());
-    }
+    cuda::ImportedInterop imported = cuda::importInterop(std::move(fds), *interop);
+    m.renderDone = std::move(imported.renderDone);
+    m.simDone = std::move(imported.simDone);
+    m.renderBuffers = std::move(imported.renderBuffers);
   }
   m.configure(config);
   m.allocateState();

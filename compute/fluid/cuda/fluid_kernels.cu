@@ -3,7 +3,9 @@
 // (fluid_cpu.cpp), summing neighbours in the same order: cells z, y, x ascending, within a cell in sorted order.
 #include "compute/fluid/cuda/fluid_kernels.h"
 
+#include <cub/block/block_reduce.cuh>
 #include <cub/device/device_radix_sort.cuh>
+#include <cuda/functional>
 
 #include "compute/cuda/cuda_check.h"
 #include "compute/fluid/sph_math.h"
@@ -37,29 +39,23 @@ __global__ void frameBeginKernel(FrameBeginArgs a) {
   if (a.handle != 0) cudaGraphSetConditional(a.handle, c.proceed);
 }
 
-// max |v| over the particles, then (the last block to finish) the substep's dt from the CFL condition.
-__global__ void cflKernel(CflArgs a) {
-  __shared__ float blockMax[kBlock / 32];
-  __shared__ bool last;
+// max |v| over the particles, then (thread 0 of the last block to finish) the substep's dt from the CFL condition.
+// One barrier (inside CUB's block reduction); only thread 0 goes on, so no second barrier hands it anything.
+__global__ void __launch_bounds__(kBlock) cflKernel(CflArgs a) {
+  using BlockMax = cub::BlockReduce<float, kBlock>;
+  __shared__ typename BlockMax::TempStorage temp;
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   float v2 = 0.0f;
   if (i < a.n) {
     const float4 v = a.vel[i];
     v2 = v.x * v.x + v.y * v.y + v.z * v.z;
   }
-  for (int off = 16; off > 0; off >>= 1) v2 = fmaxf(v2, __shfl_xor_sync(0xffffffffu, v2, off));
-  if ((threadIdx.x & 31) == 0) blockMax[threadIdx.x >> 5] = v2;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    float m = 0.0f;
-    for (int w = 0; w < kBlock / 32; ++w) m = fmaxf(m, blockMax[w]);
-    atomicMax(&a.ctrl->maxSpeedBits, __float_as_uint(m));
-    __threadfence();
-    last = atomicAdd(&a.ctrl->blocksDone, 1u) == gridDim.x - 1;
-  }
-  __syncthreads();
-  if (!last || threadIdx.x != 0) return;
+  const float blockMax = BlockMax(temp).Reduce(v2, ::cuda::maximum<>{});
+  if (threadIdx.x != 0) return;
   FrameControl& c = *a.ctrl;
+  atomicMax(&c.maxSpeedBits, __float_as_uint(blockMax));
+  __threadfence();
+  if (atomicAdd(&c.blocksDone, 1u) != gridDim.x - 1) return;
   const float maxSpeed = sqrtf(__uint_as_float(atomicAdd(&c.maxSpeedBits, 0u))); // as the CPU: sqrt of max |v|^2
   const float dtCfl = sph_math::cflDt(a.cfl, a.h, a.cs, maxSpeed);
   // The fixed-substeps graph never exceeds the CFL step either (a fixed dt above it would blow the fluid up).

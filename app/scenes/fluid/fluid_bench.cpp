@@ -1,0 +1,269 @@
+// The fluid scene's bench (graphsim bench --scene fluid): the product (WHILE graph, preallocated scratch) and its
+// comparisons in one run, on the generic bench loop (app/bench/bench_variants.h: runVariant):
+//   product         FluidLaunch::WhileGraph, FluidScratch::Preallocated: the GPU decides each frame's substeps
+//   stream          FluidLaunch::HostDecided: the same kernels on a stream, the host reading back after each substep
+//   fixed-substeps  FluidLaunch::FixedSubsteps with S = the product's median substep count (no conditional node)
+//   memory-nodes    the product with FluidScratch::GraphMemoryNodes (scratch allocated and freed inside the graph)
+// Per variant, besides the common figures: particle_steps_per_second (particles x substeps / s),
+// substeps_per_frame (mean), sort_share (the sort's GPU time over the frame's, from setSortTiming in a separate
+// short pass), gpu_bytes_per_particle (deviceBytes / particles); host_overhead_us.total is the host's median.
+// On the CPU backend only the CPU reference runs; the CUDA variants are listed as not run, with the reason.
+#include <algorithm>
+#include <map>
+#include <string>
+
+#include "app/bench/bench_options.h"
+#include "app/bench/bench_producers.h"
+#include "app/bench/bench_support.h"
+#include "app/run/open_devices.h"
+#include "app/run/signals.h"
+#include "app/scenes/fluid/fluid_parts.h"
+#include "app/scenes/fluid/fluid_producer.h"
+#include "app/scenes/fluid/fluid_scene.h"
+#include "compute/fluid/fluid_cpu_backend.h"
+#include "render/driver_info.h"
+#include "render/particle_renderer.h"
+#include "render/vulkan_context.h"
+
+namespace graphsim::app {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct FluidVariant {
+  std::string name, description;
+  fluid::FluidCudaOptions options;
+};
+
+// Substeps of each frame as the backend reports them (asynchronously on CUDA): their mean and median.
+class SubstepLog {
+public:
+  void saw(const std::optional<fluid::FluidFrameInfo>& f, std::uint64_t warmup) {
+    if (f && f->frame >= warmup) byFrame_[f->frame] = f->substeps;
+  }
+  std::optional<double> mean() const {
+    if (byFrame_.empty()) return std::nullopt;
+    double sum = 0;
+    for (const auto& [frame, n] : byFrame_) sum += n;
+    return sum / static_cast<double>(byFrame_.size());
+  }
+  int median() const {
+    std::vector<double> all;
+    for (const auto& [frame, n] : byFrame_) all.push_back(n);
+    return all.empty() ? 1 : std::max(1, static_cast<int>(app::median(all)));
+  }
+
+private:
+  std::map<std::uint64_t, int> byFrame_;
+};
+
+// A fluid engine as bench drives it: times, the substeps seen, the render mapping.
+class FluidBenchProducer final : public BenchProducer {
+public:
+  FluidBenchProducer(std::unique_ptr<FluidEngine> engine, fluid::FluidCudaBackend* cuda, std::uint64_t warmup)
+      : engine_(std::move(engine)), cuda_(cuda), warmup_(warmup) {}
+
+  std::optional<std::uint64_t> produce(std::uint64_t k) override {
+    const auto t0 = Clock::now();
+    const std::optional<std::uint64_t> simDone = engine_->produce(k, true);
+    const double us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+    times_ = ProducerTimes{};
+    if (cuda_ != nullptr) {
+      times_.nodeUpdatesUs = std::max(0.0, cuda_->lastUpdateHostUs());
+    } else {
+      times_.workUs = us;
+      times_.stepMs = engine_->simMs();
+    }
+    substeps_.saw(engine_->backend().lastFrame(), warmup_);
+    return simDone;
+  }
+  void waitProduced(std::uint64_t k) override { engine_->waitProduced(k); }
+  void finish() override {
+    engine_->finish();
+    substeps_.saw(engine_->backend().lastFrame(), warmup_);
+  }
+  ProducerTimes lastTimes() const override { return times_; }
+  std::optional<double> simGpuMs(std::uint64_t) const override {
+    if (cuda_ == nullptr || cuda_->lastSimGpuMs() < 0) return std::nullopt;
+    return cuda_->lastSimGpuMs(); // the last completed frame's: the backend keeps no per-frame history
+  }
+  UpdateCounters counters() const override { return engine_->backend().counters(); }
+  std::int64_t count() const override { return engine_->backend().config().particles; }
+  void styleFrame(render::FrameSubmit& submit) const override { styleFluidFrame(engine_->backend().config(), submit); }
+  nlohmann::ordered_json captureSidecar(std::uint64_t frame, bool warmup, const std::string& variant) const override {
+    const fluid::FluidConfig& c = engine_->backend().config();
+    nlohmann::ordered_json j = {{"frame", frame + 1},      {"frame_index", frame}, {"warmup", warmup},
+                                {"variant", variant},      {"scene", "fluid"},     {"initial", c.initial},
+                                {"particles", c.particles}};
+    if (const auto f = engine_->backend().lastFrame())
+      j["last_known_frame"] = {{"frame", f->frame}, {"substeps", f->substeps}, {"dt", f->lastDt}};
+    return j;
+  }
+  const SubstepLog& substeps() const { return substeps_; }
+  std::size_t deviceBytes() const { return cuda_ != nullptr ? cuda_->deviceBytes() : 0; }
+
+private:
+  std::unique_ptr<FluidEngine> engine_;
+  fluid::FluidCudaBackend* cuda_; // the engine's backend when CUDA, else nullptr
+  std::uint64_t warmup_;
+  ProducerTimes times_;
+  SubstepLog substeps_;
+};
+
+fluid::FluidCudaBackend* cudaOf(FluidEngine& engine) {
+  return dynamic_cast<fluid::FluidCudaBackend*>(&engine.backend());
+}
+
+void addFigures(VariantResult& r, const FluidBenchProducer& p, std::optional<double> sortShare) {
+  const std::optional<double> substeps = p.substeps().mean();
+  const auto particles = static_cast<double>(p.count());
+  std::optional<double> rate;
+  if (substeps && r.measuredSeconds > 0) rate = particles * *substeps * r.fps;
+  r.sceneFigures = {
+      {"particle_steps_per_second", rate},
+      {"substeps_per_frame", substeps},
+      {"sort_share", sortShare},
+      {"gpu_bytes_per_particle",
+       p.deviceBytes() > 0 ? std::optional(static_cast<double>(p.deviceBytes()) / particles) : std::nullopt},
+      {"host_us_median", r.host.total}};
+  r.interactionsPerSecond = 0;
+  r.gflops = 0;
+}
+
+// The sort's share of the frame's GPU time, from a short compute-only pass of the product graph apart from the
+// measured runs: after 30 frames, the captured sort alone is timed on that state (setSortTiming: a conditional body
+// can hold no event nodes), times the last frame's substeps, over that frame's GPU time.
+std::optional<double> measureSortShare(const BenchOptions& o, int device, const fluid::FluidCudaOptions& options) {
+  fluid::FluidCudaBackend sim(fluidConfig(o.scene), device, nullptr, options);
+  for (std::uint64_t k = 0; k < 30; ++k) sim.launchFrame(k);
+  sim.synchronize();
+  sim.setSortTiming(true);
+  const double sort = sim.lastSortGpuMs(), frame = sim.lastSimGpuMs();
+  const std::optional<fluid::FluidFrameInfo> last = sim.lastFrame();
+  if (sort < 0 || frame <= 0 || !last) return std::nullopt;
+  return sort * last->substeps / frame;
+}
+
+// medianSubsteps: set to the run's median substeps per frame when non-null (fixed-substeps' S).
+LoopResult runFluidVariant(const LoopSetup& setup, render::VulkanContext* context, const DataPath* path,
+                           const fluid::FluidCudaOptions* options, std::optional<double> sortShare,
+                           int* medianSubsteps = nullptr) {
+  const BenchOptions& o = *setup.options;
+  const auto mode = options == nullptr ? render::BodyBufferMode::HostVisible
+                    : path->interop    ? render::BodyBufferMode::Exported
+                                       : render::BodyBufferMode::Staged;
+  std::optional<render::ParticleRenderer> renderer;
+  if (context != nullptr) renderer.emplace(*context, rendererConfig(o, mode, o.framesInFlight));
+  render::ParticleRenderer* r = renderer ? &*renderer : nullptr;
+  const auto built = Clock::now();
+  std::unique_ptr<FluidEngine> engine =
+      options != nullptr ? makeFluidCudaEngine(fluidConfig(o.scene), r, setup.cudaDevice, *options, FaultPlan{})
+                         : makeFluidCpuEngine(fluidConfig(o.scene), r);
+  fluid::FluidCudaBackend* cuda = options != nullptr ? cudaOf(*engine) : nullptr;
+  FluidBenchProducer producer(std::move(engine), cuda, o.warmup);
+  Variant v{setup, r, producer, r != nullptr ? o.framesInFlight : 1};
+  v.withSubmit = r != nullptr;
+  v.withWait = mode == render::BodyBufferMode::Staged;
+  v.capture = true;
+  LoopResult result = runVariant(v, std::chrono::duration<double>(Clock::now() - built).count());
+  addFigures(result.result, producer, sortShare);
+  if (medianSubsteps != nullptr) *medianSubsteps = producer.substeps().median();
+  result.result.framesInFlight = v.framesInFlight;
+  return result;
+}
+
+void runFluidCpu(const BenchOptions& o, BenchReport& report) {
+  report.simTimer = "cpu-wall";
+  LoopSetup setup{&o, 0, 0, nullptr, "cpu", fluidScene().initialCamera(o.scene)};
+  std::optional<render::VulkanContext> context;
+  if (!o.simOnly) {
+    render::DeviceRequest request;
+    request.index = o.gpu;
+    request.validation = o.validation;
+    context.emplace(request);
+    const render::DriverInfo driver = render::describeDriver(*context);
+    report.gpu = report.vulkanDevice = driver.deviceName;
+    report.driver = driver.driverName + (driver.driverInfo.empty() ? "" : " " + driver.driverInfo);
+    report.dataPath = "cpu";
+  } else {
+    report.gpu = "none (cpu backend)";
+    report.driver = "none";
+  }
+  LoopResult run = runProduct(o, report, setup, [&] {
+    return runFluidVariant(setup, context ? &*context : nullptr, nullptr, nullptr, std::nullopt);
+  });
+  addRun(report, std::move(run), "cpu",
+         "the fluid CPU reference: the stages on the host, F = " + std::to_string(o.framesInFlight),
+         context ? context->validationMessages() : 0);
+  const std::string why = "needs --backend cuda: the CPU reference has no CUDA graph, WHILE node or scratch modes";
+  for (const char* name : {"product", "stream", "fixed-substeps", "memory-nodes"})
+    report.variants.push_back(skippedVariant(name, "CUDA fluid variant", why));
+  report.notes.push_back("the CUDA variants (product, stream, fixed-substeps, memory-nodes) were not run: " + why);
+}
+
+void runFluidCuda(const BenchOptions& o, BenchReport& report) {
+  const CudaDeviceList cuda = listCudaDevices();
+  const CudaDeviceInfo& info = cudaDeviceFor(o, cuda);
+  describeCuda(report, info, cuda);
+  fluidScene().checkCount(o.scene, o.framesInFlight, "--particles", info.totalMemory); // before any allocation
+  LoopSetup setup{&o, info.index, 0, nullptr, "product", fluidScene().initialCamera(o.scene)};
+  std::optional<render::VulkanContext> context;
+  DataPath path;
+  if (!o.simOnly) {
+    render::DeviceRequest request;
+    request.validation = o.validation;
+    path = openCudaRenderDevice(request, info, cuda, o.interop, FaultPlan{}, context);
+    report.dataPath = path.name();
+    report.dataPathReason = path.fallbackReason;
+    report.vulkanDevice = render::describeDriver(*context).deviceName;
+  }
+  fluid::FluidCudaOptions product;
+  product.waitTimeout = o.waitTimeout;
+  const std::optional<double> share = measureSortShare(o, info.index, product);
+  render::VulkanContext* ctx = context ? &*context : nullptr;
+  const auto messages = [&] { return ctx != nullptr ? ctx->validationMessages() : 0; };
+  std::uint64_t before = messages();
+  int median = 1;
+  LoopResult first =
+      runProduct(o, report, setup, [&] { return runFluidVariant(setup, ctx, &path, &product, share, &median); });
+  addRun(report, std::move(first), "product",
+         "WHILE graph: the GPU decides each frame's substeps; preallocated scratch", messages() - before);
+  fluid::FluidCudaOptions stream = product, fixed = product, nodes = product;
+  stream.launch = fluid::FluidLaunch::HostDecided;
+  fixed.launch = fluid::FluidLaunch::FixedSubsteps;
+  fixed.fixedSubsteps = std::clamp(median, 1, fluid::kMaxFluidSubsteps);
+  nodes.scratch = fluid::FluidScratch::GraphMemoryNodes;
+  const FluidVariant variants[] = {
+      {"stream", "host-decided: stream launches, the host reads back after each substep", stream},
+      {"fixed-substeps",
+       "graph unrolled S = " + std::to_string(fixed.fixedSubsteps) +
+           " times (the product's substeps per frame), no conditional node",
+       fixed},
+      {"memory-nodes", "the product with scratch from graph memory nodes", nodes}};
+  for (const FluidVariant& v : variants) {
+    if (interruptRequested()) {
+      report.variants.push_back(skippedVariant(v.name, v.description, interruptedReason()));
+      continue;
+    }
+    setup.variantName = v.name;
+    before = messages();
+    addRun(report, runFluidVariant(setup, ctx, &path, &v.options, share), v.name, v.description, messages() - before);
+  }
+}
+
+} // namespace
+
+void runFluidBench(const BenchOptions& options, BenchReport& report) {
+  const fluid::FluidConfig& c = fluidConfig(options.scene);
+  report.initial = c.initial;
+  report.substeps = c.params.maxSubsteps;
+  report.stepsNote = "substeps decided per frame (at most " + std::to_string(c.params.maxSubsteps) + ")";
+  report.seed = 0;
+  if (options.backend == BackendKind::Cuda) {
+    runFluidCuda(options, report);
+  } else {
+    runFluidCpu(options, report);
+  }
+}
+
+} // namespace graphsim::app

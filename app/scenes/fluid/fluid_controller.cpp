@@ -1,0 +1,81 @@
+#include "app/scenes/fluid/fluid_controller.h"
+
+#include <cstdio>
+#include <stdexcept>
+#include <utility>
+
+namespace graphsim::app {
+namespace {
+
+bool same3(const float (&a)[3], const float (&b)[3]) { return a[0] == b[0] && a[1] == b[1] && a[2] == b[2]; }
+
+} // namespace
+
+bool sameFluidParams(const fluid::FluidParams& a, const fluid::FluidParams& b) {
+  return a.restDensity == b.restDensity && a.stiffness == b.stiffness && a.viscosity == b.viscosity &&
+         same3(a.gravity, b.gravity) && a.spacing == b.spacing && a.cflNumber == b.cflNumber &&
+         a.maxSubsteps == b.maxSubsteps && a.wallRestitution == b.wallRestitution &&
+         same3(a.obstacleCentre, b.obstacleCentre) && a.obstacleRadius == b.obstacleRadius &&
+         same3(a.boxSize, b.boxSize);
+}
+
+FluidController::FluidController(const fluid::FluidConfig& initial, std::int64_t maxParticles)
+    : params_(initial.params), enabled_(initial.enabled), particles_(initial.particles),
+      maxParticles_(std::max(maxParticles, initial.particles)), frameDt_(initial.frameDt) {}
+
+void FluidController::setParticles(std::int64_t particles) {
+  if (particles < 1 || particles > maxParticles_) {
+    throw std::invalid_argument("particles must be 1.." + std::to_string(maxParticles_) +
+                                " (the render buffers' size), got " + std::to_string(particles));
+  }
+  particles_ = particles;
+}
+
+bool FluidController::applyTo(fluid::FluidBackend& backend) {
+  const fluid::FluidConfig& current = backend.config();
+  fluid::FluidParams next = params_;
+  for (int a = 0; a < 3; ++a) next.boxSize[a] = current.params.boxSize[a]; // structural: not edited live
+  if (resetRequested_ || particles_ != current.particles) {
+    fluid::FluidConfig config = current;
+    config.particles = particles_;
+    config.params = next;
+    config.frameDt = frameDt_;
+    config.enabled = enabled_;
+    backend.reset(config); // the spacing follows from the count
+    applied_ = backend.config().params;
+    appliedFrameDt_ = -1;
+    simTime_ = 0;
+    lastCountedFrame_ = UINT64_MAX;
+    char text[128];
+    std::snprintf(text, sizeof text, "%s: %lld particles (radius %.2f mm)",
+                  resetRequested_ ? "reset" : "structural change", static_cast<long long>(particles_),
+                  1e3 * 0.5 * static_cast<double>(backend.config().params.spacing));
+    lastStructural_ = text;
+    resetRequested_ = false;
+  }
+  for (const fluid::FluidToggleInfo& row : fluid::kFluidToggles) {
+    const bool want = wanted(row.toggle);
+    if (backend.enabled(row.toggle) != want) backend.setEnabled(row.toggle, want);
+  }
+  next.spacing = backend.config().params.spacing;
+  if (!applied_ || !sameFluidParams(*applied_, next)) {
+    backend.setParams(next);
+    applied_ = next;
+  }
+  const bool advance = !paused_ || stepRequested_;
+  stepRequested_ = false;
+  const float frameDt = advance ? frameDt_ : 0.0f; // time stands still; the frame still runs
+  if (frameDt != appliedFrameDt_) {
+    backend.setFrameDt(frameDt);
+    appliedFrameDt_ = frameDt;
+  }
+  return advance;
+}
+
+void FluidController::frameDone(const std::optional<fluid::FluidFrameInfo>& info) {
+  if (!info || info->frame == lastCountedFrame_) return;
+  lastCountedFrame_ = info->frame;
+  simTime_ += info->covered;
+}
+
+} // namespace graphsim::app

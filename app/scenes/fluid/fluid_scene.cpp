@@ -1,0 +1,222 @@
+#include "app/scenes/fluid/fluid_scene.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+#include "app/cli/errors.h"
+#include "app/cli/scene_config.h"
+#include "app/reliability/soak.h"
+#include "app/scenes/fluid/fluid_parts.h"
+#include "app/scenes/fluid/fluid_producer.h"
+#include "app/scenes/json_reader.h"
+#include "compute/fluid/fluid_cpu_backend.h"
+#include "render/particle_renderer.h"
+
+namespace graphsim::app {
+namespace {
+
+using fluid::FluidConfig;
+
+// Room for the particle-count control to grow without new render buffers (and new CUDA imports).
+constexpr std::int64_t kMinRenderCapacity = 65536;
+
+constexpr auto kJsonKeys = std::to_array<std::string_view>(
+    {"initial", "particles", "restDensity", "stiffness", "viscosity", "gravity", "cflNumber", "maxSubsteps",
+     "wallRestitution", "obstacle", "box", "frameDt", "colourBy", "colourScale", "enabled"});
+
+std::string text(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
+std::string vecText(const float (&v)[3]) { return "[" + text(v[0]) + ", " + text(v[1]) + ", " + text(v[2]) + "]"; }
+
+// The lattice spacing follows from the count; the box must hold one cell of h = 2 x spacing per axis.
+std::optional<std::string> whyBoxTooSmall(const FluidConfig& c) {
+  const float h = 2.0f * fluid::spacingFor(c);
+  for (int a = 0; a < 3; ++a) {
+    if (!(c.params.boxSize[a] >= h)) {
+      return "must hold at least one cell of h = 2 x spacing = " + text(h) + " m per axis (the spacing follows from " +
+             std::to_string(c.particles) + " particles); got " + vecText(c.params.boxSize);
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string> whyObstacleOutside(const fluid::FluidParams& p) {
+  for (int a = 0; a < 3; ++a) {
+    const float lo = p.obstacleRadius, hi = p.boxSize[a] - p.obstacleRadius;
+    if (!(p.obstacleCentre[a] >= lo && p.obstacleCentre[a] <= hi)) {
+      return "must lie inside the box " + vecText(p.boxSize) + ": centre " + vecText(p.obstacleCentre) +
+             " and radius " + text(p.obstacleRadius) + " need centre." + "xyz"[a] + " in [" + text(lo) + ", " +
+             text(hi) + "]";
+    }
+  }
+  return std::nullopt;
+}
+
+void applyObstacle(fluid::FluidParams& p, const JsonReader& r) {
+  const JsonReader o = r.child("obstacle");
+  o.allowOnly({"centre", "radius"});
+  o.vec3("centre", p.obstacleCentre, -1e6, 1e6);
+  o.number("radius", p.obstacleRadius, 0.0, 1e6);
+}
+
+void applyEnabled(fluid::FluidSwitches& enabled, const JsonReader& r) {
+  const JsonReader e = r.child("enabled");
+  std::array<std::string_view, fluid::kFluidToggleCount> names{};
+  for (std::size_t i = 0; i < names.size(); ++i) names[i] = fluid::kFluidToggles[i].name;
+  e.allowOnly(names);
+  for (const fluid::FluidToggleInfo& row : fluid::kFluidToggles)
+    e.boolean(row.name, enabled[static_cast<std::size_t>(row.toggle)]);
+}
+
+void applyPhysics(fluid::FluidParams& p, const JsonReader& r) {
+  r.numberOpen("restDensity", p.restDensity, 0.0, true, 1e6, false);
+  r.numberOpen("stiffness", p.stiffness, 0.0, true, 1e6, false);
+  r.number("viscosity", p.viscosity, 0.0, 1.0);
+  r.vec3("gravity", p.gravity, -1000.0, 1000.0);
+  r.numberOpen("cflNumber", p.cflNumber, 0.0, true, 1.0, false);
+  r.integer("maxSubsteps", p.maxSubsteps, 1, fluid::kMaxFluidSubsteps);
+  r.number("wallRestitution", p.wallRestitution, 0.0, 1.0);
+  if (r.has("obstacle")) applyObstacle(p, r);
+  if (r.has("box")) {
+    float box[3] = {p.boxSize[0], p.boxSize[1], p.boxSize[2]};
+    r.vec3("box", box, 0.0, 1e4);
+    for (float b : box)
+      if (!(b > 0.0f)) r.fail("box", "must be 3 numbers in (0, 10000] m, got " + vecText(box));
+    for (int a = 0; a < 3; ++a) p.boxSize[a] = box[a];
+  }
+}
+
+class FluidScene final : public Scene {
+public:
+  std::string_view name() const override { return "fluid"; }
+  std::string_view description() const override {
+    return "SPH fluid (weakly compressible): a dam break around a sphere obstacle in a box, adaptive substeps";
+  }
+  std::string_view countNoun() const override { return "particles"; }
+  std::int64_t maxCount() const override { return fluid::kMaxFluidParticles; }
+  std::span<const std::string_view> jsonKeys() const override { return kJsonKeys; }
+
+  void applyJson(SceneSettings& settings, const JsonReader& r) const override {
+    FluidConfig& c = fluidConfig(settings);
+    r.oneOf("initial", c.initial, {"dam-break", "rest"});
+    r.integer("particles", c.particles, 1, fluid::kMaxFluidParticles);
+    applyPhysics(c.params, r);
+    r.numberOpen("frameDt", c.frameDt, 0.0, true, 0.1, false);
+    std::string colourBy = c.colourBy == fluid::ColourBy::Speed ? "speed" : "density";
+    r.oneOf("colourBy", colourBy, {"speed", "density"});
+    c.colourBy = colourBy == "speed" ? fluid::ColourBy::Speed : fluid::ColourBy::Density;
+    r.numberOpen("colourScale", c.colourScale, 0.0, true, 1e6, false);
+    if (r.has("enabled")) applyEnabled(c.enabled, r);
+    if (r.has("render") && r.at("render").is_object() && r.at("render").contains("point_radius"))
+      r.child("render").fail("point_radius",
+                             "is not for the fluid scene: particles are drawn at their physical "
+                             "radius (half the lattice spacing, which follows from particles)");
+    if (const auto why = whyBoxTooSmall(c)) r.fail(r.has("box") ? "box" : "particles", *why);
+    if (const auto why = whyObstacleOutside(c.params)) r.fail("obstacle", *why);
+  }
+  SceneSettings defaults() const override {
+    SceneSettings s;
+    s.scene = "fluid";
+    s.config = FluidConfig{};
+    return s;
+  }
+
+  std::int64_t count(const SceneSettings& s) const override { return fluidConfig(s).particles; }
+  void setCount(SceneSettings& s, std::int64_t n) const override { fluidConfig(s).particles = n; }
+  void checkCount(const SceneSettings& s, std::uint32_t framesInFlight, const std::string& flag,
+                  std::size_t cudaTotalMemory) const override {
+    const std::int64_t n = fluidConfig(s).particles;
+    if (n < 1 || n > fluid::kMaxFluidParticles)
+      throw UsageError(flag + ": must be 1.." + std::to_string(fluid::kMaxFluidParticles) + ", got " +
+                       std::to_string(n));
+    checkHostMemory(n, fluidHostBytesPerParticle(framesInFlight), flag, "particles");
+    const double gpu = static_cast<double>(n) * fluidGpuBytesPerParticle(framesInFlight);
+    if (cudaTotalMemory > 0 && gpu > static_cast<double>(cudaTotalMemory))
+      throw UsageError(flag + ": " + std::to_string(n) + " particles need about " +
+                       std::to_string(static_cast<long long>(gpu / (1 << 20))) +
+                       " MiB of GPU memory (estimate), more than the CUDA device's " +
+                       std::to_string(static_cast<long long>(cudaTotalMemory >> 20)) + " MiB");
+  }
+  void checkSettings(const SceneSettings& s) const override {
+    const FluidConfig& c = fluidConfig(s);
+    if (const auto why = whyBoxTooSmall(c))
+      throw UsageError("--particles " + std::to_string(c.particles) + ": box " + *why);
+    try {
+      fluid::validateFluidConfig(c);
+    } catch (const std::invalid_argument& e) {
+      std::string what = e.what(); // "fluid: particles = 512: ..."
+      if (what.rfind("fluid: ", 0) == 0) what.erase(0, 7);
+      throw UsageError("fluid scene: " + what);
+    }
+  }
+  bool seeded() const override { return false; }
+  void setSeed(SceneSettings&, std::uint64_t) const override {}
+
+  render::Camera initialCamera(const SceneSettings& s) const override {
+    if (s.render.cameraGiven) return s.render.camera;
+    const float* box = fluidConfig(s).params.boxSize;
+    const float aspect = static_cast<float>(s.render.width) / static_cast<float>(s.render.height);
+    return render::frameBox(render::Box{glm::vec3(0.0f), glm::vec3(box[0], box[1], box[2])}, aspect);
+  }
+  std::int64_t renderCapacity(const SceneSettings& s) const override {
+    return std::clamp<std::int64_t>(std::max(fluidConfig(s).particles, kMinRenderCapacity), 1,
+                                    fluid::kMaxFluidParticles);
+  }
+
+  std::unique_ptr<SceneProducer> makeProducer(const SceneSettings& s, const ProducerRequest& r) const override {
+    std::unique_ptr<FluidEngine> engine;
+    if (r.cuda) {
+      fluid::FluidCudaOptions options;
+      options.waitTimeout = r.waitTimeout;
+      engine = makeFluidCudaEngine(fluidConfig(s), r.renderer, r.cudaDevice, options, r.inject);
+    } else {
+      refuseCudaOnlyFault(r.inject, "cpu");
+      engine = makeFluidCpuEngine(fluidConfig(s), r.renderer);
+    }
+    const std::int64_t capacity = r.renderer != nullptr ? r.renderer->config().maxBodies : fluidConfig(s).particles;
+    return makeFluidProducer(std::move(engine), s, capacity, r.inject);
+  }
+  std::unique_ptr<SceneSoak> makeSoak(const SceneSettings& s, const SoakOptions& o,
+                                      std::int64_t maxCount) const override {
+    return makeFluidSoak(s, o, maxCount);
+  }
+  SceneSettings soakSettings(const SoakOptions& o) const override {
+    SceneSettings s = loadPreset("fluid");
+    fluidConfig(s).particles = o.count;
+    return s;
+  }
+  SoakCounts soakCounts() const override { return {4096, 2048}; } // half of it still fills the dam-break block
+  void runBench(const BenchOptions& options, BenchReport& report) const override { runFluidBench(options, report); }
+};
+
+} // namespace
+
+const Scene& fluidScene() {
+  static const FluidScene scene;
+  return scene;
+}
+
+fluid::FluidConfig& fluidConfig(SceneSettings& settings) { return std::any_cast<FluidConfig&>(settings.config); }
+const fluid::FluidConfig& fluidConfig(const SceneSettings& settings) {
+  return std::any_cast<const FluidConfig&>(settings.config);
+}
+
+// State (pos, vel: 32), density, workspace (sorted key/index 8, scratch pos/vel 32, accel 16, pressure 4), colour,
+// the render buffers (16 per frame in flight) and the initial lattice's temporaries (32).
+double fluidHostBytesPerParticle(std::uint32_t framesInFlight) {
+  return 32.0 + 4 + 8 + 32 + 16 + 4 + 4 + 16.0 * framesInFlight + 32;
+}
+
+// State (32), sorted copies (32), density and pressure (8), accel (16), keys and values twice for the sort (16),
+// colour and the render output (20), the cell table's share (~8) and CUB's temp storage (~16); plus the render
+// buffers the renderer exports.
+double fluidGpuBytesPerParticle(std::uint32_t framesInFlight) { return 148.0 + 16.0 * framesInFlight; }
+
+} // namespace graphsim::app

@@ -1,0 +1,222 @@
+// The fluid scene's soak (app/reliability/soak.h runs the loop): every 3-12 frames a toggle (viscosity, obstacle,
+// gravity, colour) or a parameter move (rest density, stiffness, viscosity, gravity, CFL, max substeps, obstacle
+// radius and position), every 200-400 frames a particle count (a reset), each through the session's FluidController
+// (the panel's path) and, in the same frame, through a second FluidController driving a FluidCpuBackend (the
+// replay). Every checkpoint checks the invariants (particle count, finite, inside the box, no blow-up) and compares
+// the run with the replay: bit for bit on the CPU backend; on CUDA, in bulk (centre of mass and the largest speed,
+// the replay restarting from the CUDA state each time), since WCSPH amplifies float differences within a few frames.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "app/reliability/soak.h"
+#include "app/reliability/soak_random.h"
+#include "app/run/progress.h"
+#include "app/scenes/fluid/fluid_controller.h"
+#include "app/scenes/fluid/fluid_parts.h"
+#include "app/scenes/fluid/fluid_scene.h"
+#include "compute/fluid/fluid_cpu_backend.h"
+
+namespace graphsim::app {
+namespace {
+
+using fluid::FluidParams;
+
+// CUDA against the replay, over one checkpoint interval, as fractions of the smoothing length h.
+constexpr double kCentreTolerance = 0.05, kSpeedTolerance = 0.25; // speed: of the replay's largest speed
+
+struct FluidChangeCounts {
+  std::uint64_t toggles = 0, parameters = 0, particleCounts = 0;
+  std::uint64_t total() const { return toggles + parameters + particleCounts; }
+};
+
+// Ranges a user reaches with the panel, kept where the dam break stays a dam break.
+void moveParameter(SoakRandom& random, FluidParams& p) {
+  switch (random.between(0, 7)) {
+  case 0: p.restDensity = random.uniform(900.0f, 1100.0f); break;
+  case 1: p.stiffness = random.uniform(50.0f, 200.0f); break;
+  case 2: p.viscosity = random.uniform(0.0f, 0.2f); break;
+  case 3: p.gravity[1] = random.uniform(-12.0f, -5.0f); break;
+  case 4: p.cflNumber = random.uniform(0.15f, 0.3f); break;
+  case 5: p.maxSubsteps = static_cast<int>(random.between(8, 48)); break;
+  case 6: p.obstacleRadius = random.uniform(0.05f, 0.2f); break;
+  default:
+    for (int a = 0; a < 3; ++a) p.obstacleCentre[a] = random.uniform(0.25f, p.boxSize[a] - 0.25f);
+    break;
+  }
+  p.obstacleRadius = std::min(p.obstacleRadius, 0.2f); // centres above stay >= 0.25 from the walls
+}
+
+std::string checkInvariants(const fluid::FluidState& s, std::int64_t wanted, const fluid::FluidConfig& c,
+                            const std::optional<fluid::FluidBlowUp>& blowUp) {
+  if (static_cast<std::int64_t>(s.size()) != wanted)
+    return std::to_string(s.size()) + " particles, want " + std::to_string(wanted);
+  if (blowUp) return "blow-up: " + fluid::describe(*blowUp);
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const float x[3] = {s.pos[i].x, s.pos[i].y, s.pos[i].z};
+    const float v[3] = {s.vel[i].x, s.vel[i].y, s.vel[i].z};
+    for (int a = 0; a < 3; ++a) {
+      if (!std::isfinite(x[a]) || !std::isfinite(v[a])) return "particle " + std::to_string(i) + " non-finite";
+      if (x[a] < 0.0f || x[a] > c.params.boxSize[a]) return "particle " + std::to_string(i) + " outside the box";
+    }
+  }
+  return {};
+}
+
+struct Bulk {
+  double centre[3] = {0, 0, 0};
+  double maxSpeed = 0;
+};
+
+Bulk bulkOf(const fluid::FluidState& s) {
+  Bulk b;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    b.centre[0] += s.pos[i].x;
+    b.centre[1] += s.pos[i].y;
+    b.centre[2] += s.pos[i].z;
+    const Float4& v = s.vel[i];
+    b.maxSpeed = std::max(b.maxSpeed, std::sqrt(double(v.x) * v.x + double(v.y) * v.y + double(v.z) * v.z));
+  }
+  for (double& c : b.centre) c /= std::max<double>(1.0, static_cast<double>(s.size()));
+  return b;
+}
+
+class FluidSoak final : public SceneSoak {
+public:
+  FluidSoak(const SceneSettings& settings, const SoakOptions& options, std::int64_t maxCount)
+      : replayBackend_(fluidConfig(settings)), replay_(fluidConfig(settings), maxCount), random_(options.seed),
+        count_(options.count), every_(options.checkpointEvery), exact_(options.backend != BackendKind::Cuda) {
+    nextChange_ = static_cast<std::uint64_t>(random_.between(3, 12));
+    nextStructural_ = static_cast<std::uint64_t>(random_.between(200, 400));
+  }
+
+  void change(std::uint64_t k, SceneProducer& producer) override {
+    FluidController& run = *fluidController(producer);
+    if (k >= nextStructural_) {
+      // Half to all of the requested particles, in quarters: a reset with a new lattice (a graph update on CUDA).
+      const std::int64_t quarter = std::max<std::int64_t>(count_ / 4, 1);
+      std::int64_t n = quarter * random_.between(2, 4);
+      if (n == run.particles()) n = n == count_ ? quarter * 2 : count_;
+      run.setParticles(n);
+      replay_.setParticles(n);
+      ++counts_.particleCounts;
+      nextStructural_ = k + static_cast<std::uint64_t>(random_.between(200, 400));
+    } else if (k >= nextChange_) {
+      small(run);
+      nextChange_ = k + static_cast<std::uint64_t>(random_.between(3, 12));
+    }
+  }
+
+  void afterFrame(std::uint64_t k, SceneProducer& producer, bool checkpoint) override {
+    if (replay_.applyTo(replayBackend_)) replayBackend_.stepFrame(k);
+    if (checkpoint) check(k, *fluidBackend(producer), fluidController(producer)->particles());
+  }
+
+  void printChanges() const override {
+    std::printf("changes: %llu (toggles %llu, parameter moves %llu, particle counts %llu)\n",
+                static_cast<unsigned long long>(counts_.total()), static_cast<unsigned long long>(counts_.toggles),
+                static_cast<unsigned long long>(counts_.parameters),
+                static_cast<unsigned long long>(counts_.particleCounts));
+  }
+  void printCheckpoints() const override;
+  bool passed() const override { return failed_ == 0; }
+
+private:
+  void small(FluidController& run) {
+    if (random_.between(0, 2) == 0) {
+      const auto pick = static_cast<std::size_t>(random_.between(0, fluid::kFluidToggleCount - 1));
+      const fluid::FluidToggle toggle = fluid::kFluidToggles[pick].toggle;
+      const bool enabled = !run.wanted(toggle);
+      run.setEnabled(toggle, enabled);
+      replay_.setEnabled(toggle, enabled);
+      ++counts_.toggles;
+      return;
+    }
+    FluidParams p = run.params();
+    for (int a = 0; a < 3; ++a) p.boxSize[a] = replayBackend_.config().params.boxSize[a];
+    moveParameter(random_, p);
+    run.setParams(p);
+    replay_.setParams(p);
+    ++counts_.parameters;
+  }
+
+  void check(std::uint64_t k, fluid::FluidBackend& run, std::int64_t wanted);
+  void fail(std::uint64_t k, const std::string& what) {
+    ++failed_;
+    char line[512];
+    std::snprintf(line, sizeof line, "frame %llu: %s", static_cast<unsigned long long>(k + 1), what.c_str());
+    failures_.emplace_back(line);
+    endProgressLine();
+    std::fprintf(stderr, "graphsim soak: checkpoint FAILED at %s\n", line);
+  }
+
+  fluid::FluidCpuBackend replayBackend_;
+  FluidController replay_;
+  SoakRandom random_;
+  std::int64_t count_, every_;
+  bool exact_;
+  FluidChangeCounts counts_;
+  std::uint64_t nextChange_ = 0, nextStructural_ = 0;
+  std::uint64_t checkpoints_ = 0, failed_ = 0, identical_ = 0, resyncs_ = 0;
+  double worstCentre_ = 0, worstSpeed_ = 0;
+  std::vector<std::string> failures_;
+};
+
+void FluidSoak::check(std::uint64_t k, fluid::FluidBackend& run, std::int64_t wanted) {
+  fluid::FluidState got;
+  run.download(got);
+  ++checkpoints_;
+  const fluid::FluidState& want = replayBackend_.state();
+  if (const std::string broken = checkInvariants(got, wanted, run.config(), run.blowUp()); !broken.empty()) {
+    fail(k, "invariant: " + broken);
+  } else if (exact_) {
+    const bool same = got.pos == want.pos && got.vel == want.vel;
+    identical_ += same ? 1 : 0;
+    if (!same) fail(k, "the run differs from the cpu replay (not bit-identical)");
+  } else {
+    const double h = 2.0 * run.config().params.spacing;
+    const Bulk a = bulkOf(got), b = bulkOf(want);
+    double centre = 0;
+    for (int i = 0; i < 3; ++i) centre = std::max(centre, std::fabs(a.centre[i] - b.centre[i]) / h);
+    const double speed = std::fabs(a.maxSpeed - b.maxSpeed) / std::max(b.maxSpeed, 1e-3);
+    worstCentre_ = std::max(worstCentre_, centre);
+    worstSpeed_ = std::max(worstSpeed_, speed);
+    if (centre > kCentreTolerance || speed > kSpeedTolerance) {
+      char what[160];
+      std::snprintf(what, sizeof what, "centre of mass off by %.3e h, largest speed by %.3e of the replay's", centre,
+                    speed);
+      fail(k, what);
+    }
+  }
+  const bool sameState = got.pos == want.pos && got.vel == want.vel;
+  if ((!exact_ || failed_ > 0) && got.size() > 0 && !sameState) {
+    replayBackend_.setState(got); // judge each interval on its own
+    ++resyncs_;
+  }
+}
+
+void FluidSoak::printCheckpoints() const {
+  std::printf(
+      "checkpoints: %llu every %lld frames against the cpu replay (%s), %llu failed, %llu bit-identical, "
+      "%llu replay restarts from the run's state\n",
+      static_cast<unsigned long long>(checkpoints_), static_cast<long long>(every_),
+      exact_ ? "bit for bit" : "in bulk: centre of mass within 0.05 h, largest speed within 25 %",
+      static_cast<unsigned long long>(failed_), static_cast<unsigned long long>(identical_),
+      static_cast<unsigned long long>(resyncs_));
+  std::printf("invariants at every checkpoint: particle count, finite, inside the box, no blow-up\n");
+  if (!exact_ && checkpoints_ > 0)
+    std::printf("checkpoint errors: worst centre of mass %.3e h, worst largest speed %.3e\n", worstCentre_,
+                worstSpeed_);
+  for (std::size_t i = 0; i < failures_.size() && i < 10; ++i) std::printf("  failed: %s\n", failures_[i].c_str());
+}
+
+} // namespace
+
+std::unique_ptr<SceneSoak> makeFluidSoak(const SceneSettings& settings, const SoakOptions& options,
+                                         std::int64_t maxCount) {
+  return std::make_unique<FluidSoak>(settings, options, maxCount);
+}
+
+} // namespace graphsim::app

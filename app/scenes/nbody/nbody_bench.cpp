@@ -1,0 +1,181 @@
+// The n-body scene's bench: the product graph (or the CPU backend's loop) and the comparisons of
+// docs/PERFORMANCE.md (event-submit, stream, whole-update, reinstantiate, host-copy, serial), in one run.
+#include <string>
+
+#include "app/bench/bench_options.h"
+#include "app/bench/bench_producers.h"
+#include "app/bench/bench_support.h"
+#include "app/run/open_devices.h"
+#include "app/run/signals.h"
+#include "app/scenes/nbody/nbody_parts.h"
+#include "compute/cuda_device.h"
+#include "render/driver_info.h"
+#include "render/vulkan_context.h"
+
+namespace graphsim::app {
+namespace {
+
+std::string describe(BenchVariant v, std::uint32_t f) {
+  switch (v) {
+  case BenchVariant::Graph:
+    return "product: one CUDA graph per frame (semaphore wait/signal nodes, individual node updates), F = " +
+           std::to_string(f);
+  case BenchVariant::EventSubmit:
+    return "product graph; render k submitted once the host sees CUDA frame k complete (no Vulkan wait on an "
+           "unsignalled simDone)";
+  case BenchVariant::Stream: return "same kernels launched on a stream, cudaWait/SignalExternalSemaphoresAsync";
+  case BenchVariant::WholeUpdate: return "graph rebuilt every frame and applied with cudaGraphExecUpdate";
+  case BenchVariant::Reinstantiate: return "graph rebuilt and instantiated every frame";
+  case BenchVariant::HostCopy:
+    return "no interop: compute-only graph, device->host copy, Vulkan staging upload (vkCmdCopyBuffer)";
+  case BenchVariant::Serial: return "product path with F = 1 (no pipelining)";
+  }
+  return {};
+}
+
+LaunchMode launchModeOf(BenchVariant v) {
+  switch (v) {
+  case BenchVariant::Stream: return LaunchMode::Stream;
+  case BenchVariant::WholeUpdate: return LaunchMode::WholeUpdate;
+  case BenchVariant::Reinstantiate: return LaunchMode::Reinstantiate;
+  default: return LaunchMode::Graph;
+  }
+}
+
+// Every variant but the product path (`product`), skipped for one reason (--sim-only).
+void skipTheOthers(BenchReport& report, const BenchOptions& options, std::optional<BenchVariant> product,
+                   const std::string& why) {
+  for (BenchVariant v : kBenchVariants) {
+    if (v == product) continue;
+    report.variants.push_back(
+        skippedVariant(std::string(benchVariantName(v)), describe(v, options.framesInFlight), why));
+  }
+}
+
+// Why a comparison variant does not run here, if it does not. cuda: the CUDA backend's data path (nullptr: cpu).
+std::optional<std::string> whyNotRun(BenchVariant v, const BenchOptions& options, const DataPath* cuda) {
+  if (interruptRequested()) return interruptedReason();
+  if (cuda == nullptr && v != BenchVariant::Serial)
+    return "needs --backend cuda (the CPU backend has no CUDA graph, stream or interop)";
+  if (cuda != nullptr && !cuda->interop) {
+    return v == BenchVariant::HostCopy ? "the product row above is already the host-copy path"
+                                       : "needs Vulkan-CUDA interop, unavailable: " + cuda->fallbackReason;
+  }
+  if (v == BenchVariant::Serial && options.framesInFlight == 1)
+    return "--frames-in-flight is 1: the product path is serial";
+  if (v == BenchVariant::EventSubmit && options.framesInFlight == 1)
+    return "needs --frames-in-flight >= 2 (the render is submitted one frame after its simulation is launched)";
+  return std::nullopt;
+}
+
+void runCuda(const BenchOptions& options, BenchReport& report) {
+  const CudaDeviceList cuda = listCudaDevices();
+  const CudaDeviceInfo& info = cudaDeviceFor(options, cuda);
+  describeCuda(report, info, cuda);
+
+  LoopSetup setup{&options, info.index, report.interactionsPerFrame, nullptr, "graph", options.scene.render.camera};
+  if (options.simOnly) {
+    addRun(report, runCudaSimOnlyLoop(setup), "graph",
+           "compute-only graph (no semaphore nodes, no rendering), launched back to back", 0);
+    skipTheOthers(report, options, BenchVariant::Graph, "--sim-only measures the compute-only graph alone");
+    return;
+  }
+
+  render::DeviceRequest request;
+  request.validation = options.validation;
+  std::optional<render::VulkanContext> opened;
+  const DataPath path = openCudaRenderDevice(request, info, cuda, options.interop, FaultPlan{}, opened);
+  report.dataPath = path.name();
+  report.dataPathReason = path.fallbackReason;
+  render::VulkanContext& context = *opened;
+  const render::DriverInfo driver = render::describeDriver(context);
+  report.vulkanDevice = driver.deviceName;
+  if (!driver.driverInfo.empty()) report.driver = driver.driverInfo;
+
+  // Without interop the product graph cannot hand frames to Vulkan: its host-copy twin stands in (and says so).
+  addRun(report,
+         runProduct(options, report, setup,
+                    [&] {
+                      return path.interop ? runInteropLoop(context, setup, LaunchMode::Graph, options.framesInFlight)
+                                          : runHostCopyLoop(context, setup);
+                    }),
+         "graph",
+         path.interop ? describe(BenchVariant::Graph, options.framesInFlight)
+                      : "product graph with frames copied through the host (no interop: " + path.fallbackReason + ")",
+         context.validationMessages());
+
+  for (BenchVariant v : options.variants) {
+    if (v == BenchVariant::Graph) continue; // the product path, already run
+    const std::string name(benchVariantName(v));
+    if (const std::optional<std::string> why = whyNotRun(v, options, &path)) {
+      report.variants.push_back(skippedVariant(name, describe(v, options.framesInFlight), *why));
+      continue;
+    }
+    setup.variantName = name;
+    const std::uint64_t messagesBefore = context.validationMessages();
+    const std::uint32_t f = v == BenchVariant::Serial ? 1 : options.framesInFlight;
+    LoopResult r = v == BenchVariant::HostCopy
+                       ? runHostCopyLoop(context, setup)
+                       : runInteropLoop(context, setup, launchModeOf(v), f, v == BenchVariant::EventSubmit);
+    addRun(report, std::move(r), name, describe(v, options.framesInFlight),
+           context.validationMessages() - messagesBefore);
+  }
+}
+
+void runCpu(const BenchOptions& options, BenchReport& report) {
+  report.simTimer = "cpu-wall";
+  LoopSetup setup{&options, 0, report.interactionsPerFrame, nullptr, "cpu", options.scene.render.camera};
+  if (options.simOnly) {
+    report.gpu = "none (cpu backend)";
+    report.driver = "none";
+    addRun(report, runCpuSimOnlyLoop(setup), "cpu", "the CPU backend's step, back to back (no rendering)", 0);
+    skipTheOthers(report, options, std::nullopt, "--sim-only measures the simulation alone");
+    return;
+  }
+  render::DeviceRequest request;
+  request.index = options.gpu;
+  request.validation = options.validation;
+  render::VulkanContext context(request);
+  const render::DriverInfo driver = render::describeDriver(context);
+  report.gpu = driver.deviceName;
+  report.vulkanDevice = driver.deviceName;
+  report.driver = driver.driverName + (driver.driverInfo.empty() ? "" : " " + driver.driverInfo);
+  report.dataPath = "cpu";
+
+  addRun(report, runProduct(options, report, setup, [&] { return runCpuLoop(context, setup, options.framesInFlight); }),
+         "cpu",
+         "product path of the CPU backend: the stage list on the host, written to a mapped Vulkan buffer, F = " +
+             std::to_string(options.framesInFlight),
+         context.validationMessages());
+  for (BenchVariant v : options.variants) {
+    const std::string name(benchVariantName(v));
+    if (const std::optional<std::string> why = whyNotRun(v, options, nullptr)) {
+      report.variants.push_back(skippedVariant(name, describe(v, options.framesInFlight), *why));
+      continue;
+    }
+    setup.variantName = name;
+    const std::uint64_t messagesBefore = context.validationMessages();
+    addRun(report, runCpuLoop(context, setup, 1), name, "CPU backend's frame loop with F = 1 (no pipelining)",
+           context.validationMessages() - messagesBefore);
+  }
+}
+
+} // namespace
+
+void runNBodyBench(const BenchOptions& options, BenchReport& report) {
+  const SceneConfig& sim = options.scene.sim;
+  report.initial = sim.initial;
+  report.substeps = sim.substeps;
+  report.seed = sim.seed;
+  // N^2 pairs per forces launch (the nbody sample's count: the self pair included), one launch per substep.
+  const bool forces = sim.enabled[static_cast<int>(Stage::Forces)];
+  report.interactionsPerFrame =
+      forces ? static_cast<double>(sim.bodies) * static_cast<double>(sim.bodies) * sim.substeps : 0.0;
+  if (options.backend == BackendKind::Cuda) {
+    runCuda(options, report);
+  } else {
+    runCpu(options, report);
+  }
+}
+
+} // namespace graphsim::app

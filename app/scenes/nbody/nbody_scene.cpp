@@ -1,0 +1,121 @@
+#include "app/scenes/nbody/nbody_scene.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+
+#include "app/cli/errors.h"
+#include "app/reliability/soak.h"
+#include "app/run/frame_producer.h"
+#include "app/scenes/json_reader.h"
+#include "app/scenes/nbody/nbody_parts.h"
+#include "app/scenes/nbody/nbody_producer.h"
+#include "render/particle_renderer.h"
+
+namespace graphsim::app {
+namespace {
+
+// Room for the body-count control to grow the scene without new render buffers (and new CUDA imports).
+constexpr std::int64_t kMinRenderCapacity = 65536;
+
+constexpr auto kJsonKeys =
+    std::to_array<std::string_view>({"initial", "bodies", "seed", "substeps", "params", "stages"});
+
+void applyParams(NBodyParams& p, const JsonReader& r) {
+  r.allowOnly(
+      {"dt", "G", "softening", "damping", "attractor_strength", "attractor_pos", "boundary_radius", "colour_scale"});
+  r.number("dt", p.dt, 1e-7, 0.1);
+  r.number("G", p.G, 0.0, 1e3);
+  r.number("softening", p.softening, kMinSoftening, 10.0,
+           "a smaller softening lets close encounters give unbounded accelerations (the run blows up)");
+  r.number("damping", p.damping, 0.0, 100.0);
+  r.number("attractor_strength", p.attractorStrength, -1e3, 1e3);
+  r.number("boundary_radius", p.boundaryRadius, 1e-3, 1e6);
+  r.number("colour_scale", p.colourScale, 0.0, 1e3);
+  r.vec3("attractor_pos", p.attractorPos, -1e6, 1e6);
+}
+
+void applyStages(std::array<bool, kStageCount>& enabled, const JsonReader& r) {
+  const JsonReader stages = r.child("stages");
+  stages.allowOnly(kStageNames);
+  for (const StageInfo& row : kStages) {
+    bool on = enabled[static_cast<std::size_t>(row.stage)];
+    stages.boolean(row.name, on);
+    if (!on && !row.togglable()) stages.fail(row.name, "cannot be disabled: " + std::string(row.whyNotTogglable));
+    enabled[static_cast<std::size_t>(row.stage)] = on;
+  }
+}
+
+class NBodyScene final : public Scene {
+public:
+  std::string_view name() const override { return "nbody"; }
+  std::string_view description() const override {
+    return "gravitational n-body: two colliding disc galaxies (or a Plummer sphere), all pairs every substep";
+  }
+  std::string_view countNoun() const override { return "bodies"; }
+  std::int64_t maxCount() const override { return kMaxBodies; }
+  std::span<const std::string_view> jsonKeys() const override { return kJsonKeys; }
+
+  void applyJson(SceneSettings& settings, const JsonReader& r) const override {
+    SceneConfig& sim = settings.sim;
+    r.oneOf("initial", sim.initial, {"galaxy-pair", "plummer", "two-body"});
+    r.integer("bodies", sim.bodies, 1, kMaxBodies);
+    r.unsignedInteger("seed", sim.seed);
+    r.integer("substeps", sim.substeps, 1, kMaxSubsteps);
+    if (r.has("params")) applyParams(sim.params, r.child("params"));
+    if (r.has("stages")) applyStages(sim.enabled, r);
+  }
+  SceneSettings defaults() const override {
+    SceneSettings s;
+    s.scene = "nbody";
+    return s;
+  }
+
+  std::int64_t count(const SceneSettings& s) const override { return s.sim.bodies; }
+  void setCount(SceneSettings& s, std::int64_t n) const override { s.sim.bodies = n; }
+  void checkCount(const SceneSettings& s, std::uint32_t framesInFlight, const std::string& flag,
+                  std::size_t /*cudaTotalMemory*/) const override {
+    checkBodyCount(s.sim.bodies, framesInFlight, flag);
+  }
+  void checkSettings(const SceneSettings& s) const override {
+    if (s.sim.initial == "two-body" && s.sim.bodies != 2)
+      throw UsageError("--bodies: the two-body initial condition needs exactly 2 bodies");
+  }
+  bool seeded() const override { return true; }
+  void setSeed(SceneSettings& s, std::uint64_t seed) const override { s.sim.seed = seed; }
+
+  render::Camera initialCamera(const SceneSettings& s) const override { return s.render.camera; }
+  std::int64_t renderCapacity(const SceneSettings& s) const override {
+    return std::clamp<std::int64_t>(std::max(s.sim.bodies, kMinRenderCapacity), 1, kMaxBodies);
+  }
+
+  std::unique_ptr<SceneProducer> makeProducer(const SceneSettings& s, const ProducerRequest& r) const override {
+    std::unique_ptr<SimProducer> sim = r.cuda
+                                           ? makeCudaProducer(s.sim, *r.renderer, r.cudaDevice, r.waitTimeout, r.inject)
+                                           : makeCpuProducer(s.sim, r.renderer, r.inject);
+    const std::int64_t capacity = r.renderer != nullptr ? r.renderer->config().maxBodies : s.sim.bodies;
+    return makeNBodyProducer(std::move(sim), s, capacity, r.inject);
+  }
+  std::unique_ptr<SceneSoak> makeSoak(const SceneSettings& s, const SoakOptions& o,
+                                      std::int64_t maxCount) const override {
+    return makeNBodySoak(s, o, maxCount);
+  }
+  SceneSettings soakSettings(const SoakOptions& o) const override {
+    SceneSettings s = loadPreset("nbody");
+    s.sim.bodies = o.count;
+    s.sim.seed = o.seed;
+    return s;
+  }
+  SoakCounts soakCounts() const override { return {1024, 2}; } // the replay needs two bodies to interact
+  void runBench(const BenchOptions& options, BenchReport& report) const override { runNBodyBench(options, report); }
+};
+
+} // namespace
+
+const Scene& nbodyScene() {
+  static const NBodyScene scene;
+  return scene;
+}
+
+} // namespace graphsim::app

@@ -1,0 +1,18 @@
+// The n-body scene (issues 1-12) behind the Scene interface: today's CPU and CUDA producers (app/run/frame_producer),
+// the SimController of live edits, the panel's Parameters section, the soak's changes and replay, and the bench
+// variants. Everything n-body-specific the app does lives in this folder or in what it wraps.
+#pragma once
+
+#include "app/scenes/scene.h"
+
+namespace graphsim::app {
+
+class SimController;
+
+const Scene& nbodyScene();
+
+// The n-body parts of a running n-body scene, for tests and tools that need them (nullptr for another scene).
+SimController* nbodyController(SceneProducer& producer);
+SimBackend* nbodyBackend(SceneProducer& producer);
+
+} // namespace graphsim::app

@@ -1,0 +1,222 @@
+// The n-body scene's soak (app/reliability/soak.h runs the loop): every 3-12 frames a stage toggle or a parameter
+// move, every 200-400 frames a structural change (body count, substeps), each through the session's SimController
+// (the panel's path) and, in the same frame, through a second SimController driving a CpuBackend (the replay).
+// Checkpoints compare the run with the replay: bit for bit on the CPU, within the GPU tests' tolerance on CUDA.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "app/reliability/soak.h"
+#include "app/reliability/soak_random.h"
+#include "app/run/progress.h"
+#include "app/run/sim_controller.h"
+#include "app/scenes/nbody/nbody_parts.h"
+#include "app/scenes/nbody/nbody_scene.h"
+#include "compute/cpu_backend.h"
+#include "compute/state_compare.h"
+
+namespace graphsim::app {
+namespace {
+
+// The GPU tests' tolerances (tests/gpu/reference_test.cpp), relative to the system's RMS radius.
+constexpr double kMaxRelTolerance = 1e-5;
+constexpr double kP99RelTolerance = 1e-6;
+
+// The stages a user can toggle, in table order: the soak toggles one of them at random.
+constexpr auto kTogglableStages = [] {
+  constexpr auto count = static_cast<std::size_t>(std::ranges::count_if(kStages, &StageInfo::togglable));
+  std::array<Stage, count> stages{};
+  std::size_t i = 0;
+  for (const StageInfo& row : kStages) {
+    if (row.togglable()) stages[i++] = row.stage;
+  }
+  return stages;
+}();
+
+struct ChangeCounts {
+  std::uint64_t toggles = 0, parameters = 0, bodyCounts = 0, substeps = 0;
+  std::uint64_t total() const { return toggles + parameters + bodyCounts + substeps; }
+};
+
+// Both controllers get every change: the Session's (what the panel drives) and the replay's.
+class ChangeMaker {
+public:
+  ChangeMaker(std::uint64_t seed, std::int64_t bodies) : random_(seed), bodies_(bodies) {}
+
+  void small(SimController& run, SimController& replay, ChangeCounts& counts) {
+    if (random_.between(0, 2) == 0) {
+      const auto pick = random_.between(0, static_cast<std::int64_t>(kTogglableStages.size()) - 1);
+      const Stage stage = kTogglableStages[static_cast<std::size_t>(pick)];
+      const bool enabled = !run.stageWanted(stage);
+      run.setStageEnabled(stage, enabled);
+      replay.setStageEnabled(stage, enabled);
+      ++counts.toggles;
+      return;
+    }
+    NBodyParams p = run.params();
+    // Ranges a user reaches with the panel's sliders, kept where float noise stays noise over a checkpoint interval:
+    // dt, G and softening at most the preset's chaos (softening >= the preset's 0.025, dt <= its 0.0015).
+    switch (random_.between(0, 7)) {
+    case 0: p.dt = random_.uniform(0.0005f, 0.0015f); break;
+    case 1: p.G = random_.uniform(0.5f, 1.25f); break;
+    case 2: p.softening = random_.uniform(0.025f, 0.05f); break;
+    case 3: p.damping = random_.uniform(0.0f, 2.0f); break;
+    case 4: p.attractorStrength = random_.uniform(-4.0f, 4.0f); break;
+    case 5:
+      for (float& x : p.attractorPos) x = random_.uniform(-3.0f, 3.0f);
+      break;
+    case 6: p.boundaryRadius = random_.uniform(4.0f, 16.0f); break;
+    default: p.colourScale = random_.uniform(0.2f, 3.0f); break;
+    }
+    run.setParams(p);
+    replay.setParams(p);
+    ++counts.parameters;
+  }
+
+  // Structural changes alternate, body count first, so that any run with two of them (>= 800 frames) has both kinds.
+  void structural(SimController& run, SimController& replay, ChangeCounts& counts) {
+    if ((counts.bodyCounts + counts.substeps) % 2 == 0) {
+      // A quarter to all of the requested bodies (at least 2): body-count changes are whole-graph updates on CUDA.
+      const std::int64_t quarter = std::max<std::int64_t>(bodies_ / 4, 1);
+      std::int64_t n = quarter * random_.between(1, 4);
+      if (n == run.bodies()) n = n == bodies_ ? quarter * 2 : bodies_;
+      n = std::max<std::int64_t>(n, 2);
+      run.setBodies(n);
+      replay.setBodies(n);
+      ++counts.bodyCounts;
+    } else {
+      const int substeps = run.substeps() % 3 + 1; // 1 -> 2 -> 3 -> 1: a topology change, re-instantiated on CUDA
+      run.setSubsteps(substeps);
+      replay.setSubsteps(substeps);
+      ++counts.substeps;
+    }
+  }
+
+  std::int64_t gap(std::int64_t lo, std::int64_t hi) { return random_.between(lo, hi); }
+
+private:
+  SoakRandom random_;
+  std::int64_t bodies_;
+};
+
+BodyState download(SimBackend& backend) {
+  BodyState state;
+  std::vector<float> colour;
+  backend.download(state, colour);
+  return state;
+}
+
+// The checkpoints' comparisons of the run with the CPU replay, and their worst figures.
+struct Checkpoints {
+  bool exact = false; // cpu against cpu: bit for bit
+  std::uint64_t count = 0, failed = 0, resyncs = 0, identical = 0;
+  double worstMax = 0, worstP99 = 0;
+  std::uint64_t worstFrame = 0;
+  std::vector<std::string> failures;
+
+  // Frame k's state of the run against the replay's; restarts the replay from the run's state where they may
+  // legitimately differ (cuda), or after a failure, so that each checkpoint judges its own frames.
+  void check(std::uint64_t k, SimBackend& run, CpuBackend& replay) {
+    const BodyState got = download(run);
+    const StateDifference d = compareStates(got, replay.state());
+    ++count;
+    identical += d.bitIdentical ? 1 : 0;
+    const double relMax = d.scale > 0 ? d.maxAbs / d.scale : d.maxAbs;
+    const double relP99 = d.scale > 0 ? d.p99 / d.scale : d.p99;
+    if (relMax > worstMax) {
+      worstMax = relMax;
+      worstFrame = k + 1;
+    }
+    worstP99 = std::max(worstP99, relP99);
+    const bool ok = d.sameSize && (exact ? d.bitIdentical : relMax < kMaxRelTolerance && relP99 < kP99RelTolerance);
+    if (!ok) {
+      ++failed;
+      char line[256];
+      std::snprintf(line, sizeof line,
+                    "frame %llu: %zu vs %zu bodies, max |dx| = %.3e (%.3e of the scale %.3f), p99 %.3e of the scale%s",
+                    static_cast<unsigned long long>(k + 1), got.size(), replay.state().size(), d.maxAbs, relMax,
+                    d.scale, relP99, exact ? ", not bit-identical" : "");
+      failures.emplace_back(line);
+      endProgressLine();
+      std::fprintf(stderr, "graphsim soak: checkpoint FAILED at %s\n", line);
+    }
+    // With the accelerations, which are stale while forces is off.
+    if ((!exact || !ok) && d.sameSize && !d.bitIdentical) {
+      replay.setState(got, run.downloadAccelerations());
+      ++resyncs;
+    }
+  }
+
+  void print(std::int64_t every) const {
+    std::printf(
+        "checkpoints: %llu every %lld frames against the cpu replay (%s), %llu failed, %llu bit-identical, "
+        "%llu replay restarts from the run's state\n",
+        static_cast<unsigned long long>(count), static_cast<long long>(every),
+        exact ? "bit for bit" : "tolerance 1e-5 worst body, 1e-6 p99, of the RMS radius",
+        static_cast<unsigned long long>(failed), static_cast<unsigned long long>(identical),
+        static_cast<unsigned long long>(resyncs));
+    if (count == 0) {
+      std::printf("checkpoint errors: not measured (no checkpoint reached)\n"); // not "0.000e+00": nothing compared
+    } else {
+      std::printf("checkpoint errors: worst body %.3e of the scale", worstMax);
+      if (worstMax > 0) std::printf(" (frame %llu)", static_cast<unsigned long long>(worstFrame));
+      std::printf(", worst p99 %.3e of the scale\n", worstP99);
+    }
+    for (std::size_t i = 0; i < failures.size() && i < 10; ++i) std::printf("  failed: %s\n", failures[i].c_str());
+  }
+};
+
+class NBodySoak final : public SceneSoak {
+public:
+  NBodySoak(const SceneSettings& settings, const SoakOptions& options, std::int64_t maxCount)
+      : replayBackend_(settings.sim), replay_(settings.sim, maxCount), changes_(options.seed, options.count),
+        every_(options.checkpointEvery) {
+    checks_.exact = options.backend != BackendKind::Cuda;
+    nextChange_ = static_cast<std::uint64_t>(changes_.gap(3, 12));
+    nextStructural_ = static_cast<std::uint64_t>(changes_.gap(200, 400));
+  }
+
+  void change(std::uint64_t k, SceneProducer& producer) override {
+    SimController& run = *nbodyController(producer);
+    if (k >= nextStructural_) {
+      changes_.structural(run, replay_, counts_);
+      nextStructural_ = k + static_cast<std::uint64_t>(changes_.gap(200, 400));
+    } else if (k >= nextChange_) {
+      changes_.small(run, replay_, counts_);
+      nextChange_ = k + static_cast<std::uint64_t>(changes_.gap(3, 12));
+    }
+  }
+  void afterFrame(std::uint64_t k, SceneProducer& producer, bool checkpoint) override {
+    if (replay_.applyTo(replayBackend_)) replayBackend_.step();
+    if (checkpoint) checks_.check(k, *nbodyBackend(producer), replayBackend_);
+  }
+  void printChanges() const override {
+    std::printf("changes: %llu (stage toggles %llu, parameter moves %llu, body counts %llu, substep counts %llu)\n",
+                static_cast<unsigned long long>(counts_.total()), static_cast<unsigned long long>(counts_.toggles),
+                static_cast<unsigned long long>(counts_.parameters),
+                static_cast<unsigned long long>(counts_.bodyCounts), static_cast<unsigned long long>(counts_.substeps));
+  }
+  void printCheckpoints() const override { checks_.print(every_); }
+  bool passed() const override { return checks_.failed == 0; }
+
+private:
+  CpuBackend replayBackend_;
+  SimController replay_;
+  ChangeMaker changes_;
+  ChangeCounts counts_;
+  Checkpoints checks_;
+  std::int64_t every_;
+  std::uint64_t nextChange_ = 0, nextStructural_ = 0;
+};
+
+} // namespace
+
+std::unique_ptr<SceneSoak> makeNBodySoak(const SceneSettings& settings, const SoakOptions& options,
+                                         std::int64_t maxCount) {
+  return std::make_unique<NBodySoak>(settings, options, maxCount);
+}
+
+} // namespace graphsim::app

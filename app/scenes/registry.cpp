@@ -1,0 +1,43 @@
+// The scenes graphsim knows, in --help order: one line each. A new scene adds its folder under app/scenes/, its
+// preset assets/scenes/<name>.json and its line here (docs/SCENES.md).
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "app/cli/errors.h"
+#include "app/cli/scene_config.h"
+#include "app/embedded_presets.h"
+#include "app/scenes/fluid/fluid_scene.h"
+#include "app/scenes/nbody/nbody_scene.h"
+
+namespace graphsim::app {
+
+std::span<const Scene* const> scenes() {
+  static const Scene* const kScenes[] = {
+      &nbodyScene(),
+      &fluidScene(),
+  };
+  return kScenes;
+}
+
+const Scene& findScene(std::string_view name) {
+  std::string list;
+  for (const Scene* scene : scenes()) {
+    if (scene->name() == name) return *scene;
+    list += (list.empty() ? "" : ", ") + std::string(scene->name());
+  }
+  throw UsageError("--scene: unknown scene '" + std::string(name) + "' (available: " + list + ")");
+}
+
+SceneSettings loadPreset(std::string_view name) {
+  const Scene& scene = findScene(name);
+  for (const auto& preset : kEmbeddedPresets) {
+    if (preset.name != name) continue;
+    SceneSettings settings = scene.defaults();
+    applyJson(settings, nlohmann::json::parse(preset.json), "preset " + std::string(name));
+    return settings;
+  }
+  return scene.defaults(); // a scene without a preset file runs on its defaults
+}
+
+} // namespace graphsim::app

@@ -1,0 +1,200 @@
+// A scene as the app sees it (issue 13): the one interface the frame loop (app/run/session), the panel, bench,
+// soak, captures and the command line use for any scene. docs/SCENES.md shows it and the files a new scene adds.
+//
+//   Scene          the registry entry: name, description, preset and scene-file keys, the element count and its
+//                  limits, and the factories of what runs it (producer, soak, bench plan). Stateless.
+//   SceneProducer  one running scene on one backend: fills frame k's render buffer (FrameProducer), takes the
+//                  panel's, keys' and soak's edits at the start of the next frame, draws its panel section, maps
+//                  its state to the render (camera, box, palette, point radius) and reports its costs.
+//
+// Nothing outside app/scenes/<scene>/ names a scene: app/scenes/registry.cpp lists them, one line each.
+#pragma once
+
+#include <any>
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <glm/glm.hpp>
+#include <nlohmann/json_fwd.hpp>
+
+#include "app/frame/frame_driver.h"
+#include "app/reliability/fault_injection.h"
+#include "app/ui/panel_layout.h"
+#include "compute/nbody.h"
+#include "compute/sim_backend.h" // NodeInfo, UpdateCounters
+#include "render/camera.h"
+
+namespace graphsim::app {
+
+class JsonReader;
+struct FrameStats;
+struct BenchOptions;
+struct BenchReport;
+struct SoakOptions;
+enum class BackendKind;
+
+struct RenderSettings {
+  std::uint32_t width = 1280;
+  std::uint32_t height = 720;
+  float pointRadius = 0.018f;
+  render::Camera camera;
+  bool cameraGiven = false; // the preset or scene file set render.camera (else the scene frames itself)
+};
+
+// What a run of a scene is set up with: built from the scene's embedded preset (assets/scenes/<scene>.json), then
+// a --config file, then command-line flags, each layer validated by the scene.
+struct SceneSettings {
+  std::string scene = "nbody"; // the registry name (Scene::name)
+  RenderSettings render;
+  // The n-body scene's simulation config. It lives here rather than in `config` because callers (tests among them)
+  // set settings.sim directly; the other scenes ignore it.
+  SceneConfig sim;
+  std::any config; // any other scene's own configuration (the fluid scene: fluid::FluidConfig)
+};
+
+// How a producer reaches the renderer: the renderer's body-buffer mode says which path (HostVisible: the CPU
+// writes; Exported: CUDA interop; Staged: CUDA through the host). renderer == nullptr: simulation only.
+struct ProducerRequest {
+  bool cuda = false;
+  render::ParticleRenderer* renderer = nullptr;
+  int cudaDevice = 0;
+  std::chrono::milliseconds waitTimeout{5000};
+  FaultPlan inject;
+};
+
+// A notice the run shows (and, headless, ends with, exit 1): a blow-up.
+struct SceneNotice {
+  std::string what; // "the simulation blew up in frame 6, stage integrate: non-finite velocity (...)"
+  std::string hint; // the panel's second line: what to change
+};
+
+class SceneProducer : public FrameProducer {
+public:
+  virtual std::string_view backendName() const = 0; // "cpu" | "cuda"
+  virtual std::int64_t count() const = 0;           // elements in the render buffer this frame
+
+  // Start of frame k (after the throttle): applies the edits requested since the last frame and decides whether
+  // this frame advances simulated time (paused frames still run on CUDA, with nothing to simulate).
+  virtual void beginFrame(std::uint64_t k) = 0;
+  // Fills what the scene decides about the frame's look: palette, box, colour scale, point radius when physical.
+  virtual void styleFrame(render::FrameSubmit& submit) const = 0;
+
+  // Controls shared by every scene (panel buttons, keys).
+  virtual void togglePause() = 0;
+  virtual void requestStep() = 0;
+  virtual void requestReset() = 0;
+  virtual bool paused() const = 0;
+  virtual bool advances() const = 0; // whether the last beginFrame simulated
+  virtual double simTime() const = 0;
+
+  // Costs and the frame's work.
+  virtual double simMs() const = 0;        // last frame: CPU wall time / CUDA GPU time; < 0 unknown
+  virtual double updateHostUs() const = 0; // host time of the last frame's node updates
+  virtual UpdateCounters counters() const = 0;
+  virtual const std::vector<NodeInfo>& nodes() const = 0;
+  // Whether the Graph section's checkbox of a node is live, what it does, and its tooltip (empty: none).
+  virtual bool nodeTogglable(const NodeInfo& node) const = 0;
+  virtual void setNodeEnabled(const NodeInfo& node, bool enabled) = 0;
+  virtual std::string nodeTooltip(const NodeInfo& node) const = 0;
+  virtual bool setProfiling(bool on) = 0;
+  virtual bool hasGraph() const = 0;
+  virtual void dumpGraph(const std::filesystem::path& path) const = 0;
+  virtual std::optional<SceneNotice> blowUp() const = 0; // never waits
+
+  // The panel (ImGui, between NewFrame and Render): the Parameters section and the scene's Stats lines. Widgets
+  // are recorded in `layout` under "param:<name>" / "toggle:<name>" for the scripted UI tests.
+  virtual void drawParameters(const FrameStats& stats, PanelLayout& layout) = 0;
+  virtual void drawStats(const FrameStats& stats) = 0;
+  // Hold A: the scene's pointer (the n-body attractor, the fluid obstacle) follows `point` (on the plane through the
+  // orbit target); `pressed` on the first frame of the hold.
+  virtual void pointAt(const glm::vec3& point, bool pressed) = 0;
+  // The run's summary: "16384 bodies", "65536 particles".
+  virtual std::string describeState() const = 0;
+  // What the last finished frame did, for the progress line and the summary ("last frame 12 substeps, dt 1.39 ms");
+  // empty when nothing is worth saying. Never waits (CUDA: an asynchronous readback, a frame or more late).
+  virtual std::string frameDetail() const = 0;
+};
+
+// One scene's soak (app/reliability/soak.cpp runs the loop): seeded changes through the session's producer, the
+// replay and the checks at checkpoints, and the report lines.
+class SceneSoak {
+public:
+  virtual ~SceneSoak() = default;
+  // Before frame k's tick: the changes due now.
+  virtual void change(std::uint64_t k, SceneProducer& run) = 0;
+  // After frame k's tick: the replay's frame, and a checkpoint when due.
+  virtual void afterFrame(std::uint64_t k, SceneProducer& run, bool checkpoint) = 0;
+  virtual void printChanges() const = 0;     // "changes: ..."
+  virtual void printCheckpoints() const = 0; // "checkpoints: ...", "checkpoint errors: ..."
+  virtual bool passed() const = 0;
+};
+
+class Scene {
+public:
+  virtual ~Scene() = default;
+  virtual std::string_view name() const = 0;
+  virtual std::string_view description() const = 0; // one line, for `run --scene list` and --help
+  // The element count's noun ("bodies", "particles"): the flag --<noun> sets it, messages and the summary use it.
+  virtual std::string_view countNoun() const = 0;
+  virtual std::int64_t maxCount() const = 0;
+
+  // Scene files: the keys besides "scene" and "render" in --help order, and applying them (JsonReader says where
+  // and why a value is refused). Called for the preset, then the --config file.
+  virtual std::span<const std::string_view> jsonKeys() const = 0;
+  virtual void applyJson(SceneSettings& settings, const JsonReader& top) const = 0;
+  // A fresh settings object before the preset is applied.
+  virtual SceneSettings defaults() const = 0;
+
+  virtual std::int64_t count(const SceneSettings& settings) const = 0;
+  virtual void setCount(SceneSettings& settings, std::int64_t count) const = 0; // within [1, maxCount]
+  // Refuses (UsageError naming `flag`) a count this machine cannot hold, before anything is allocated:
+  // host memory, and GPU memory when the CUDA device is known (cudaTotalMemory > 0).
+  virtual void checkCount(const SceneSettings& settings, std::uint32_t framesInFlight, const std::string& flag,
+                          std::size_t cudaTotalMemory) const = 0;
+  // Checks that need the whole settings (after every layer): UsageError naming the flag or key.
+  virtual void checkSettings(const SceneSettings& settings) const = 0;
+  virtual bool seeded() const = 0; // whether --seed means something here
+  virtual void setSeed(SceneSettings& settings, std::uint64_t seed) const = 0;
+
+  // The camera a run starts with: the scene file's, else the scene's own framing.
+  virtual render::Camera initialCamera(const SceneSettings& settings) const = 0;
+  // Capacity of each render buffer: room for the count controls to grow without new buffers.
+  virtual std::int64_t renderCapacity(const SceneSettings& settings) const = 0;
+
+  // Throws InteropImportError when CUDA cannot import the renderer's exports (the session may fall back to host
+  // copy), EnvironmentError, UsageError (a fault the backend cannot take).
+  virtual std::unique_ptr<SceneProducer> makeProducer(const SceneSettings& settings,
+                                                      const ProducerRequest& request) const = 0;
+  virtual std::unique_ptr<SceneSoak> makeSoak(const SceneSettings& settings, const SoakOptions& options,
+                                              std::int64_t maxCount) const = 0;
+  // The settings a soak starts from (count and seed of the options), and its count's default and smallest value.
+  virtual SceneSettings soakSettings(const SoakOptions& options) const = 0;
+  struct SoakCounts {
+    std::int64_t byDefault, min;
+  };
+  virtual SoakCounts soakCounts() const = 0;
+  // graphsim bench for this scene: runs the product path and its comparisons and fills the report.
+  virtual void runBench(const BenchOptions& options, BenchReport& report) const = 0;
+};
+
+// The registry (app/scenes/registry.cpp), in --help order.
+std::span<const Scene* const> scenes();
+// UsageError "--scene: unknown scene 'x' (available: nbody, fluid)".
+const Scene& findScene(std::string_view name);
+// The embedded preset of a scene (assets/scenes/<name>.json), applied to its defaults.
+SceneSettings loadPreset(std::string_view scene);
+
+// Helpers the scenes share.
+void recordWidget(PanelLayout& layout, std::string_view id); // the last ImGui item's rectangle under `id`
+// The Parameters section's cost lines: this frame's node-update time, the running counts of node updates, enable
+// toggles, whole-graph updates and re-instantiations, the last fallback reason and `lastStructural` (if any).
+void drawUpdateCounters(const FrameStats& stats, const std::string& lastStructural);
+
+} // namespace graphsim::app

@@ -1,0 +1,106 @@
+// Scenes on the command line (issue 13), run as a user would: --scene list, --help naming the scenes, a headless
+// fluid run on the CPU backend with a capture and its summary, and a fluid blow-up ending a headless run.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "run_graphsim.h"
+
+namespace graphsim::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+TEST(Scenes, ListPrintsEachSceneWithItsDescription) {
+  const ProcessResult r = runGraphsim({"run", "--scene", "list"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "nbody ")) << r.out;
+  EXPECT_TRUE(contains(r.out, "fluid ")) << r.out;
+  EXPECT_TRUE(contains(r.out, "SPH")) << r.out;
+  EXPECT_TRUE(contains(r.out, "--particles")) << r.out;
+}
+
+TEST(Scenes, HelpNamesTheScenesAndBothCountFlags) {
+  for (const char* command : {"run", "bench", "soak"}) {
+    const ProcessResult r = runGraphsim({command, "--help"});
+    ASSERT_EQ(r.exitCode, 0) << command;
+    for (const char* part : {"nbody | fluid", "--bodies", "--particles"})
+      EXPECT_TRUE(contains(r.out, part)) << command << " --help lacks " << part << ":\n" << r.out;
+  }
+}
+
+TEST(Scenes, HeadlessFluidRunOnTheCpuCapturesAndSummarises) {
+  const fs::path dir = fs::path(GRAPHSIM_TEST_TMP) / "scenes";
+  fs::create_directories(dir);
+  const fs::path png = dir / "fluid.png";
+  fs::remove(png);
+  const ProcessResult r = runGraphsim({"run", "--scene", "fluid", "--backend", "cpu", "--headless", "--particles",
+                                       "1000", "--frames", "6", "--capture", png.string(), "--validation"},
+                                      300);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_TRUE(fs::exists(png));
+  EXPECT_GT(fs::file_size(png), 1000u);
+  EXPECT_TRUE(contains(r.err, "graphsim: 6 frames of 1000 particles in")) << r.err;
+  EXPECT_TRUE(contains(r.err, "last frame ")) << "the summary names the last frame's substeps: " << r.err;
+  EXPECT_TRUE(contains(r.err, " substeps, dt ")) << r.err;
+  EXPECT_TRUE(contains(r.err, "validation messages: 0")) << r.err;
+}
+
+TEST(Scenes, FluidBlowUpEndsAHeadlessRunWithExitOne) {
+  const ProcessResult r = runGraphsim({"run", "--scene", "fluid", "--backend", "cpu", "--headless", "--particles",
+                                       "1000", "--frames", "20", "--quiet", "--inject", "non-finite@5"},
+                                      300);
+  ASSERT_FALSE(r.timedOut) << r.err;
+  EXPECT_EQ(r.exitCode, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "the simulation blew up in frame 5, substep 0, stage ")) << r.err;
+  EXPECT_TRUE(contains(r.err, "non-finite")) << r.err;
+}
+
+TEST(Scenes, FluidOnCudaWithoutACudaDeviceExitsThree) {
+  const ProcessResult probe = runGraphsim({"list-gpus"});
+  if (!contains(probe.out, "no CUDA")) GTEST_SKIP() << "this machine has a CUDA device";
+  const ProcessResult r = runGraphsim(
+      {"run", "--scene", "fluid", "--backend", "cuda", "--headless", "--particles", "1000", "--frames", "1"});
+  EXPECT_EQ(r.exitCode, 3) << r.err;
+}
+
+// bench --scene fluid on the CPU backend: the CPU reference alone, the CUDA variants listed as not run with the
+// reason, and the fluid's own figures in the JSON.
+TEST(Scenes, FluidBenchOnTheCpuRunsTheReferenceAndSaysWhyNotTheCudaVariants) {
+  const fs::path dir = fs::path(GRAPHSIM_TEST_TMP) / "scenes";
+  fs::create_directories(dir);
+  const fs::path json = dir / "fluid_bench.json";
+  fs::remove(json);
+  const ProcessResult r = runGraphsim({"bench", "--scene", "fluid", "--backend", "cpu", "--particles", "2048",
+                                       "--frames", "10", "--warmup", "2", "--json", json.string(), "--quiet"},
+                                      300);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "were not run: needs --backend cuda")) << r.out;
+  std::ifstream in(json);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["scene"], "fluid");
+  EXPECT_EQ(j["particles"], 2048);
+  ASSERT_EQ(j["variants"].size(), 5u);
+  const nlohmann::json& cpu = j["variants"][0];
+  EXPECT_EQ(cpu["status"], "ok");
+  for (const char* key :
+       {"particle_steps_per_second", "substeps_per_frame", "sort_share", "gpu_bytes_per_particle", "host_us_median"})
+    EXPECT_TRUE(cpu.contains(key)) << key;
+  EXPECT_GT(cpu["substeps_per_frame"].get<double>(), 1.0);
+  EXPECT_NEAR(cpu["particle_steps_per_second"].get<double>(),
+              2048.0 * cpu["substeps_per_frame"].get<double>() * cpu["fps"].get<double>(),
+              1e-6 * cpu["particle_steps_per_second"].get<double>());
+  for (std::size_t i = 1; i < 5; ++i) {
+    EXPECT_EQ(j["variants"][i]["status"], "skipped");
+    EXPECT_NE(j["variants"][i]["reason"].get<std::string>().find("--backend cuda"), std::string::npos);
+  }
+}
+
+} // namespace
+} // namespace graphsim::test
