@@ -27,6 +27,7 @@
 #include "compute/cuda/frame_graph.h"
 #include "compute/cuda/leapfrog_start.h"
 #include "compute/cuda/poll.h"
+#include "compute/cuda/shutdown.h"
 #include "compute/cuda_device.h"
 #include "compute/initial_conditions.h"
 #include "compute/protocol.h"
@@ -375,19 +376,7 @@ CudaBackend::CudaBackend(const SceneConfig& config, int device, const InteropDes
   m.config = config;
 }
 
-CudaBackend::~CudaBackend() {
-  try {
-    impl_->synchronize();
-  } catch (const TimeoutError& e) {
-    // Still running (a semaphore wait that nobody signals): destroying the semaphores or memory now would be
-    // undefined behaviour, so the resources are retired for good instead of freed. Only reached after a failure.
-    std::fprintf(stderr, "graphsim: %s; leaving its CUDA resources allocated\n", e.what());
-    (void)impl_.release();
-  } catch (const std::exception& e) {
-    // A failed frame (sticky CUDA error): the work is over, freeing is safe and reports its own errors.
-    std::fprintf(stderr, "graphsim: CUDA backend shutdown: %s\n", e.what());
-  }
-}
+CudaBackend::~CudaBackend() { cuda::finishOrRetire(impl_, "CUDA backend"); }
 
 void CudaBackend::reset(const SceneConfig& config) {
   validateSceneConfig(config);

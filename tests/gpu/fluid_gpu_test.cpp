@@ -281,6 +281,28 @@ TEST(FluidGpu, ResetToAnotherCountRebuildsTheGraph) {
   EXPECT_LT(static_cast<double>(gpu.deviceBytes()) / 32768.0, 200.0);
 }
 
+// A fluid with almost no stiffness collapses under gravity: the density kernel flags it on the GPU, the report node
+// hands it to the host without a wait, naming frame, substep and stage as the CPU reference does (the frame may
+// differ by a frame or two: the two sides round differently on the way to the collapse).
+TEST(FluidGpu, BlowUpIsReportedWithFrameSubstepAndStage) {
+  GRAPHSIM_REQUIRE_CUDA_DEVICE();
+  FluidConfig config = damBreak(16384);
+  config.params.stiffness = 0.001f;
+  FluidCpuBackend cpu(config);
+  FluidCudaBackend gpu(config, 0);
+  for (int f = 0; f < 100 && !(cpu.blowUp() && gpu.blowUp()); ++f) {
+    if (!cpu.blowUp()) cpu.step();
+    if (!gpu.blowUp()) gpu.step();
+  }
+  ASSERT_TRUE(cpu.blowUp()) << "the CPU reference did not blow up in 100 frames";
+  ASSERT_TRUE(gpu.blowUp()) << "the GPU did not report the blow-up the CPU saw in frame " << cpu.blowUp()->frame;
+  EXPECT_EQ(gpu.blowUp()->stage, "density");
+  EXPECT_EQ(gpu.blowUp()->stage, cpu.blowUp()->stage);
+  EXPECT_LE(std::abs(static_cast<long>(gpu.blowUp()->frame) - static_cast<long>(cpu.blowUp()->frame)), 2L)
+      << describe(*gpu.blowUp()) << " vs " << describe(*cpu.blowUp());
+  EXPECT_NE(gpu.blowUp()->what.find("density"), std::string::npos);
+}
+
 // The fluid graph in the interop frame protocol: F = 3 render buffers exported by Vulkan, the graph waits renderDone
 // and signals simDone; 300 frames with the box and the fluid palette, the validation layer on. Every frame reaches
 // the renderer in order, the render buffer holds what copyRenderOutput reads, and the picture changes.

@@ -14,6 +14,7 @@
 #include "compute/cuda/cuda_handles.h"
 #include "compute/cuda/external_interop.h"
 #include "compute/cuda/poll.h"
+#include "compute/cuda/shutdown.h"
 #include "compute/cuda_device.h"
 #include "compute/fluid/cuda/fluid_frame_graph.h"
 #include "compute/fluid/fluid_cpu_backend.h" // makeInitialState
@@ -601,16 +602,7 @@ FluidCudaBackend::FluidCudaBackend(const FluidConfig& config, int device, const 
   m.instantiate("construction");
 }
 
-FluidCudaBackend::~FluidCudaBackend() {
-  try {
-    impl_->synchronize();
-  } catch (const TimeoutError& e) {
-    std::fprintf(stderr, "graphsim: %s; leaving its CUDA resources allocated\n", e.what());
-    (void)impl_.release();
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "graphsim: fluid CUDA backend shutdown: %s\n", e.what());
-  }
-}
+FluidCudaBackend::~FluidCudaBackend() { cuda::finishOrRetire(impl_, "fluid CUDA backend"); }
 
 void FluidCudaBackend::reset(const FluidConfig& config) {
   Impl& m = *impl_;

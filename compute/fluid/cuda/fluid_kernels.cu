@@ -1,11 +1,12 @@
 // The fluid scene's kernels (issue 13). Each stage is one kernel over the particles in the current sorted order,
 // with the formulas of compute/fluid/sph_math.h, so that it computes what the CPU reference's stage computes
-// (fluid_cpu.cpp), summing neighbours in the same order: cells z, y, x ascending, within a cell in sorted order.
+// (fluid_cpu.cpp), visiting neighbours in the same order (cells z, y, x ascending, within a cell in sorted order);
+// the neighbour sums are split into three z-slab partial sums, added (s0 + s1) + s2.
 #include "compute/fluid/cuda/fluid_kernels.h"
 
-#include <cub/block/block_reduce.cuh>
+#include <algorithm>
+
 #include <cub/device/device_radix_sort.cuh>
-#include <cuda/functional>
 
 #include "compute/cuda/cuda_check.h"
 #include "compute/fluid/sph_math.h"
@@ -39,21 +40,22 @@ __global__ void frameBeginKernel(FrameBeginArgs a) {
   if (a.handle != 0) cudaGraphSetConditional(a.handle, c.proceed);
 }
 
-// max |v| over the particles, then (thread 0 of the last block to finish) the substep's dt from the CFL condition.
-// One barrier (inside CUB's block reduction); only thread 0 goes on, so no second barrier hands it anything.
-__global__ void __launch_bounds__(kBlock) cflKernel(CflArgs a) {
-  using BlockMax = cub::BlockReduce<float, kBlock>;
-  __shared__ typename BlockMax::TempStorage temp;
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+// max |v| over the particles, then (lane 0 of the last warp to finish) the substep's dt from the CFL condition.
+// One warp per block and a grid-stride loop: no barrier at all, and at most kCflWarps atomics on the control block.
+// (A block-wide reduction with __syncthreads is flagged by compute-sanitizer's synccheck inside a WHILE body,
+// though clean on a stream; docs/GPU-TESTING.md.)
+constexpr int kCflWarps = 2048;
+
+__global__ void __launch_bounds__(32) cflKernel(CflArgs a) {
   float v2 = 0.0f;
-  if (i < a.n) {
+  for (int i = static_cast<int>(blockIdx.x * 32u + threadIdx.x); i < a.n; i += static_cast<int>(gridDim.x * 32u)) {
     const float4 v = a.vel[i];
-    v2 = v.x * v.x + v.y * v.y + v.z * v.z;
+    v2 = fmaxf(v2, v.x * v.x + v.y * v.y + v.z * v.z);
   }
-  const float blockMax = BlockMax(temp).Reduce(v2, ::cuda::maximum<>{});
+  for (int off = 16; off > 0; off >>= 1) v2 = fmaxf(v2, __shfl_xor_sync(0xffffffffu, v2, off));
   if (threadIdx.x != 0) return;
   FrameControl& c = *a.ctrl;
-  atomicMax(&c.maxSpeedBits, __float_as_uint(blockMax));
+  atomicMax(&c.maxSpeedBits, __float_as_uint(v2));
   __threadfence();
   if (atomicAdd(&c.blocksDone, 1u) != gridDim.x - 1) return;
   const float maxSpeed = sqrtf(__uint_as_float(atomicAdd(&c.maxSpeedBits, 0u))); // as the CPU: sqrt of max |v|^2
@@ -310,7 +312,10 @@ unsigned count(int n) { return static_cast<unsigned>(n); }
 } // namespace
 
 KernelSpec frameBeginSpec(const FrameBeginArgs& a) { return specOf(frameBeginKernel, a, 1, 1); }
-KernelSpec cflSpec(const CflArgs& a) { return specOf(cflKernel, a, count(a.n)); }
+KernelSpec cflSpec(const CflArgs& a) {
+  const unsigned warps = std::min<unsigned>((count(a.n) + 31u) / 32u, kCflWarps);
+  return specOf(cflKernel, a, std::max(warps, 1u) * 32u, 32);
+}
 KernelSpec keysSpec(const KeysArgs& a) { return specOf(keysKernel, a, count(a.n)); }
 KernelSpec rangesSpec(const RangesArgs& a) { return specOf(rangesKernel, a, count(a.n)); }
 KernelSpec reorderSpec(const ReorderArgs& a) { return specOf(reorderKernel, a, count(a.n)); }
