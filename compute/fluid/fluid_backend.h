@@ -61,6 +61,7 @@ struct FluidFrameInfo {
   int substeps = 0;        // substeps the frame ran (the WHILE node's iterations)
   float lastDt = 0;        // dt of its last substep [s]
   float covered = 0;       // simulated time the frame covered [s] (< frameDt when max substeps clamped it)
+  double simTime = 0;      // simulated time since the reset after this frame [s] (FluidState::time)
 };
 
 // A blow-up: NaN, a particle outside the box, or a density beyond kBlowUpDensityFactor * rest density.

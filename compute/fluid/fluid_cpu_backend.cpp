@@ -146,7 +146,7 @@ void FluidCpuBackend::stepFrame(std::uint64_t k) {
   const FrameStep f = fluid::stepFrame(config_.params, state_, work_, frameDt_, switches(),
                                        [&](int substep, std::string_view stage) { check(k, substep, stage); });
   computeColour();
-  lastFrame_ = FluidFrameInfo{k, f.substeps, f.lastDt, f.covered};
+  lastFrame_ = FluidFrameInfo{k, f.substeps, f.lastDt, f.covered, state_.time};
   nextFrame_ = k + 1;
 }
 

@@ -75,6 +75,7 @@ TEST(FluidGpu, FirstFrameMatchesTheCpuReferenceParticleByParticle) {
   EXPECT_EQ(gpu.lastFrame()->substeps, cpu.lastFrame()->substeps) << "the WHILE node's count differs from the CPU's";
   EXPECT_FLOAT_EQ(gpu.lastFrame()->covered, cpu.lastFrame()->covered);
   EXPECT_NEAR(b.time, a.time, 1e-9);
+  EXPECT_EQ(gpu.lastFrame()->simTime, b.time) << "the report carries the state's simulated time";
 }
 
 // 50 frames of a dam break: a chaotic flow, so particle-by-particle agreement decays (float rounding differs); the

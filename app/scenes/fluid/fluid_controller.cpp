@@ -75,7 +75,7 @@ bool FluidController::applyTo(fluid::FluidBackend& backend) {
 void FluidController::frameDone(const std::optional<fluid::FluidFrameInfo>& info) {
   if (!info || info->frame == lastCountedFrame_) return;
   lastCountedFrame_ = info->frame;
-  simTime_ += info->covered;
+  simTime_ = info->simTime; // the backend's own sum: right even when the asynchronous report skipped frames
 }
 
 } // namespace graphsim::app

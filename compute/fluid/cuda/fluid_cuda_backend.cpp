@@ -533,6 +533,7 @@ struct FluidCudaBackend::Impl {
       r.substeps = h->substeps;
       r.lastDt = h->lastDt;
       r.covered = h->covered;
+      r.time = h->time;
       r.blowUp = h->blowUp;
       r.blowUpFrame = h->blowUpFrame;
       std::atomic_thread_fence(std::memory_order_acquire);
@@ -705,7 +706,7 @@ void FluidCudaBackend::copyRenderOutput(Float4* dst) {
 std::optional<FluidFrameInfo> FluidCudaBackend::lastFrame() const {
   const auto r = impl_->readReport();
   if (!r) return std::nullopt;
-  return FluidFrameInfo{r->frame, r->substeps, r->lastDt, r->covered};
+  return FluidFrameInfo{r->frame, r->substeps, r->lastDt, r->covered, r->time};
 }
 
 std::optional<FluidBlowUp> FluidCudaBackend::blowUp() const {

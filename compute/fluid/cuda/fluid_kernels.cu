@@ -289,6 +289,7 @@ __global__ void reportKernel(ReportArgs a) {
   h->substeps = c.done;
   h->lastDt = c.done > 0 ? c.dt : 0.0f;
   h->covered = c.covered;
+  h->time = c.time;
   h->blowUp = b.first;
   h->blowUpFrame = b.frameOfFirst;
   __threadfence_system();

@@ -42,6 +42,7 @@ struct HostReport {
   float lastDt;
   float covered;
   int pad;
+  double time;                    // FrameControl::time
   unsigned long long blowUp;      // BlowUpState::first
   unsigned long long blowUpFrame; // BlowUpState::frameOfFirst
 };
