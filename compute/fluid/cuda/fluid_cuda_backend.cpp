@@ -32,21 +32,6 @@ constexpr std::size_t kTimingSlots = 8;
 constexpr std::array kBodySteps = {Step::Cfl,    Step::Keys,      Step::Ranges,   Step::Reorder, Step::Density,
                                    Step::Forces, Step::Integrate, Step::Obstacle, Step::Walls,   Step::Condition};
 
-cudaGraph_t makeGraphRaw() {
-  cudaGraph_t g = nullptr;
-  CUDA_CHECK(cudaGraphCreate(&g, 0));
-  return g;
-}
-
-const char* launchName(FluidLaunch l) {
-  switch (l) {
-  case FluidLaunch::WhileGraph: return "while-graph";
-  case FluidLaunch::FixedSubsteps: return "fixed-substeps";
-  case FluidLaunch::HostDecided: return "host-decided";
-  }
-  return "?";
-}
-
 std::string blowUpStage(unsigned stage) {
   switch (stage) {
   case gpu::kStageDensity: return "density";
@@ -276,8 +261,8 @@ struct FluidCudaBackend::Impl {
       graph.reset();
       return;
     }
-    cudaGraph_t g = makeGraphRaw();
-    cuda::Graph owner(g);
+    cuda::Graph owner = cuda::makeGraph();
+    cudaGraph_t g = owner.get();
     std::vector<cudaGraphNode_t> deps;
     cudaGraphNode_t allocNode = nullptr;
     if (options.scratch == FluidScratch::GraphMemoryNodes) {
@@ -818,7 +803,6 @@ const std::vector<NodeInfo>& FluidCudaBackend::nodes() const {
   }
   if (m.options.scratch == FluidScratch::GraphMemoryNodes) add("free_scratch", "memory free", false, true, "scratch");
   if (m.signalNode != nullptr) add("signal_sim_done", "semaphore signal", false, true, "the frame protocol");
-  (void)launchName;
   m.nodesStale = false;
   return m.nodes;
 }
