@@ -58,30 +58,8 @@ struct Variant {
 constexpr Variant kEdges{VK_PRIMITIVE_TOPOLOGY_LINE_LIST, VK_TRUE, &kOpaque};
 constexpr Variant kFloor{VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, VK_FALSE, &kTint};
 
-OwnedPipelineLayout createPipelineLayout(VkDevice device) {
-  const VkPushConstantRange pushRange{kPushStages, 0, sizeof(shaderio::BoxPushConstants)};
-  const VkPipelineLayoutCreateInfo layoutInfo{.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
-                                              .pushConstantRangeCount = 1,
-                                              .pPushConstantRanges = &pushRange};
-  VkPipelineLayout layout = VK_NULL_HANDLE;
-  VK_CHECK(vkCreatePipelineLayout(device, &layoutInfo, nullptr, &layout));
-  return OwnedPipelineLayout(device, layout);
-}
-
 OwnedPipeline createPipeline(VkDevice device, VkPipelineLayout layout, VkRenderPass renderPass,
                              const Variant& variant) {
-  const OwnedShaderModule vertexModule = pipeline::createShaderModule(device, kVertexSpirv);
-  const OwnedShaderModule fragmentModule = pipeline::createShaderModule(device, kFragmentSpirv);
-  const std::array<VkPipelineShaderStageCreateInfo, 2> stages{{
-      {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-       .stage = VK_SHADER_STAGE_VERTEX_BIT,
-       .module = vertexModule.get(),
-       .pName = "main"},
-      {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-       .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
-       .module = fragmentModule.get(),
-       .pName = "main"},
-  }};
   const VkPipelineInputAssemblyStateCreateInfo inputAssembly{
       .sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
       .topology = variant.topology};
@@ -94,23 +72,9 @@ OwnedPipeline createPipeline(VkDevice device, VkPipelineLayout layout, VkRenderP
       .sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
       .attachmentCount = 1,
       .pAttachments = variant.blend};
-  const VkGraphicsPipelineCreateInfo pipelineInfo{.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
-                                                  .stageCount = static_cast<std::uint32_t>(stages.size()),
-                                                  .pStages = stages.data(),
-                                                  .pVertexInputState = &kNoVertexInput,
-                                                  .pInputAssemblyState = &inputAssembly,
-                                                  .pViewportState = &pipeline::kViewportState,
-                                                  .pRasterizationState = &kRasterization,
-                                                  .pMultisampleState = &pipeline::kMultisample,
-                                                  .pDepthStencilState = &depthStencil,
-                                                  .pColorBlendState = &colourBlend,
-                                                  .pDynamicState = &pipeline::kDynamicState,
-                                                  .layout = layout,
-                                                  .renderPass = renderPass,
-                                                  .subpass = 0};
-  VkPipeline created = VK_NULL_HANDLE;
-  VK_CHECK(vkCreateGraphicsPipelines(device, VK_NULL_HANDLE, 1, &pipelineInfo, nullptr, &created));
-  return OwnedPipeline(device, created);
+  return pipeline::createGraphicsPipeline(
+      device, layout, renderPass, kVertexSpirv, kFragmentSpirv,
+      {&kNoVertexInput, &inputAssembly, &kRasterization, &depthStencil, &colourBlend});
 }
 
 } // namespace
@@ -125,7 +89,8 @@ shaderio::BoxPushConstants makeBoxPushConstants(const Camera& camera, const Box&
 }
 
 BoxPipeline::BoxPipeline(VkDevice device, VkRenderPass renderPass)
-    : layout_(createPipelineLayout(device)), edges_(createPipeline(device, layout_.get(), renderPass, kEdges)),
+    : layout_(pipeline::createPushConstantLayout(device, kPushStages, sizeof(shaderio::BoxPushConstants))),
+      edges_(createPipeline(device, layout_.get(), renderPass, kEdges)),
       floor_(createPipeline(device, layout_.get(), renderPass, kFloor)) {}
 
 void BoxPipeline::cmdDraw(VkCommandBuffer cmd, VkExtent2D extent, const shaderio::BoxPushConstants& constants,

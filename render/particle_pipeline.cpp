@@ -33,11 +33,6 @@ constexpr std::uint32_t kFragmentSpirv[] =
 #include "shaders/particle.frag.spv.inc"
     ;
 
-using pipeline::createShaderModule;
-using pipeline::kDynamicState;
-using pipeline::kMultisample;
-using pipeline::kViewportState;
-
 constexpr VkShaderStageFlags kPushStages = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
 
 // The fixed-function state never changes: constant data, which the create infos can point into.
@@ -70,47 +65,10 @@ constexpr VkPipelineColorBlendAttachmentState kOpaque{.blendEnable = VK_FALSE,
 constexpr VkPipelineColorBlendStateCreateInfo kColourBlend{
     .sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO, .attachmentCount = 1, .pAttachments = &kOpaque};
 
-OwnedPipelineLayout createPipelineLayout(VkDevice device) {
-  const VkPushConstantRange pushRange{kPushStages, 0, sizeof(shaderio::ParticlePushConstants)};
-  const VkPipelineLayoutCreateInfo layoutInfo{.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
-                                              .pushConstantRangeCount = 1,
-                                              .pPushConstantRanges = &pushRange};
-  VkPipelineLayout layout = VK_NULL_HANDLE;
-  VK_CHECK(vkCreatePipelineLayout(device, &layoutInfo, nullptr, &layout));
-  return OwnedPipelineLayout(device, layout);
-}
-
 OwnedPipeline createPipeline(VkDevice device, VkPipelineLayout layout, VkRenderPass renderPass) {
-  // Modules are only needed while the pipeline is created.
-  const OwnedShaderModule vertexModule = createShaderModule(device, kVertexSpirv);
-  const OwnedShaderModule fragmentModule = createShaderModule(device, kFragmentSpirv);
-  const std::array<VkPipelineShaderStageCreateInfo, 2> stages{{
-      {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-       .stage = VK_SHADER_STAGE_VERTEX_BIT,
-       .module = vertexModule.get(),
-       .pName = "main"},
-      {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-       .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
-       .module = fragmentModule.get(),
-       .pName = "main"},
-  }};
-  const VkGraphicsPipelineCreateInfo pipelineInfo{.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
-                                                  .stageCount = static_cast<std::uint32_t>(stages.size()),
-                                                  .pStages = stages.data(),
-                                                  .pVertexInputState = &kVertexInput,
-                                                  .pInputAssemblyState = &kInputAssembly,
-                                                  .pViewportState = &kViewportState,
-                                                  .pRasterizationState = &kRasterization,
-                                                  .pMultisampleState = &kMultisample,
-                                                  .pDepthStencilState = &kDepthStencil,
-                                                  .pColorBlendState = &kColourBlend,
-                                                  .pDynamicState = &kDynamicState,
-                                                  .layout = layout,
-                                                  .renderPass = renderPass,
-                                                  .subpass = 0};
-  VkPipeline pipeline = VK_NULL_HANDLE;
-  VK_CHECK(vkCreateGraphicsPipelines(device, VK_NULL_HANDLE, 1, &pipelineInfo, nullptr, &pipeline));
-  return OwnedPipeline(device, pipeline);
+  return pipeline::createGraphicsPipeline(
+      device, layout, renderPass, kVertexSpirv, kFragmentSpirv,
+      {&kVertexInput, &kInputAssembly, &kRasterization, &kDepthStencil, &kColourBlend});
 }
 
 } // namespace
@@ -130,7 +88,8 @@ shaderio::ParticlePushConstants makePushConstants(const Camera& camera, const Dr
 }
 
 ParticlePipeline::ParticlePipeline(VkDevice device, VkRenderPass renderPass)
-    : layout_(createPipelineLayout(device)), pipeline_(createPipeline(device, layout_.get(), renderPass)) {}
+    : layout_(pipeline::createPushConstantLayout(device, kPushStages, sizeof(shaderio::ParticlePushConstants))),
+      pipeline_(createPipeline(device, layout_.get(), renderPass)) {}
 
 void ParticlePipeline::cmdDraw(VkCommandBuffer cmd, VkExtent2D extent, VkBuffer bodies, std::uint32_t bodyCount,
                                const shaderio::ParticlePushConstants& constants) const {

@@ -45,4 +45,60 @@ inline void cmdSetFullViewport(VkCommandBuffer cmd, VkExtent2D extent) {
   vkCmdSetScissor(cmd, 0, 1, &scissor);
 }
 
+// A layout with one push-constant range of `bytes` for `stages` (the only resource either pipeline binds).
+inline OwnedPipelineLayout createPushConstantLayout(VkDevice device, VkShaderStageFlags stages, std::uint32_t bytes) {
+  const VkPushConstantRange pushRange{stages, 0, bytes};
+  const VkPipelineLayoutCreateInfo layoutInfo{.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+                                              .pushConstantRangeCount = 1,
+                                              .pPushConstantRanges = &pushRange};
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  VK_CHECK(vkCreatePipelineLayout(device, &layoutInfo, nullptr, &layout));
+  return OwnedPipelineLayout(device, layout);
+}
+
+// What differs between the pipelines; viewport, multisample and dynamic state are the shared ones above.
+struct FixedFunction {
+  const VkPipelineVertexInputStateCreateInfo* vertexInput;
+  const VkPipelineInputAssemblyStateCreateInfo* inputAssembly;
+  const VkPipelineRasterizationStateCreateInfo* rasterization;
+  const VkPipelineDepthStencilStateCreateInfo* depthStencil;
+  const VkPipelineColorBlendStateCreateInfo* colourBlend;
+};
+
+// A graphics pipeline of an embedded vertex and fragment shader (the modules live only while it is created).
+template <std::size_t V, std::size_t F>
+OwnedPipeline createGraphicsPipeline(VkDevice device, VkPipelineLayout layout, VkRenderPass renderPass,
+                                     const std::uint32_t (&vertexSpirv)[V], const std::uint32_t (&fragmentSpirv)[F],
+                                     const FixedFunction& state) {
+  const OwnedShaderModule vertexModule = createShaderModule(device, vertexSpirv);
+  const OwnedShaderModule fragmentModule = createShaderModule(device, fragmentSpirv);
+  const std::array<VkPipelineShaderStageCreateInfo, 2> stages{{
+      {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+       .stage = VK_SHADER_STAGE_VERTEX_BIT,
+       .module = vertexModule.get(),
+       .pName = "main"},
+      {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+       .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
+       .module = fragmentModule.get(),
+       .pName = "main"},
+  }};
+  const VkGraphicsPipelineCreateInfo pipelineInfo{.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
+                                                  .stageCount = static_cast<std::uint32_t>(stages.size()),
+                                                  .pStages = stages.data(),
+                                                  .pVertexInputState = state.vertexInput,
+                                                  .pInputAssemblyState = state.inputAssembly,
+                                                  .pViewportState = &kViewportState,
+                                                  .pRasterizationState = state.rasterization,
+                                                  .pMultisampleState = &kMultisample,
+                                                  .pDepthStencilState = state.depthStencil,
+                                                  .pColorBlendState = state.colourBlend,
+                                                  .pDynamicState = &kDynamicState,
+                                                  .layout = layout,
+                                                  .renderPass = renderPass,
+                                                  .subpass = 0};
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  VK_CHECK(vkCreateGraphicsPipelines(device, VK_NULL_HANDLE, 1, &pipelineInfo, nullptr, &pipeline));
+  return OwnedPipeline(device, pipeline);
+}
+
 } // namespace graphsim::render::pipeline
