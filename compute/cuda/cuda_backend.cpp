@@ -67,8 +67,6 @@ HostStart makeHostStart(const SceneConfig& config, LeapfrogStart start) {
   return h;
 }
 
-using cuda::pollUntil;
-
 std::string describeDevices(const CudaDeviceList& list) {
   if (list.devices.empty()) return "none (" + list.whyNone + ")";
   std::string s;
@@ -221,19 +219,12 @@ struct CudaBackend::Impl {
   }
 
   void synchronize() const {
-    const bool done = pollUntil(
+    const bool done = cuda::pollCudaUntilDone(
+        [&] { return cudaStreamQuery(stream.get()); }, "cudaStreamQuery",
         [&] {
-          const cudaError_t e = cudaStreamQuery(stream.get());
-          if (e == cudaSuccess) return true;
-          if (e != cudaErrorNotReady) {
-            const std::string frame =
-                lastLaunched ? "frame " + std::to_string(*lastLaunched) : "before the first frame";
-            cuda::throwCudaError(e, "cudaStreamQuery", __FILE__, __LINE__,
-                                 "the frame graph failed (" + frame + "; a kernel or semaphore operation" +
-                                     (injectedNode.empty() ? "" : "; --inject kernel-fail broke node " + injectedNode) +
-                                     ")");
-          }
-          return false;
+          const std::string frame = lastLaunched ? "frame " + std::to_string(*lastLaunched) : "before the first frame";
+          return "the frame graph failed (" + frame + "; a kernel or semaphore operation" +
+                 (injectedNode.empty() ? "" : "; --inject kernel-fail broke node " + injectedNode) + ")";
         },
         Clock::now() + waitTimeout);
     // Still running: the GPU may be using everything (e.g. a semaphore wait that never completes).
@@ -247,17 +238,11 @@ struct CudaBackend::Impl {
     }
     const FrameTiming& t = timingOf(k);
     if (t.frame != k) return synchronize();
-    const bool done = pollUntil(
+    const bool done = cuda::pollCudaUntilDone(
+        [&] { return cudaEventQuery(t.end.get()); }, "cudaEventQuery",
         [&] {
-          const cudaError_t e = cudaEventQuery(t.end.get());
-          if (e == cudaSuccess) return true;
-          if (e != cudaErrorNotReady) {
-            cuda::throwCudaError(e, "cudaEventQuery", __FILE__, __LINE__,
-                                 "frame " + std::to_string(k) + " failed (a kernel or semaphore operation" +
-                                     (injectedNode.empty() ? "" : "; --inject kernel-fail broke node " + injectedNode) +
-                                     ")");
-          }
-          return false;
+          return "frame " + std::to_string(k) + " failed (a kernel or semaphore operation" +
+                 (injectedNode.empty() ? "" : "; --inject kernel-fail broke node " + injectedNode) + ")";
         },
         Clock::now() + waitTimeout);
     if (!done) throw TimeoutError(stallMessage(), TimeoutError::Side::Cuda);

@@ -1,8 +1,12 @@
 // Bounded host waits on the GPU: poll a condition until it holds or a deadline passes.
 #pragma once
 
+#include <cuda_runtime_api.h>
+
 #include <chrono>
 #include <thread>
+
+#include "compute/cuda/cuda_check.h"
 
 namespace graphsim::cuda {
 
@@ -22,6 +26,22 @@ bool pollUntil(const Done& done, std::chrono::steady_clock::time_point deadline)
       std::this_thread::sleep_for(std::chrono::microseconds(50));
     }
   }
+}
+
+// Polls query() (a cudaStreamQuery or cudaEventQuery) until it returns cudaSuccess (true) or the deadline passes
+// (false). Any other result means the work failed: throws CudaError naming `expression` and context() (called only
+// then, so a wait builds no strings).
+template <typename Query, typename Context>
+bool pollCudaUntilDone(const Query& query, const char* expression, const Context& context,
+                       std::chrono::steady_clock::time_point deadline) {
+  return pollUntil(
+      [&] {
+        const cudaError_t e = query();
+        if (e == cudaSuccess) return true;
+        if (e != cudaErrorNotReady) throwCudaError(e, expression, __FILE__, __LINE__, context());
+        return false;
+      },
+      deadline);
 }
 
 } // namespace graphsim::cuda

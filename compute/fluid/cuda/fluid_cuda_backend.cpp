@@ -1,5 +1,5 @@
-// FluidCudaBackend: the device state, the interop import, the frame graph (WHILE, fixed substeps) or the host-decided
-// stream launches, node updates, and the pinned report the host reads without waiting.
+// FluidCudaBackend: device choice, the interop import, the device state, the bounded waits, the pinned report the host
+// reads without waiting, and the public API. The frame graph and the launches: fluid_cuda_graph.cpp.
 #include "compute/fluid/fluid_cuda_backend.h"
 
 #include <algorithm>
@@ -16,21 +16,13 @@
 #include "compute/cuda/poll.h"
 #include "compute/cuda/shutdown.h"
 #include "compute/cuda_device.h"
-#include "compute/fluid/cuda/fluid_frame_graph.h"
+#include "compute/fluid/cuda/fluid_cuda_impl.h"
 #include "compute/fluid/fluid_cpu_backend.h" // makeInitialState
 #include "compute/protocol.h"
 
 namespace graphsim::fluid {
 
-using gpu::KernelSpec;
-using gpu::Step;
-using Clock = std::chrono::steady_clock;
-
 namespace {
-
-constexpr std::size_t kTimingSlots = 8;
-constexpr std::array kBodySteps = {Step::Cfl,    Step::Keys,      Step::Ranges,   Step::Reorder, Step::Density,
-                                   Step::Forces, Step::Integrate, Step::Obstacle, Step::Walls,   Step::Condition};
 
 std::string blowUpStage(unsigned stage) {
   switch (stage) {
@@ -52,501 +44,110 @@ std::string blowUpWhat(unsigned what, unsigned particle) {
   }
 }
 
+TimeoutError stalled(std::uint64_t frame, std::chrono::milliseconds timeout) {
+  return TimeoutError("CUDA side stalled: fluid frame " + std::to_string(frame) + " did not complete within " +
+                          std::to_string(timeout.count()) + " ms",
+                      TimeoutError::Side::Cuda);
+}
+
 } // namespace
 
-struct FluidCudaBackend::Impl {
-  FluidConfig config;
-  FluidCudaOptions options;
-  sph_math::GridDims grid{};
-  gpu::FrameSettings settings;
-
-  cuda::Stream stream;
-  struct Timing {
-    cuda::Event start, end;
-    std::optional<std::uint64_t> frame;
-  };
-  std::array<Timing, kTimingSlots> timing;
-  Timing& timingOf(std::uint64_t k) { return timing[k % kTimingSlots]; }
-  const Timing& timingOf(std::uint64_t k) const { return timing[k % kTimingSlots]; }
-  cuda::Event sortStart, sortEnd;
-
-  cuda::ExternalSemaphore renderDone, simDone;
-  std::vector<cuda::ExternalBuffer> renderBuffers;
-  FrameProtocol protocol{1};
-  std::uint64_t renderCapacity = 0;
-  cuda::DeviceArray<float4> computeOutput;
-  cuda::PinnedArray<float4> hostOutput;
-
-  // State that lives across frames.
-  cuda::DeviceArray<float4> pos, vel;
-  cuda::DeviceArray<float2> rhoP;
-  cuda::DeviceArray<gpu::FrameControl> ctrl;
-  cuda::DeviceArray<gpu::BlowUpState> blowUpState;
-  cuda::PinnedArray<gpu::HostReport> report; // mapped
-  gpu::HostReport* d_report = nullptr;
-  cuda::PinnedArray<gpu::FrameControl> hostCtrl; // HostDecided: the control block read back after each substep
-
-  // Scratch: preallocated, or (GraphMemoryNodes) the address the alloc node returned.
-  gpu::ScratchLayout layout;
-  cuda::DeviceArray<unsigned char> scratchOwned;
-  gpu::Scratch scratch;
-
-  // The graph.
-  cuda::Graph graph;
-  cuda::GraphExec exec;
-  cudaGraphConditionalHandle handle = 0;
-  cudaGraphNode_t waitNode = nullptr, signalNode = nullptr;
-  struct KernelNode {
-    Step step;
-    int substep; // -1: outside the substeps
-    cudaGraphNode_t node;
-    KernelSpec applied;
-  };
-  std::vector<KernelNode> kernels;
-  std::size_t sortChildNodes = 0;
-  cuda::Graph sortGraph;    // the captured sort (child graph template; HostDecided and sort timing launch it)
-  cuda::GraphExec sortExec; // for setSortTiming
-  UpdateCounters counters;
-  bool settingsDirty = false;
-  double lastUpdateHostUs = -1;
-  double lastSortMs = -1;
-
-  std::optional<std::uint64_t> lastLaunched;
-  std::uint64_t nextFrame = 0;
-  mutable double lastSimMs = -1;
-  mutable std::vector<NodeInfo> nodes;
-  mutable bool nodesStale = true;
-  mutable std::optional<FluidBlowUp> blowUp;
-
-  gpu::DeviceState deviceState() const {
-    gpu::DeviceState d;
-    d.pos = pos.get();
-    d.vel = vel.get();
-    d.rhoP = rhoP.get();
-    d.ctrl = ctrl.get();
-    d.blowUp = blowUpState.get();
-    d.report = d_report;
-    d.n = static_cast<int>(config.particles);
-    if (renderBuffers.empty()) {
-      d.outputs.out[0] = computeOutput.get();
-      d.outputs.slots = 1;
-    } else {
-      for (std::size_t i = 0; i < renderBuffers.size(); ++i) d.outputs.out[i] = renderBuffers[i].as<float4>();
-      d.outputs.slots = static_cast<int>(renderBuffers.size());
-    }
-    return d;
+void FluidCudaBackend::Impl::allocateState() {
+  const auto n = static_cast<std::size_t>(config.particles);
+  pos = cuda::DeviceArray<float4>(n);
+  vel = cuda::DeviceArray<float4>(n);
+  rhoP = cuda::DeviceArray<float2>(n);
+  if (!ctrl.get()) {
+    ctrl = cuda::DeviceArray<gpu::FrameControl>(1);
+    blowUpState = cuda::DeviceArray<gpu::BlowUpState>(1);
+    report = cuda::PinnedArray<gpu::HostReport>(1, cudaHostAllocMapped);
+    hostCtrl = cuda::PinnedArray<gpu::FrameControl>(1);
+    void* onDevice = nullptr;
+    CUDA_CHECK(cudaHostGetDevicePointer(&onDevice, report.get(), 0));
+    d_report = static_cast<gpu::HostReport*>(onDevice);
   }
-
-  KernelSpec spec(Step step, std::uint64_t frame = 0) const {
-    return gpu::specFor(step, deviceState(), scratch, settings, grid, handle, frame);
+  if (renderBuffers.empty()) computeOutput = cuda::DeviceArray<float4>(n);
+  layout = gpu::scratchLayout(static_cast<int>(n), grid);
+  scratchOwned.reset();
+  if (options.scratch == FluidScratch::Preallocated) {
+    scratchOwned = cuda::DeviceArray<unsigned char>(layout.bytes);
+    scratch = layout.at(scratchOwned.get());
   }
+}
 
-  void settingsFromConfig() {
-    settings.params = config.params;
-    settings.enabled = config.enabled;
-    settings.colourBy = config.colourBy;
-    settings.colourScale = config.colourScale;
-    settings.frameDt = config.frameDt;
-    settings.maxSubsteps = config.params.maxSubsteps;
-    settings.fixedDt = options.launch == FluidLaunch::FixedSubsteps
-                           ? config.frameDt / static_cast<float>(options.fixedSubsteps)
-                           : 0.0f;
-  }
+void FluidCudaBackend::Impl::uploadInitialState() {
+  const FluidState s = makeInitialState(config);
+  static_assert(sizeof(Float4) == sizeof(float4));
+  CUDA_CHECK(
+      cudaMemcpyAsync(pos.get(), s.pos.data(), s.pos.size() * sizeof(float4), cudaMemcpyHostToDevice, stream.get()));
+  CUDA_CHECK(
+      cudaMemcpyAsync(vel.get(), s.vel.data(), s.vel.size() * sizeof(float4), cudaMemcpyHostToDevice, stream.get()));
+  CUDA_CHECK(cudaMemsetAsync(rhoP.get(), 0, rhoP.bytes(), stream.get()));
+  gpu::FrameControl c{};
+  CUDA_CHECK(cudaMemcpyAsync(ctrl.get(), &c, sizeof c, cudaMemcpyHostToDevice, stream.get()));
+  const gpu::BlowUpState b{gpu::kNoBlowUp, gpu::kNoBlowUp};
+  CUDA_CHECK(cudaMemcpyAsync(blowUpState.get(), &b, sizeof b, cudaMemcpyHostToDevice, stream.get()));
+  synchronize(); // the host vectors and the stack copies above die here
+  *report.get() = gpu::HostReport{};
+  report.get()->blowUp = gpu::kNoBlowUp;
+  blowUp.reset();
+}
 
-  // ---- state ----
-  void allocateState() {
-    const auto n = static_cast<std::size_t>(config.particles);
-    pos = cuda::DeviceArray<float4>(n);
-    vel = cuda::DeviceArray<float4>(n);
-    rhoP = cuda::DeviceArray<float2>(n);
-    if (!ctrl.get()) {
-      ctrl = cuda::DeviceArray<gpu::FrameControl>(1);
-      blowUpState = cuda::DeviceArray<gpu::BlowUpState>(1);
-      report = cuda::PinnedArray<gpu::HostReport>(1, cudaHostAllocMapped);
-      hostCtrl = cuda::PinnedArray<gpu::FrameControl>(1);
-      void* onDevice = nullptr;
-      CUDA_CHECK(cudaHostGetDevicePointer(&onDevice, report.get(), 0));
-      d_report = static_cast<gpu::HostReport*>(onDevice);
-    }
-    if (renderBuffers.empty()) computeOutput = cuda::DeviceArray<float4>(n);
-    layout = gpu::scratchLayout(static_cast<int>(n), grid);
-    scratchOwned.reset();
-    if (options.scratch == FluidScratch::Preallocated) {
-      scratchOwned = cuda::DeviceArray<unsigned char>(layout.bytes);
-      scratch = layout.at(scratchOwned.get());
-    }
-  }
+void FluidCudaBackend::Impl::synchronize() const {
+  const bool done =
+      cuda::pollCudaUntilDone([&] { return cudaStreamQuery(stream.get()); }, "cudaStreamQuery",
+                              [] { return std::string("the fluid frame failed"); }, Clock::now() + options.waitTimeout);
+  if (!done) throw stalled(lastLaunched.value_or(0), options.waitTimeout);
+}
 
-  void uploadInitialState() {
-    const FluidState s = makeInitialState(config);
-    static_assert(sizeof(Float4) == sizeof(float4));
-    CUDA_CHECK(
-        cudaMemcpyAsync(pos.get(), s.pos.data(), s.pos.size() * sizeof(float4), cudaMemcpyHostToDevice, stream.get()));
-    CUDA_CHECK(
-        cudaMemcpyAsync(vel.get(), s.vel.data(), s.vel.size() * sizeof(float4), cudaMemcpyHostToDevice, stream.get()));
-    CUDA_CHECK(cudaMemsetAsync(rhoP.get(), 0, rhoP.bytes(), stream.get()));
-    gpu::FrameControl c{};
-    CUDA_CHECK(cudaMemcpyAsync(ctrl.get(), &c, sizeof c, cudaMemcpyHostToDevice, stream.get()));
-    const gpu::BlowUpState b{gpu::kNoBlowUp, gpu::kNoBlowUp};
-    CUDA_CHECK(cudaMemcpyAsync(blowUpState.get(), &b, sizeof b, cudaMemcpyHostToDevice, stream.get()));
-    synchronize(); // the host vectors and the stack copies above die here
-    *report.get() = gpu::HostReport{};
-    report.get()->blowUp = gpu::kNoBlowUp;
-    blowUp.reset();
-  }
+void FluidCudaBackend::Impl::waitForFrame(std::uint64_t k) const {
+  const Timing& t = timingOf(k);
+  if (t.frame != k) return synchronize();
+  const bool done =
+      cuda::pollCudaUntilDone([&] { return cudaEventQuery(t.end.get()); }, "cudaEventQuery",
+                              [&] { return "fluid frame " + std::to_string(k); }, Clock::now() + options.waitTimeout);
+  if (!done) throw stalled(k, options.waitTimeout);
+}
 
-  // ---- graph building ----
-  cudaGraphNode_t addKernel(cudaGraph_t g, std::vector<cudaGraphNode_t>& deps, Step step, int substep) {
-    const KernelSpec s = spec(step);
-    void* slot[1];
-    const cudaKernelNodeParams p = s.nodeParams(slot);
-    cudaGraphNode_t node = nullptr;
-    CUDA_CHECK_CTX(cudaGraphAddKernelNode(&node, g, deps.data(), deps.size(), &p),
-                   std::string("adding node ") + gpu::stepName(step));
-    kernels.push_back({step, substep, node, s});
-    deps.assign(1, node);
-    return node;
+std::optional<gpu::HostReport> FluidCudaBackend::Impl::readReport() const {
+  const volatile gpu::HostReport* h = report.get();
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    const unsigned long long s1 = h->seq;
+    if (s1 == 0) return std::nullopt;
+    std::atomic_thread_fence(std::memory_order_acquire);
+    gpu::HostReport r;
+    r.frame = h->frame;
+    r.substeps = h->substeps;
+    r.lastDt = h->lastDt;
+    r.covered = h->covered;
+    r.time = h->time;
+    r.blowUp = h->blowUp;
+    r.blowUpFrame = h->blowUpFrame;
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if ((s1 & 1) == 0 && h->seq == s1) return r;
   }
+  return std::nullopt;
+}
 
-  // The sort of one substep, captured from CUB into a graph once; the body adds it as a child graph node.
-  void captureSort() {
-    cuda::Stream capture = cuda::makeStream();
-    CUDA_CHECK(cudaStreamBeginCapture(capture.get(), cudaStreamCaptureModeThreadLocal));
-    bool alt = false;
-    try {
-      alt = gpu::sortOnStream(scratch.sortTemp, scratch.sortTempBytes, scratch.keys, scratch.keysAlt, scratch.vals,
-                              scratch.valsAlt, static_cast<int>(config.particles), layout.keyBits, capture.get());
-    } catch (...) {
-      cudaGraph_t discard = nullptr;
-      CUDA_LOG(cudaStreamEndCapture(capture.get(), &discard));
-      if (discard != nullptr) CUDA_LOG(cudaGraphDestroy(discard));
-      throw;
-    }
-    cudaGraph_t g = nullptr;
-    CUDA_CHECK(cudaStreamEndCapture(capture.get(), &g));
-    sortGraph = cuda::Graph(g);
-    scratch.sortedInAlt = alt;
-    CUDA_CHECK(cudaGraphGetNodes(g, nullptr, &sortChildNodes));
+void FluidCudaBackend::Impl::configure(const FluidConfig& c) {
+  FluidConfig next = c;
+  next.params.spacing = spacingFor(next); // throws std::invalid_argument for a config the scene refuses
+  validateFluidParams(next.params);
+  if (options.launch == FluidLaunch::FixedSubsteps &&
+      (options.fixedSubsteps < 1 || options.fixedSubsteps > kMaxFluidSubsteps)) {
+    throw std::invalid_argument("fluid: fixed substeps " + std::to_string(options.fixedSubsteps) +
+                                " outside [1, 1000]");
   }
-
-  // One substep's nodes in graph g after deps (the WHILE body, or one unrolled copy).
-  void addSubstep(cudaGraph_t g, std::vector<cudaGraphNode_t>& deps, int substep) {
-    addKernel(g, deps, Step::Cfl, substep);
-    addKernel(g, deps, Step::Keys, substep);
-    cudaGraphNode_t sort = nullptr;
-    CUDA_CHECK_CTX(cudaGraphAddChildGraphNode(&sort, g, deps.data(), deps.size(), sortGraph.get()), "adding sort");
-    deps.assign(1, sort);
-    cudaMemsetParams clear{};
-    clear.dst = scratch.cellStart;
-    clear.value = 0xFF;
-    clear.elementSize = 1;
-    clear.width = layout.cells * sizeof(unsigned);
-    clear.height = 1;
-    clear.pitch = 0;
-    cudaGraphNode_t memset = nullptr;
-    CUDA_CHECK_CTX(cudaGraphAddMemsetNode(&memset, g, deps.data(), deps.size(), &clear), "adding clear_cells");
-    deps.assign(1, memset);
-    for (Step s : kBodySteps) {
-      if (s == Step::Cfl || s == Step::Keys) continue;
-      addKernel(g, deps, s, substep);
-    }
+  if (options.launch == FluidLaunch::HostDecided && options.scratch == FluidScratch::GraphMemoryNodes)
+    throw std::invalid_argument("fluid: host-decided stream launches have no graph for memory nodes");
+  if (!renderBuffers.empty() && static_cast<std::uint64_t>(next.particles) > renderCapacity) {
+    throw std::invalid_argument("fluid: " + std::to_string(next.particles) + " particles do not fit the " +
+                                std::to_string(renderCapacity) + " the render buffers hold");
   }
-
-  void build() {
-    kernels.clear();
-    handle = 0;
-    waitNode = signalNode = nullptr;
-    if (options.launch == FluidLaunch::HostDecided) { // stream launches: only the sort is a graph
-      captureSort();
-      graph.reset();
-      return;
-    }
-    cuda::Graph owner = cuda::makeGraph();
-    cudaGraph_t g = owner.get();
-    std::vector<cudaGraphNode_t> deps;
-    cudaGraphNode_t allocNode = nullptr;
-    if (options.scratch == FluidScratch::GraphMemoryNodes) {
-      cudaMemAllocNodeParams alloc{};
-      alloc.poolProps.allocType = cudaMemAllocationTypePinned;
-      alloc.poolProps.location.type = cudaMemLocationTypeDevice;
-      int device = 0;
-      CUDA_CHECK(cudaGetDevice(&device));
-      alloc.poolProps.location.id = device;
-      alloc.bytesize = layout.bytes;
-      CUDA_CHECK_CTX(cudaGraphAddMemAllocNode(&allocNode, g, nullptr, 0, &alloc), "adding the scratch alloc node");
-      scratch = layout.at(alloc.dptr);
-      deps.assign(1, allocNode);
-    }
-    captureSort();
-    if (!renderBuffers.empty()) {
-      cudaExternalSemaphore_t sem = renderDone.get();
-      cudaExternalSemaphoreWaitParams wp{};
-      const cudaExternalSemaphoreWaitNodeParams w{&sem, &wp, 1};
-      CUDA_CHECK(cudaGraphAddExternalSemaphoresWaitNode(&waitNode, g, deps.data(), deps.size(), &w));
-      deps.assign(1, waitNode);
-    }
-    const bool loop = options.launch == FluidLaunch::WhileGraph;
-    if (loop) CUDA_CHECK(cudaGraphConditionalHandleCreate(&handle, g, 0, 0));
-    addKernel(g, deps, Step::FrameBegin, -1);
-    if (loop) {
-      cudaGraphNodeParams params{};
-      params.type = cudaGraphNodeTypeConditional;
-      params.conditional.handle = handle;
-      params.conditional.type = cudaGraphCondTypeWhile;
-      params.conditional.size = 1;
-      cudaGraphNode_t whileNode = nullptr;
-      CUDA_CHECK_CTX(cudaGraphAddNode(&whileNode, g, deps.data(), nullptr, deps.size(), &params),
-                     "adding the WHILE node");
-      std::vector<cudaGraphNode_t> body;
-      addSubstep(params.conditional.phGraph_out[0], body, 0);
-      deps.assign(1, whileNode);
-    } else {
-      for (int s = 0; s < options.fixedSubsteps; ++s) addSubstep(g, deps, s);
-    }
-    addKernel(g, deps, Step::WriteRender, -1);
-    addKernel(g, deps, Step::Colour, -1);
-    addKernel(g, deps, Step::Report, -1);
-    if (allocNode != nullptr) {
-      cudaGraphNode_t freeNode = nullptr;
-      CUDA_CHECK_CTX(cudaGraphAddMemFreeNode(&freeNode, g, deps.data(), deps.size(), static_cast<void*>(scratch.keys)),
-                     "adding the scratch free node");
-      deps.assign(1, freeNode);
-    }
-    if (!renderBuffers.empty()) {
-      cudaExternalSemaphore_t sem = simDone.get();
-      cudaExternalSemaphoreSignalParams sp{};
-      const cudaExternalSemaphoreSignalNodeParams sgn{&sem, &sp, 1};
-      CUDA_CHECK(cudaGraphAddExternalSemaphoresSignalNode(&signalNode, g, deps.data(), deps.size(), &sgn));
-    }
-    graph = std::move(owner);
-  }
-
-  // Instantiates the graph built last. A reset always re-instantiates (counted, with the reason): a whole-graph
-  // update would keep the exec tied to the first graph's node and conditional handles, while the particle count
-  // changes the captured sort's shape and the memory nodes' sizes, so the topology is rarely the same anyway.
-  void instantiate(const std::string& why) {
-    if (exec) {
-      synchronize();
-      exec.reset();
-      ++counters.reinstantiations;
-      counters.lastFallbackReason = why;
-    }
-    if (!graph) {
-      instantiateSort();
-      return;
-    }
-    cudaGraphExec_t e = nullptr;
-    CUDA_CHECK_CTX(cudaGraphInstantiate(&e, graph.get(), 0), "instantiating the fluid frame graph");
-    exec = cuda::GraphExec(e);
-    afterInstantiate();
-  }
-
-  void afterInstantiate() {
-    applyToggles(true);
-    CUDA_CHECK(cudaGraphUpload(exec.get(), stream.get()));
-    instantiateSort();
-  }
-
-  // A standalone exec of the captured sort, for the stream launches and the sort timing. Not with graph memory
-  // nodes: there the sort's buffers exist only while the frame graph runs (and CUDA refuses to instantiate it).
-  void instantiateSort() {
-    sortExec.reset();
-    if (options.scratch == FluidScratch::GraphMemoryNodes) return;
-    cudaGraphExec_t se = nullptr;
-    CUDA_CHECK(cudaGraphInstantiate(&se, sortGraph.get(), 0));
-    sortExec = cuda::GraphExec(se);
-    nodesStale = true;
-  }
-
-  // ---- per-frame updates ----
-  void applyToggles(bool all) {
-    for (KernelNode& k : kernels) {
-      bool want = true;
-      if (k.step == Step::Obstacle) want = settings.enabled[static_cast<int>(FluidToggle::Obstacle)];
-      if (k.step == Step::Colour) want = settings.enabled[static_cast<int>(FluidToggle::Colour)];
-      if (k.step != Step::Obstacle && k.step != Step::Colour) continue;
-      unsigned is = 0;
-      CUDA_CHECK(cudaGraphNodeGetEnabled(exec.get(), k.node, &is));
-      if ((is != 0) == want && !all) continue;
-      CUDA_CHECK_CTX(cudaGraphNodeSetEnabled(exec.get(), k.node, want ? 1 : 0),
-                     std::string("toggling node ") + gpu::stepName(k.step));
-      if (!all) ++counters.enableToggles;
-    }
-  }
-
-  void applyChangedSpecs() {
-    for (KernelNode& k : kernels) {
-      if (k.step == Step::FrameBegin) continue; // updated every frame in launch()
-      const KernelSpec want = spec(k.step);
-      if (want == k.applied) continue;
-      void* slot[1];
-      const cudaKernelNodeParams p = want.nodeParams(slot);
-      CUDA_CHECK_CTX(cudaGraphExecKernelNodeSetParams(exec.get(), k.node, &p),
-                     std::string("updating node ") + gpu::stepName(k.step));
-      k.applied = want;
-      ++counters.nodeUpdates;
-    }
-  }
-
-  void launchGraph(std::uint64_t k) {
-    if (waitNode != nullptr) {
-      cudaExternalSemaphore_t rd = renderDone.get(), sd = simDone.get();
-      cudaExternalSemaphoreWaitParams wp{};
-      wp.params.fence.value = protocol.renderDoneWaited(k);
-      cudaExternalSemaphoreSignalParams sp{};
-      sp.params.fence.value = protocol.simDoneSignalled(k);
-      const cudaExternalSemaphoreWaitNodeParams w{&rd, &wp, 1};
-      const cudaExternalSemaphoreSignalNodeParams s{&sd, &sp, 1};
-      CUDA_CHECK_CTX(cudaGraphExecExternalSemaphoresWaitNodeSetParams(exec.get(), waitNode, &w), "wait_render_done");
-      CUDA_CHECK_CTX(cudaGraphExecExternalSemaphoresSignalNodeSetParams(exec.get(), signalNode, &s), "signal_sim_done");
-    }
-    KernelNode& begin = kernels.front(); // frame_begin: the frame index, every frame
-    const KernelSpec b = spec(Step::FrameBegin, k);
-    void* slot[1];
-    const cudaKernelNodeParams p = b.nodeParams(slot);
-    CUDA_CHECK_CTX(cudaGraphExecKernelNodeSetParams(exec.get(), begin.node, &p), "updating frame_begin");
-    begin.applied = b;
-    if (settingsDirty) applyChangedSpecs();
-    settingsDirty = false;
-    CUDA_CHECK_CTX(cudaGraphLaunch(exec.get(), stream.get()), "launching fluid frame " + std::to_string(k));
-  }
-
-  void launchSpec(const KernelSpec& s, const char* what) {
-    void* slot[1];
-    const cudaKernelNodeParams p = s.nodeParams(slot);
-    CUDA_CHECK_CTX(cudaLaunchKernel(p.func, p.gridDim, p.blockDim, p.kernelParams, 0, stream.get()), what);
-  }
-
-  // What an app without conditional nodes does: the same kernels from the host; after each substep it reads the
-  // control block back (a bounded wait) to decide whether the frame needs another.
-  void launchHostDecided(std::uint64_t k) {
-    if (!renderBuffers.empty()) {
-      cudaExternalSemaphore_t rd = renderDone.get();
-      cudaExternalSemaphoreWaitParams wp{};
-      wp.params.fence.value = protocol.renderDoneWaited(k);
-      CUDA_CHECK(cudaWaitExternalSemaphoresAsync(&rd, &wp, 1, stream.get()));
-    }
-    launchSpec(spec(Step::FrameBegin, k), "frame_begin");
-    for (;;) {
-      CUDA_CHECK(
-          cudaMemcpyAsync(hostCtrl.get(), ctrl.get(), sizeof(gpu::FrameControl), cudaMemcpyDeviceToHost, stream.get()));
-      synchronize();
-      if (hostCtrl.get()->proceed == 0) break;
-      launchSpec(spec(Step::Cfl), "cfl");
-      launchSpec(spec(Step::Keys), "cell_keys");
-      CUDA_CHECK(cudaGraphLaunch(sortExec.get(), stream.get()));
-      CUDA_CHECK(cudaMemsetAsync(scratch.cellStart, 0xFF, layout.cells * sizeof(unsigned), stream.get()));
-      for (Step s : kBodySteps) {
-        if (s == Step::Cfl || s == Step::Keys) continue;
-        if (s == Step::Obstacle && !settings.enabled[static_cast<int>(FluidToggle::Obstacle)]) continue;
-        launchSpec(spec(s), gpu::stepName(s));
-      }
-    }
-    launchSpec(spec(Step::WriteRender), "write_render");
-    if (settings.enabled[static_cast<int>(FluidToggle::Colour)]) launchSpec(spec(Step::Colour), "colour");
-    launchSpec(spec(Step::Report), "report");
-    if (!renderBuffers.empty()) {
-      cudaExternalSemaphore_t sd = simDone.get();
-      cudaExternalSemaphoreSignalParams sp{};
-      sp.params.fence.value = protocol.simDoneSignalled(k);
-      CUDA_CHECK(cudaSignalExternalSemaphoresAsync(&sd, &sp, 1, stream.get()));
-    }
-  }
-
-  void launch(std::uint64_t k) {
-    const auto t0 = Clock::now();
-    Timing& t = timingOf(k);
-    CUDA_CHECK(cudaEventRecord(t.start.get(), stream.get()));
-    if (options.launch == FluidLaunch::HostDecided) {
-      launchHostDecided(k);
-    } else {
-      launchGraph(k);
-    }
-    CUDA_CHECK(cudaEventRecord(t.end.get(), stream.get()));
-    t.frame = k;
-    lastLaunched = k;
-    nextFrame = k + 1;
-    lastUpdateHostUs = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
-  }
-
-  // ---- waits ----
-  void synchronize() const {
-    const bool done = cuda::pollUntil(
-        [&] {
-          const cudaError_t e = cudaStreamQuery(stream.get());
-          if (e == cudaSuccess) return true;
-          if (e != cudaErrorNotReady)
-            cuda::throwCudaError(e, "cudaStreamQuery", __FILE__, __LINE__, "the fluid frame failed");
-          return false;
-        },
-        Clock::now() + options.waitTimeout);
-    if (!done) {
-      throw TimeoutError("CUDA side stalled: fluid frame " + std::to_string(lastLaunched.value_or(0)) +
-                             " did not complete within " + std::to_string(options.waitTimeout.count()) + " ms",
-                         TimeoutError::Side::Cuda);
-    }
-  }
-
-  void waitForFrame(std::uint64_t k) const {
-    const Timing& t = timingOf(k);
-    if (t.frame != k) return synchronize();
-    const bool done = cuda::pollUntil(
-        [&] {
-          const cudaError_t e = cudaEventQuery(t.end.get());
-          if (e == cudaSuccess) return true;
-          if (e != cudaErrorNotReady)
-            cuda::throwCudaError(e, "cudaEventQuery", __FILE__, __LINE__, "fluid frame " + std::to_string(k));
-          return false;
-        },
-        Clock::now() + options.waitTimeout);
-    if (!done) {
-      throw TimeoutError("CUDA side stalled: fluid frame " + std::to_string(k) + " did not complete within " +
-                             std::to_string(options.waitTimeout.count()) + " ms",
-                         TimeoutError::Side::Cuda);
-    }
-  }
-
-  // ---- the report ----
-  std::optional<gpu::HostReport> readReport() const {
-    const volatile gpu::HostReport* h = report.get();
-    for (int attempt = 0; attempt < 4; ++attempt) {
-      const unsigned long long s1 = h->seq;
-      if (s1 == 0) return std::nullopt;
-      std::atomic_thread_fence(std::memory_order_acquire);
-      gpu::HostReport r;
-      r.frame = h->frame;
-      r.substeps = h->substeps;
-      r.lastDt = h->lastDt;
-      r.covered = h->covered;
-      r.time = h->time;
-      r.blowUp = h->blowUp;
-      r.blowUpFrame = h->blowUpFrame;
-      std::atomic_thread_fence(std::memory_order_acquire);
-      if ((s1 & 1) == 0 && h->seq == s1) return r;
-    }
-    return std::nullopt;
-  }
-
-  void configure(const FluidConfig& c) {
-    FluidConfig next = c;
-    next.params.spacing = spacingFor(next); // throws std::invalid_argument for a config the scene refuses
-    validateFluidParams(next.params);
-    if (options.launch == FluidLaunch::FixedSubsteps &&
-        (options.fixedSubsteps < 1 || options.fixedSubsteps > kMaxFluidSubsteps)) {
-      throw std::invalid_argument("fluid: fixed substeps " + std::to_string(options.fixedSubsteps) +
-                                  " outside [1, 1000]");
-    }
-    if (options.launch == FluidLaunch::HostDecided && options.scratch == FluidScratch::GraphMemoryNodes)
-      throw std::invalid_argument("fluid: host-decided stream launches have no graph for memory nodes");
-    if (!renderBuffers.empty() && static_cast<std::uint64_t>(next.particles) > renderCapacity) {
-      throw std::invalid_argument("fluid: " + std::to_string(next.particles) + " particles do not fit the " +
-                                  std::to_string(renderCapacity) + " the render buffers hold");
-    }
-    config = next;
-    grid = gridDims(config.params);
-    settingsFromConfig();
-  }
-};
+  config = next;
+  grid = gridDims(config.params);
+  settingsFromConfig();
+}
 
 FluidCudaBackend::FluidCudaBackend(const FluidConfig& config, int device, const InteropDesc* interop,
                                    FluidCudaOptions options)
@@ -620,7 +221,7 @@ void FluidCudaBackend::setEnabled(FluidToggle toggle, bool enabled) {
   m.settings.enabled[i] = enabled;
   m.config.enabled[i] = enabled;
   if (toggle == FluidToggle::Obstacle || toggle == FluidToggle::Colour) {
-    if (m.options.launch != FluidLaunch::HostDecided) m.applyToggles(false);
+    if (m.options.launch != FluidLaunch::HostDecided) m.applyToggle(toggle, true);
   } else {
     m.settingsDirty = true;
   }

@@ -1,0 +1,163 @@
+// FluidCudaBackend's private state, shared by its two source files: fluid_cuda_backend.cpp (construction, state,
+// waits, the report, the public API) and fluid_cuda_graph.cpp (the frame graph and the launches). Internal to
+// compute/fluid/cuda.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compute/cuda/cuda_handles.h"
+#include "compute/cuda/external_interop.h"
+#include "compute/fluid/cuda/fluid_frame_graph.h"
+#include "compute/fluid/fluid_cuda_backend.h"
+#include "compute/protocol.h"
+
+namespace graphsim::fluid {
+
+using gpu::KernelSpec;
+using gpu::Step;
+using Clock = std::chrono::steady_clock;
+
+inline constexpr std::size_t kTimingSlots = 8;
+inline constexpr std::array kBodySteps = {Step::Cfl,     Step::Keys,     Step::Ranges,    Step::Reorder,
+                                          Step::Density, Step::Forces,   Step::Integrate, Step::Obstacle,
+                                          Step::Walls,   Step::Condition};
+
+struct FluidCudaBackend::Impl {
+  FluidConfig config;
+  FluidCudaOptions options;
+  sph_math::GridDims grid{};
+  gpu::FrameSettings settings;
+
+  cuda::Stream stream;
+  struct Timing {
+    cuda::Event start, end;
+    std::optional<std::uint64_t> frame;
+  };
+  std::array<Timing, kTimingSlots> timing;
+  Timing& timingOf(std::uint64_t k) { return timing[k % kTimingSlots]; }
+  const Timing& timingOf(std::uint64_t k) const { return timing[k % kTimingSlots]; }
+  cuda::Event sortStart, sortEnd;
+
+  cuda::ExternalSemaphore renderDone, simDone;
+  std::vector<cuda::ExternalBuffer> renderBuffers;
+  FrameProtocol protocol{1};
+  std::uint64_t renderCapacity = 0;
+  cuda::DeviceArray<float4> computeOutput;
+  cuda::PinnedArray<float4> hostOutput;
+  // State that lives across frames.
+  cuda::DeviceArray<float4> pos, vel;
+  cuda::DeviceArray<float2> rhoP;
+  cuda::DeviceArray<gpu::FrameControl> ctrl;
+  cuda::DeviceArray<gpu::BlowUpState> blowUpState;
+  cuda::PinnedArray<gpu::HostReport> report; // mapped
+  gpu::HostReport* d_report = nullptr;
+  cuda::PinnedArray<gpu::FrameControl> hostCtrl; // HostDecided: the control block read back after each substep
+
+  // Scratch: preallocated, or (GraphMemoryNodes) the address the alloc node returned.
+  gpu::ScratchLayout layout;
+  cuda::DeviceArray<unsigned char> scratchOwned;
+  gpu::Scratch scratch;
+  // The graph.
+  cuda::Graph graph;
+  cuda::GraphExec exec;
+  cudaGraphConditionalHandle handle = 0;
+  cudaGraphNode_t waitNode = nullptr, signalNode = nullptr;
+  struct KernelNode {
+    Step step;
+    int substep; // -1: outside the substeps
+    cudaGraphNode_t node;
+    KernelSpec applied;
+  };
+  std::vector<KernelNode> kernels;
+  std::size_t sortChildNodes = 0;
+  cuda::Graph sortGraph;    // the captured sort (child graph template; HostDecided and sort timing launch it)
+  cuda::GraphExec sortExec; // for setSortTiming
+  UpdateCounters counters;
+  bool settingsDirty = false;
+  double lastUpdateHostUs = -1;
+  double lastSortMs = -1;
+  std::optional<std::uint64_t> lastLaunched;
+  std::uint64_t nextFrame = 0;
+  mutable double lastSimMs = -1;
+  mutable std::vector<NodeInfo> nodes;
+  mutable bool nodesStale = true;
+  mutable std::optional<FluidBlowUp> blowUp;
+
+  gpu::DeviceState deviceState() const {
+    gpu::DeviceState d;
+    d.pos = pos.get();
+    d.vel = vel.get();
+    d.rhoP = rhoP.get();
+    d.ctrl = ctrl.get();
+    d.blowUp = blowUpState.get();
+    d.report = d_report;
+    d.n = static_cast<int>(config.particles);
+    if (renderBuffers.empty()) {
+      d.outputs.out[0] = computeOutput.get();
+      d.outputs.slots = 1;
+    } else {
+      for (std::size_t i = 0; i < renderBuffers.size(); ++i) d.outputs.out[i] = renderBuffers[i].as<float4>();
+      d.outputs.slots = static_cast<int>(renderBuffers.size());
+    }
+    return d;
+  }
+
+  KernelSpec spec(Step step, std::uint64_t frame = 0) const {
+    return gpu::specFor(step, deviceState(), scratch, settings, grid, handle, frame);
+  }
+
+  void settingsFromConfig() {
+    settings.params = config.params;
+    settings.enabled = config.enabled;
+    settings.colourBy = config.colourBy;
+    settings.colourScale = config.colourScale;
+    settings.frameDt = config.frameDt;
+    settings.maxSubsteps = config.params.maxSubsteps;
+    settings.fixedDt = options.launch == FluidLaunch::FixedSubsteps
+                           ? config.frameDt / static_cast<float>(options.fixedSubsteps)
+                           : 0.0f;
+  }
+
+  // ---- state ----
+  void allocateState();
+  void uploadInitialState();
+  // ---- graph building ----
+  // Adds the kernel node of `step` after deps, records it in kernels, and makes it the only dependency.
+  void addKernel(cudaGraph_t g, std::vector<cudaGraphNode_t>& deps, Step step, int substep);
+  // The sort of one substep, captured from CUB into a graph once; the body adds it as a child graph node.
+  void captureSort();
+  // One substep's nodes in graph g after deps (the WHILE body, or one unrolled copy).
+  void addSubstep(cudaGraph_t g, std::vector<cudaGraphNode_t>& deps, int substep);
+  void build();
+  // Instantiates the graph built last. A reset always re-instantiates (counted, with the reason): a whole-graph
+  // update would keep the exec tied to the first graph's node and conditional handles, while the particle count
+  // changes the captured sort's shape and the memory nodes' sizes, so the topology is rarely the same anyway.
+  void instantiate(const std::string& why);
+  void afterInstantiate();
+  // A standalone exec of the captured sort, for the stream launches and the sort timing. Not with graph memory
+  // nodes: there the sort's buffers exist only while the frame graph runs (and CUDA refuses to instantiate it).
+  void instantiateSort();
+  // ---- per-frame updates ----
+  // Sets the exec's nodes of a node toggle (obstacle: every substep's obstacle node; colour) to the wanted state.
+  void applyToggle(FluidToggle toggle, bool counted);
+  void applyChangedSpecs();
+  void launchGraph(std::uint64_t k);
+  void launchSpec(const KernelSpec& s, const char* what);
+  // What an app without conditional nodes does: the same kernels from the host; after each substep it reads the
+  // control block back (a bounded wait) to decide whether the frame needs another.
+  void launchHostDecided(std::uint64_t k);
+  void launch(std::uint64_t k);
+  // ---- waits ----
+  void synchronize() const;
+  void waitForFrame(std::uint64_t k) const;
+  // ---- the report ----
+  std::optional<gpu::HostReport> readReport() const;
+  void configure(const FluidConfig& c);
+};
+
+} // namespace graphsim::fluid
