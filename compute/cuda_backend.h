@@ -45,7 +45,12 @@ public:
   ~CudaBackend() override; // synchronises (bounded), then frees in order: mapped pointers, external memory, semaphores
 
   std::string_view name() const override { return "cuda"; }
-  void reset(const SceneConfig& config) override; // whole-graph update, falls back to re-instantiation
+  // Within the capacity (a count up to capacity(), same substeps): the state is uploaded into the same arrays and
+  // the kernel nodes are updated at the next launch (node updates only, issue 14). Otherwise new arrays (for
+  // max(bodies, maxBodies), never fewer than before; with interop at most the render buffers') and a whole-graph
+  // update, falling back to re-instantiation; counters().lastFallbackReason says why ("body count 300000 exceeds
+  // the capacity 262144: ...").
+  void reset(const SceneConfig& config) override;
   void setParams(const NBodyParams& params) override;
   void setStageEnabled(Stage stage, bool enabled) override;
   bool stageEnabled(Stage stage) const override;
@@ -69,8 +74,12 @@ public:
   void synchronize();
   // GPU time of the last completed frame's graph (CUDA events), ms; negative before the first.
   double lastSimGpuMs() const;
-  // Host time the last launchFrame/step spent in node updates, in microseconds.
+  // Host time the last launchFrame/step spent in node updates, in microseconds (after a reset within the capacity:
+  // the count change's kernel-node updates).
   double lastUpdateHostUs() const;
+  // Bodies the state arrays hold (SceneConfig::maxBodies, at least the count; with interop at most the render
+  // buffers'): a reset to a count up to it is node updates only.
+  std::int64_t capacity() const;
   // Writes the graph as DOT through cudaGraphDebugDotPrint.
   void dumpGraphDot(const std::filesystem::path& path) const;
 

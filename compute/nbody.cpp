@@ -20,6 +20,10 @@ void validateSceneConfig(const SceneConfig& config) {
     throw std::invalid_argument("bodies: " + std::to_string(config.bodies) + " is out of range (allowed: 0 to " +
                                 std::to_string(kMaxBodies) + ")");
   }
+  if (config.maxBodies < 0 || config.maxBodies > kMaxBodies) {
+    throw std::invalid_argument("max_bodies: " + std::to_string(config.maxBodies) + " is out of range (allowed: 0 to " +
+                                std::to_string(kMaxBodies) + ")");
+  }
   if (config.substeps < 1 || config.substeps > kMaxSubsteps) {
     throw std::invalid_argument("substeps: " + std::to_string(config.substeps) + " is out of range (allowed: 1 to " +
                                 std::to_string(kMaxSubsteps) + ")");

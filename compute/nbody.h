@@ -144,14 +144,26 @@ struct SceneConfig {
   int substeps = 1;
   NBodyParams params;
   std::array<bool, kStageCount> enabled = {true, false, true, false, true, true, true};
+  // The capacity (issue 14): bodies the CUDA backend's state arrays are allocated for. A reset to a count up to it
+  // (same substeps) reuses them and changes the graph by kernel-node updates only; beyond it the arrays are
+  // reallocated and the graph rebuilt. 0 (or less than bodies): the body count, no headroom. The app sets it to the
+  // render buffers' capacity (one number for both: --max-bodies, the scene file's max_bodies, or its default rule).
+  // The CPU backend has no graph and ignores it.
+  std::int64_t maxBodies = 0;
 };
+
+// Bodies the state arrays of `config` hold: the larger of its body count and its capacity.
+constexpr std::int64_t bodyCapacity(const SceneConfig& config) {
+  return config.maxBodies > config.bodies ? config.maxBodies : config.bodies;
+}
 
 inline constexpr std::int64_t kMaxBodies = 1 << 24;
 inline constexpr int kMaxSubsteps = 64;
 
 // Throws std::invalid_argument naming the field when config cannot be built: scene other than "nbody", body count
-// outside [0, kMaxBodies], substeps outside [1, kMaxSubsteps], a stage that is not togglable (write_render)
-// disabled. The initial-condition name is checked by makeInitialConditions (initial_conditions.h).
+// or capacity (maxBodies) outside [0, kMaxBodies], substeps outside [1, kMaxSubsteps], a stage that is not
+// togglable (write_render) disabled. The initial-condition name is checked by makeInitialConditions
+// (initial_conditions.h).
 void validateSceneConfig(const SceneConfig& config);
 
 // Body state, structure of float4 arrays: position + mass in posMass, velocity in vel (w unused).

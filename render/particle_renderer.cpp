@@ -89,10 +89,11 @@ ParticleRenderer::Impl::Impl(VulkanContext& context_, const RendererConfig& conf
   }
 }
 
-void ParticleRenderer::Impl::waitSlotIdle(FrameSlot& slot, std::uint64_t frame) const {
+void ParticleRenderer::Impl::waitSlotIdle(FrameSlot& slot, std::uint64_t frame) {
   if (!slot.submittedFrame || slot.fenceWaited) return;
   const std::uint64_t signalled = protocol.renderDoneSignalled(*slot.submittedFrame);
-  waitRenderDone(signalled, frame);
+  if (!throttle.wait(renderDone, signalled, std::chrono::duration_cast<std::chrono::nanoseconds>(config.waitTimeout)))
+    throw stallReport(signalled, frame);
   const VkFence fence = slot.fence.get();
   const auto timeoutNs = static_cast<std::uint64_t>(std::chrono::nanoseconds(config.waitTimeout).count());
   const VkResult result = vkWaitForFences(context.device(), 1, &fence, VK_TRUE, timeoutNs);

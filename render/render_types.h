@@ -9,6 +9,7 @@
 
 #include "compute/errors.h"
 #include "render/camera.h"
+#include "render/throttle_wait.h"
 
 namespace graphsim::render {
 
@@ -26,6 +27,7 @@ struct RendererConfig {
   std::uint32_t framesInFlight = 3; // 1..kMaxFramesInFlight (compute/protocol.h)
   BodyBufferMode mode = BodyBufferMode::HostVisible;
   std::chrono::milliseconds waitTimeout{5000};
+  ThrottleWait throttleWait = ThrottleWait::Block; // the frames-in-flight throttle's host wait (throttle_wait.h)
 };
 
 // The colour map from a body's attribute (times DrawStyle::colourScale, clamped to [0, 1]) to its base colour, which

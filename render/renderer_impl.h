@@ -13,6 +13,7 @@
 #include "render/offscreen_target.h"
 #include "render/particle_pipeline.h"
 #include "render/particle_renderer.h"
+#include "render/throttle_wait.h"
 #include "render/timeline_semaphore.h"
 #include "render/vk_handle.h"
 #include "shaders/particle_layout.h"
@@ -49,8 +50,8 @@ struct ParticleRenderer::Impl {
 
   // Host wait (bounded by config.waitTimeout) for renderDone >= value, on behalf of `frame`.
   void waitRenderDone(std::uint64_t value, std::uint64_t frame) const;
-  // Waits for the slot's last submit (timeline, then its fence) before the slot is reused.
-  void waitSlotIdle(FrameSlot& slot, std::uint64_t frame) const;
+  // Waits for the slot's last submit (timeline through `throttle`, then its fence) before the slot is reused.
+  void waitSlotIdle(FrameSlot& slot, std::uint64_t frame);
   // The timeout for a renderDone wait that ran out, naming the late side (sim or render) and what it was waiting for.
   TimeoutError stallReport(std::uint64_t value, std::uint64_t frame) const;
   std::uint32_t slotOf(std::uint64_t frame) const { return protocol.slot(frame); }
@@ -76,9 +77,10 @@ struct ParticleRenderer::Impl {
   ParticlePipeline pipeline;
   BoxPipeline boxPipeline; // the scene box, when a frame asks for one
   BodyBuffers bodies;
-  TimelineSemaphore simDone;    // signalled by the producer (CUDA), waited at vertex input
-  TimelineSemaphore renderDone; // signalled by our submits: frame k -> protocol.renderDoneSignalled(k)
-  OwnedQueryPool timestamps;    // 2 per slot (before/after the render pass); empty without timestamp support
+  TimelineSemaphore simDone;                    // signalled by the producer (CUDA), waited at vertex input
+  TimelineSemaphore renderDone;                 // signalled by our submits: frame k -> protocol.renderDoneSignalled(k)
+  ThrottleWaiter throttle{config.throttleWait}; // waitSlotIdle's renderDone wait
+  OwnedQueryPool timestamps; // 2 per slot (before/after the render pass); empty without timestamp support
   std::uint64_t timestampMask = 0;
   double timestampPeriodNs = 0.0;
   // Mesa's lavapipe waits for the whole device inside vkGetQueryPoolResults, even without the WAIT flag: there a

@@ -114,7 +114,8 @@ BenchReport runBench(const BenchOptions& options) {
                      .framesInFlight = options.framesInFlight,
                      .width = options.scene.render.width,
                      .height = options.scene.render.height,
-                     .simOnly = options.simOnly};
+                     .simOnly = options.simOnly,
+                     .throttleWait = std::string(render::throttleWaitName(options.throttleWait))};
   report.countNoun = std::string(scene.countNoun());
   scene.runBench(options, report); // the scene's variants, and its own header figures
   fillRatios(report);

@@ -127,6 +127,7 @@ BenchCommandLine::BenchCommandLine(CLI::App& app) {
   shared_.addValidation(*bench_, "run");
   shared_.addGpu(*bench_, "cpu backend: Vulkan device index; cuda backend: CUDA device index");
   shared_.addWaitTimeout(*bench_);
+  shared_.addThrottleWait(*bench_);
   shared_.addQuiet(*bench_, "No progress lines on stderr");
   bench_->footer(kBenchFooter);
 }
@@ -179,6 +180,7 @@ BenchOptions BenchCommandLine::options(int argc, char** argv) const {
   if (o.validation && o.simOnly) throw UsageError("--validation: --sim-only uses no Vulkan");
   o.gpu = shared_.gpu();
   o.waitTimeout = shared_.waitTimeout();
+  o.throttleWait = shared_.throttleWait();
   o.quiet = shared_.quiet();
   return o;
 }

@@ -47,6 +47,7 @@ struct BenchOptions {
   bool validation = false;
   std::optional<int> gpu; // cpu: Vulkan device index; cuda: CUDA device index
   std::chrono::milliseconds waitTimeout{5000};
+  render::ThrottleWait throttleWait = render::RendererConfig{}.throttleWait; // the renderer's frames-in-flight wait
   bool quiet = false;
   InteropMode interop = InteropMode::Auto; // cuda: interop or host copy for the product path
   std::string commandLine;                 // as typed, for the report

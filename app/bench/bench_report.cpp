@@ -37,6 +37,7 @@ void putFigures(json& j, const VariantResult& v) {
   if (v.host.vkQueueSubmit) host["vk_queue_submit"] = *v.host.vkQueueSubmit;
   if (v.host.hostWait) host["host_wait"] = *v.host.hostWait;
   j["host_overhead_us"] = host;
+  j["cpu_us_per_frame"] = v.cpu ? json{{"loop_thread", v.cpu->loopThread}, {"process", v.cpu->process}} : json(nullptr);
   j["interactions_per_second"] = v.interactionsPerSecond;
   j["gflops"] = v.gflops;
 }
@@ -113,6 +114,7 @@ nlohmann::ordered_json toJson(const BenchReport& r) {
                 {"frames", r.frames},
                 {"warmup", r.warmup},
                 {"sim_only", r.simOnly},
+                {"throttle_wait", r.simOnly ? json(nullptr) : json(r.throttleWait)},
                 {"interrupted", r.interrupted},
                 {"render_size", r.simOnly ? json(nullptr) : json::array({r.width, r.height})},
                 {"startup_seconds", r.startupSeconds},
@@ -121,7 +123,8 @@ nlohmann::ordered_json toJson(const BenchReport& r) {
   j["timers"] = {{"frame", "steady_clock: interval between consecutive frame completions seen by the host"},
                  {"sim", r.simTimer},
                  {"render", r.simOnly ? "none" : "vulkan-timestamps"},
-                 {"host", "steady_clock, median per frame"}};
+                 {"host", "steady_clock, median per frame"},
+                 {"cpu", "clock_gettime thread and process CPU time over the measured frames, mean per frame"}};
   if (!r.variants.empty()) putFigures(j, r.variants.front());
   json variants = json::array();
   for (const VariantResult& v : r.variants) {
@@ -188,9 +191,9 @@ std::string toTable(const BenchReport& r) {
   if (!r.dataPathReason.empty()) out += "frames reach the renderer by " + r.dataPath + ": " + r.dataPathReason + "\n";
   if (r.interrupted) out += "interrupted: the figures cover the frames measured before the signal\n";
   out += "\n";
-  std::snprintf(line, sizeof line, "%-14s %2s %9s %9s %9s %9s %9s %9s %9s | %8s %8s %8s %8s | %6s %10s %9s\n",
+  std::snprintf(line, sizeof line, "%-14s %2s %9s %9s %9s %9s %9s %9s %9s | %8s %8s %8s %8s %8s | %6s %10s %9s\n",
                 "variant", "F", "mean ms", "p50 ms", "p95 ms", "p99 ms", "fps", "sim ms", "render ms", "upd us",
-                "launch", "submit", "total us", "ratio", "inter/s", "GFLOP/s");
+                "launch", "submit", "total us", "cpu us", "ratio", "inter/s", "GFLOP/s");
   out += line;
   for (const VariantResult& v : r.variants) {
     if (v.skipped) {
@@ -199,11 +202,12 @@ std::string toTable(const BenchReport& r) {
       continue;
     }
     std::snprintf(line, sizeof line,
-                  "%-14s %2u %9.4f %9.4f %9.4f %9.4f %9.1f %9s %9s | %8.2f %8.2f %8s %8.2f | %6s %10s %9.1f\n",
+                  "%-14s %2u %9.4f %9.4f %9.4f %9.4f %9.1f %9s %9s | %8.2f %8.2f %8s %8.2f %8s | %6s %10s %9.1f\n",
                   v.name.c_str(), v.framesInFlight, v.frameMs.mean, v.frameMs.p50, v.frameMs.p95, v.frameMs.p99, v.fps,
                   fixed(v.simGpuMs, 4).c_str(), fixed(v.renderGpuMs, 4).c_str(), v.host.nodeUpdates, v.host.graphLaunch,
-                  fixed(v.host.vkSubmit, 2).c_str(), v.host.total, fixed(v.ratioToProduct, 2).c_str(),
-                  scientific(v.interactionsPerSecond).c_str(), v.gflops);
+                  fixed(v.host.vkSubmit, 2).c_str(), v.host.total,
+                  fixed(v.cpu ? std::optional(v.cpu->loopThread) : std::nullopt, 1).c_str(),
+                  fixed(v.ratioToProduct, 2).c_str(), scientific(v.interactionsPerSecond).c_str(), v.gflops);
     out += line;
     if (!v.sceneFigures.empty()) {
       std::string figures = "               ";
@@ -215,7 +219,9 @@ std::string toTable(const BenchReport& r) {
   for (const std::string& note : r.notes) out += "note: " + note + "\n";
   out += "\nframe: interval between consecutive frame completions (host steady_clock); sim: " + r.simTimer +
          (r.simOnly ? "" : "; render: Vulkan timestamps") +
-         "; host columns: medians per frame in microseconds; ratio: mean frame / product's; 20 flops/interaction\n";
+         "; host columns: medians per frame in microseconds; cpu us: the loop thread's CPU time per frame (mean; "
+         "throttle wait: " +
+         r.throttleWait + "); ratio: mean frame / product's; 20 flops/interaction\n";
   return out;
 }
 

@@ -31,6 +31,13 @@ struct HostOverheadUs {
                                        // previous frame's CUDA end event. Not part of total.
 };
 
+// CPU time per measured frame, mean (clock_gettime thread and process CPU clocks over the measured frames): what
+// the frame loop burns, waits included (a spinning wait shows here, a sleeping one does not).
+struct CpuPerFrameUs {
+  double loopThread = 0; // the thread that runs the frame loop
+  double process = 0;    // every thread of the process (CUDA's and the Vulkan driver's included)
+};
+
 struct VariantResult {
   std::string name;
   std::string description;
@@ -42,6 +49,7 @@ struct VariantResult {
   std::optional<double> simGpuMs;    // mean per frame (CUDA events; the CPU backend: wall time of its step)
   std::optional<double> renderGpuMs; // mean per frame (Vulkan timestamps around the frame's commands)
   HostOverheadUs host;
+  std::optional<CpuPerFrameUs> cpu;
   double interactionsPerSecond = 0;     // N^2 x substeps per frame, over measuredSeconds
   double gflops = 0;                    // 20 flops per interaction
   std::optional<double> ratioToProduct; // mean frame time of this variant / of the product path
@@ -74,6 +82,7 @@ struct BenchReport {
   std::uint32_t framesInFlight = 0;
   std::uint32_t width = 0, height = 0;
   bool simOnly = false;
+  std::string throttleWait;  // the frames-in-flight throttle's host wait (render/throttle_wait.h)
   bool interrupted = false;  // SIGINT/SIGTERM/SIGHUP: the figures cover the frames measured before it
   double startupSeconds = 0; // product path's backend construction (initial conditions + a(0) + graph)
   double interactionsPerFrame = 0;

@@ -1,5 +1,6 @@
 #include "app/bench/bench_variants.h"
 
+#include <time.h>
 #include <algorithm>
 #include <deque>
 #include <utility>
@@ -27,11 +28,13 @@ render::RendererConfig rendererConfig(const BenchOptions& options, render::BodyB
   render::RendererConfig config;
   config.width = options.scene.render.width;
   config.height = options.scene.render.height;
-  config.maxBodies =
-      static_cast<std::uint32_t>(std::max<std::int64_t>(1, findScene(options.scene.scene).count(options.scene)));
+  const Scene& scene = findScene(options.scene.scene);
+  config.maxBodies = static_cast<std::uint32_t>(
+      std::max<std::int64_t>(1, scene.capacity(options.scene).value_or(scene.count(options.scene))));
   config.framesInFlight = f;
   config.mode = mode;
   config.waitTimeout = options.waitTimeout;
+  config.throttleWait = options.throttleWait;
   return config;
 }
 
@@ -92,6 +95,15 @@ FrameLog::FrameLog(std::uint64_t warmup, std::uint64_t frames)
     : warmup_(warmup), frames_(frames), completion_(warmup + frames), host_(warmup + frames), sim_(warmup + frames),
       render_(warmup + frames), capture_(warmup + frames) {}
 
+void FrameLog::cpuMark(bool end) {
+  const auto read = [](clockid_t clock) {
+    timespec t{};
+    ::clock_gettime(clock, &t);
+    return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+  };
+  (end ? cpuEnd_ : cpuStart_) = CpuClocks{read(CLOCK_THREAD_CPUTIME_ID), read(CLOCK_PROCESS_CPUTIME_ID)};
+}
+
 void FrameLog::truncate(std::uint64_t run) {
   if (run >= total()) return;
   warmup_ = std::min(warmup_, run);
@@ -129,6 +141,11 @@ void FrameLog::summarise(VariantResult& r, double interactionsPerFrame, bool wit
   }
   r.host.total = median(hostTotal);
   if (withWait) r.host.hostWait = median(wait);
+  if (cpuStart_ && cpuEnd_ && frames_ > 0) {
+    const double perFrame = 1e6 / static_cast<double>(frames_);
+    r.cpu = CpuPerFrameUs{(cpuEnd_->thread - cpuStart_->thread) * perFrame,
+                          (cpuEnd_->process - cpuStart_->process) * perFrame};
+  }
   r.interactionsPerSecond =
       r.measuredSeconds > 0 ? interactionsPerFrame * static_cast<double>(frames_) / r.measuredSeconds : 0;
   r.gflops = 20.0 * r.interactionsPerSecond * 1e-9;
@@ -182,6 +199,7 @@ public:
   }
   void completed(std::uint64_t k) override {
     log_.completed(k);
+    if (k + 1 == log_.warmup() || k + 1 == log_.total()) log_.cpuMark(k + 1 == log_.total());
     if (const std::optional<double> ms = producer_.simGpuMs(k)) log_.simMs(k, *ms);
   }
 
@@ -208,6 +226,7 @@ LoopResult runVariant(const Variant& v, double startupSeconds) {
   FrameDriver driver(v.renderer, v.producer, FrameProtocol(v.framesInFlight), v.order);
   driver.observe(recorder);
   log.start();
+  if (options.warmup == 0) log.cpuMark(false);
   // Ctrl-C, SIGTERM, SIGHUP: the frames so far are measured, drained and reported (marked interrupted).
   for (std::uint64_t k = 0; k < log.total() && !interruptRequested(); ++k) {
     driver.step(k, [&](render::FrameSubmit& submit) {

@@ -37,6 +37,7 @@ class FrameLog {
 public:
   FrameLog(std::uint64_t warmup, std::uint64_t frames);
   std::uint64_t total() const { return warmup_ + frames_; }
+  std::uint64_t warmup() const { return warmup_; }
   // An interrupted run: only the first `run` frames were stepped (and completed); the rest are not reported.
   void truncate(std::uint64_t run);
   void start() { start_ = BenchClock::now(); }
@@ -45,6 +46,9 @@ public:
   void simMs(std::uint64_t frame, double ms) { sim_.at(frame) = ms; }
   void renderMs(std::uint64_t frame, double ms) { render_.at(frame) = ms; }
   void captureUs(std::uint64_t frame, double us) { capture_.at(frame) = us; }
+  // The calling thread's and the process's CPU clocks, read when measuring starts and when it ends (the completion
+  // of the last warm-up frame, or start(), and of the last frame; the loop's thread calls both).
+  void cpuMark(bool end);
   // Fills the figures of `result` from the measured frames (k >= warmup). withSubmit/withWait: which optional
   // host fields this loop has.
   void summarise(VariantResult& result, double interactionsPerFrame, bool withSubmit, bool withWait) const;
@@ -62,6 +66,10 @@ private:
   std::vector<HostSample> host_;
   std::vector<std::optional<double>> sim_, render_;
   std::vector<std::optional<double>> capture_; // loop time spent collecting captures before frame k's launch
+  struct CpuClocks {
+    double thread = 0, process = 0; // seconds
+  };
+  std::optional<CpuClocks> cpuStart_, cpuEnd_;
 };
 
 // What a loop needs to know about the run.

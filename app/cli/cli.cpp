@@ -217,6 +217,40 @@ void CountFlags::add(CLI::App& command, const std::string& helpSuffix) {
                                          "Number of " + noun + " (scene " + owners + "; " + helpSuffix + "1.." +
                                              std::to_string(scene->maxCount()) + ")");
   }
+  for (const Scene* scene : scenes()) {
+    const std::string help = scene->capacityHelp();
+    if (help.empty()) continue;
+    const auto [it, added] = capacities_.try_emplace(std::string(scene->countNoun()));
+    if (!added) continue;
+    it->second.option = addIntegerOption(command, capacityFlagOf(*scene), it->second.text,
+                                         "Capacity (scene " + std::string(scene->name()) + "): " + help);
+  }
+}
+
+const std::string* CountFlags::givenCapacity(const Scene& scene) const {
+  const Flag* own = nullptr;
+  for (const auto& [noun, flag] : capacities_) {
+    if (flag.option == nullptr || flag.option->count() == 0) continue;
+    if (noun == scene.countNoun() && !scene.capacityHelp().empty()) {
+      own = &flag;
+      continue;
+    }
+    throw UsageError("--max-" + noun + ": the " + std::string(scene.name()) + " scene counts " +
+                     std::string(scene.countNoun()) + " and has no capacity flag");
+  }
+  return own != nullptr ? &own->text : nullptr;
+}
+
+std::optional<std::int64_t> parseCapacityFlag(const Scene& scene, const CountFlags& counts, std::int64_t count,
+                                              const std::string& countSource) {
+  const std::string* text = counts.givenCapacity(scene);
+  if (text == nullptr) return std::nullopt;
+  const std::string flag = CountFlags::capacityFlagOf(scene);
+  const std::int64_t capacity = parseIntegerFlag(flag, *text, 1, scene.maxCount());
+  if (capacity < count)
+    throw UsageError(flag + ": " + std::to_string(capacity) + " is less than " + std::to_string(count) + " " +
+                     std::string(scene.countNoun()) + " (" + countSource + "); the capacity must hold them");
+  return capacity;
 }
 
 const std::string* CountFlags::given(const Scene& scene) const {
@@ -239,8 +273,16 @@ std::uint32_t parseCountAndFramesInFlight(SceneSettings& settings, const CountFl
   const auto f =
       static_cast<std::uint32_t>(parseIntegerFlag("--frames-in-flight", framesInFlight, 1, kMaxFramesInFlight));
   const std::string flag = CountFlags::flagOf(scene);
-  if (const std::string* text = counts.given(scene))
-    scene.setCount(settings, parseIntegerFlag(flag, *text, 1, scene.maxCount()));
+  const std::string* countText = counts.given(scene);
+  if (countText != nullptr) scene.setCount(settings, parseIntegerFlag(flag, *countText, 1, scene.maxCount()));
+  const std::int64_t count = scene.count(settings);
+  if (const std::optional<std::int64_t> capacity =
+          parseCapacityFlag(scene, counts, count, countText != nullptr ? flag : "the preset or scene file")) {
+    scene.setCapacity(settings, *capacity);
+  } else if (const std::optional<std::int64_t> fromFile = scene.capacity(settings); fromFile && *fromFile < count) {
+    throw UsageError(flag + ": " + std::to_string(count) + " exceeds the capacity " + std::to_string(*fromFile) +
+                     " given by the scene file; raise it with " + CountFlags::capacityFlagOf(scene));
+  }
   scene.checkCount(settings, f, flag, 0);
   scene.checkSettings(settings);
   return f;
@@ -293,6 +335,17 @@ void SharedFlags::addWaitTimeout(CLI::App& command) {
       ->capture_default_str();
 }
 
+void SharedFlags::addThrottleWait(CLI::App& command) {
+  throttleWait_ = std::string(render::throttleWaitName(render::RendererConfig{}.throttleWait));
+  command
+      .add_option("--throttle-wait", throttleWait_,
+                  "How the host waits for a free frame slot: block (sleep in the driver), poll (check every 50 us), "
+                  "spin (a busy core), hybrid (sleep, then spin near the expected signal); docs/PERFORMANCE.md "
+                  "compares their host cost and CPU time")
+      ->type_name("MODE")
+      ->capture_default_str();
+}
+
 void SharedFlags::addQuiet(CLI::App& command, const std::string& help) { command.add_flag("--quiet", quiet_, help); }
 
 BackendKind SharedFlags::backend() const {
@@ -314,6 +367,13 @@ InteropMode SharedFlags::interop() const {
 std::optional<int> SharedFlags::gpu() const {
   if (gpuOption_ == nullptr || gpuOption_->count() == 0) return std::nullopt;
   return static_cast<int>(parseIntegerFlag("--gpu", gpu_, 0, std::numeric_limits<int>::max()));
+}
+
+render::ThrottleWait SharedFlags::throttleWait() const {
+  if (throttleWait_.empty()) return render::RendererConfig{}.throttleWait;
+  if (const std::optional<render::ThrottleWait> w = render::throttleWaitFromName(throttleWait_)) return *w;
+  throw UsageError("--throttle-wait: unknown mode '" + asTyped(throttleWait_) +
+                   "' (allowed: block, poll, spin, hybrid)");
 }
 
 std::chrono::milliseconds SharedFlags::waitTimeout() const {
@@ -367,6 +427,7 @@ RunCommandLine::RunCommandLine(CLI::App& app) {
       ->capture_default_str();
   run_->add_option("--dump-graph", dumpGraph_, "cuda backend: write the frame's CUDA graph as DOT to FILE");
   shared_.addWaitTimeout(*run_);
+  shared_.addThrottleWait(*run_);
   shared_.addQuiet(*run_, "No progress lines (see 'Progress' below)");
   run_->add_option("--present", present_, "Window present mode: fifo | mailbox | immediate (falls back to fifo)")
       ->capture_default_str();
@@ -378,7 +439,10 @@ RunCommandLine::RunCommandLine(CLI::App& app) {
   run_->add_option("--window-script", windowScript_, "")->group("");
   run_->add_option("--inject", inject_, "")->group("");
   run_->footer("\nScenes: " + sceneChoices() + " ('graphsim run --scene list' says what each is). The element count\n" +
-               "is --bodies for nbody and --particles for fluid; the other scene's flag is refused.\n" + kRunFooter);
+               "is --bodies for nbody and --particles for fluid; the other scene's flag is refused. nbody's\n" +
+               "--max-bodies (scene-file key max_bodies) is the capacity its buffers are sized for: body-count\n" +
+               "changes up to it are kernel-node updates of the CUDA graph (docs/FRAME.md, Body count).\n" +
+               kRunFooter);
 }
 
 RunOptions RunCommandLine::options() const {
@@ -428,6 +492,7 @@ RunOptions RunCommandLine::options() const {
     options.dumpGraph = fs::path(dumpGraph_);
   }
   options.waitTimeout = shared_.waitTimeout();
+  options.throttleWait = shared_.throttleWait();
   return options;
 }
 
@@ -492,6 +557,8 @@ SoakOptions SoakCommandLine::options() const {
   const std::string flag = CountFlags::flagOf(scene);
   const std::string* count = counts_.given(scene);
   soak.count = count != nullptr ? parseIntegerFlag(flag, *count, counts.min, scene.maxCount()) : counts.byDefault;
+  soak.capacity =
+      parseCapacityFlag(scene, counts_, soak.count, count != nullptr ? flag : "the soak's default").value_or(0);
   scene.checkCount(scene.soakSettings(soak), soak.framesInFlight, flag, 0);
   soak.seed = parseSeedFlag("--seed", seed_);
   soak.checkpointEvery = parseIntegerFlag("--checkpoint-every", checkpointEvery_, 2, kMaxFrames);

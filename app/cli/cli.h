@@ -52,16 +52,27 @@ public:
   const std::string* given(const Scene& scene) const;
   // The flag of a scene: "--bodies".
   static std::string flagOf(const Scene& scene) { return "--" + std::string(scene.countNoun()); }
+  // The capacity flags (issue 14): --max-<noun> for the nouns of scenes with a capacity (Scene::capacityHelp:
+  // --max-bodies). The text given for the scene's own, or nullptr; UsageError for one the scene does not take.
+  const std::string* givenCapacity(const Scene& scene) const;
+  static std::string capacityFlagOf(const Scene& scene) { return "--max-" + std::string(scene.countNoun()); }
 
 private:
   struct Flag {
     std::string text;
     CLI::Option* option = nullptr;
   };
-  std::map<std::string, Flag, std::less<>> flags_; // by noun; map nodes stay put (CLI11 binds to text)
+  std::map<std::string, Flag, std::less<>> flags_;      // by noun; map nodes stay put (CLI11 binds to text)
+  std::map<std::string, Flag, std::less<>> capacities_; // the same, for --max-<noun>
 };
 
-// --frames-in-flight and, when given, the scene's count flag into `settings`, then the checks both need together
+// --max-<noun> when given: its value (1..maxCount), refused (UsageError, exit 2) below `count`, which came from
+// `countSource` ("--bodies", "the soak's --bodies"); nullopt when not given.
+std::optional<std::int64_t> parseCapacityFlag(const Scene& scene, const CountFlags& counts, std::int64_t count,
+                                              const std::string& countSource);
+
+// --frames-in-flight and, when given, the scene's count and capacity flags into `settings` (the capacity must hold
+// the count, whichever layer gave each), then the checks both need together
 // (the render buffers fit this machine's memory, the scene's own checks such as two-body = 2 bodies; the GPU's
 // memory is checked once the device is known, by the session). Returns the frames in flight.
 std::uint32_t parseCountAndFramesInFlight(SceneSettings& settings, const CountFlags& counts,
@@ -87,6 +98,7 @@ public:
   void addValidation(CLI::App& command, const std::string& whatFails); // "... any message fails the <whatFails>"
   void addGpu(CLI::App& command, const std::string& help);
   void addWaitTimeout(CLI::App& command);
+  void addThrottleWait(CLI::App& command);
   void addQuiet(CLI::App& command, const std::string& help);
 
   // After a successful parse; a bad value throws UsageError naming the flag.
@@ -95,11 +107,12 @@ public:
   bool validation() const { return validation_; }
   std::optional<int> gpu() const; // nullopt when --gpu was not given
   std::chrono::milliseconds waitTimeout() const;
+  render::ThrottleWait throttleWait() const;
   bool quiet() const { return quiet_; }
 
 private:
   std::vector<BackendKind> backends_;
-  std::string backend_, interop_ = "auto", gpu_, waitTimeoutMs_;
+  std::string backend_, interop_ = "auto", gpu_, waitTimeoutMs_, throttleWait_;
   bool validation_ = false, quiet_ = false;
   CLI::Option* gpuOption_ = nullptr;
 };

@@ -10,6 +10,7 @@
 
 #include "app/cli/scene_config.h"
 #include "app/reliability/fault_injection.h"
+#include "render/render_types.h"
 #include "render/swapchain.h"
 
 namespace graphsim::app {
@@ -43,6 +44,7 @@ struct RunOptions {
   std::uint32_t framesInFlight = 3;
   std::optional<std::filesystem::path> dumpGraph; // CUDA backend: the frame graph as DOT
   std::chrono::milliseconds waitTimeout{5000};
+  render::ThrottleWait throttleWait = render::RendererConfig{}.throttleWait;
   bool quiet = false; // no progress lines
   render::PresentMode presentMode = render::PresentMode::Fifo;
   bool profile = false; // per-node times in the panel's Graph section

@@ -29,6 +29,7 @@ struct SoakOptions {
   InteropMode interop = InteropMode::Auto; // cuda backend: as for run (--interop)
   std::int64_t frames = 10000;
   std::int64_t count = 1024; // bodies / particles (--bodies, --particles; the scene's soak default when not given)
+  std::int64_t capacity = 0; // --max-bodies (scenes with a capacity, Scene::capacityHelp); 0: the scene's default
   std::uint64_t seed = 1;    // seeds both the initial conditions and the change sequence
   std::int64_t checkpointEvery = 10; // short: CUDA float noise is judged over one interval
   bool validation = false;

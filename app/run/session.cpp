@@ -92,6 +92,7 @@ Session::Impl::Impl(const RunOptions& options_, BackendKind backend, Window& win
   config.maxBodies = static_cast<std::uint32_t>(scene.renderCapacity(options.scene));
   config.framesInFlight = options.framesInFlight;
   config.waitTimeout = options.waitTimeout;
+  config.throttleWait = options.throttleWait;
   if (!window.headless()) {
     swapchain.emplace(*context, VkExtent2D{config.width, config.height}, options.presentMode, options.framesInFlight,
                       options.waitTimeout);

@@ -3,7 +3,8 @@
 //
 //   toggles          -> SimBackend::setStageEnabled (CUDA: cudaGraphNodeSetEnabled on every instance of the stage)
 //   parameters       -> SimBackend::setParams once per frame (CUDA: only the kernel nodes whose arguments changed)
-//   bodies, substeps -> SimBackend::reset (CUDA: whole-graph update, or re-instantiation; counted with the reason)
+//   bodies, substeps -> SimBackend::reset (CUDA: a body count within the capacity is kernel-node updates only;
+//                       beyond it, or another substep count, whole-graph update or re-instantiation, with the reason)
 //   pause            -> frames keep running with dt = 0 (CUDA: the graph and the frame protocol go on; 3 node updates
 //                       on pause and on resume); the CPU backend skips its step instead. Step: one frame at full dt.
 #pragma once
@@ -18,7 +19,8 @@ namespace graphsim::app {
 
 class SimController {
 public:
-  // maxBodies: what the render buffers hold; the body-count control stays within it.
+  // maxBodies: the capacity, what the render buffers (and the CUDA arrays) hold; the body-count control stays within
+  // it.
   SimController(const SceneConfig& initial, std::int64_t maxBodies);
 
   void setStageEnabled(Stage stage, bool enabled);

@@ -165,8 +165,17 @@ public:
 
   // The camera a run starts with: the scene file's, else the scene's own framing.
   virtual render::Camera initialCamera(const SceneSettings& settings) const = 0;
-  // Capacity of each render buffer: room for the count controls to grow without new buffers.
+  // Capacity of each render buffer: room for the count controls to grow without new buffers. For a scene with a
+  // capacity (below) the same number sizes its simulation buffers.
   virtual std::int64_t renderCapacity(const SceneSettings& settings) const = 0;
+  // The count's capacity (issue 14), for scenes whose simulation buffers are sized to one so that count changes up
+  // to it need no new buffers (n-body: kernel-node updates only). Such a scene describes it for --help (non-empty
+  // capacityHelp) and takes --max-<noun> (app/cli: CountFlags) and a scene-file key of its own; capacity() is the one
+  // given by a layer (nullopt: the scene's default rule, which renderCapacity applies). Refusals (UsageError, exit 2)
+  // name the key or flag: a capacity below the count, above maxCount.
+  virtual std::string capacityHelp() const { return {}; }
+  virtual std::optional<std::int64_t> capacity(const SceneSettings&) const { return std::nullopt; }
+  virtual void setCapacity(SceneSettings&, std::int64_t /*capacity*/) const {}
 
   // Throws InteropImportError when CUDA cannot import the renderer's exports (the session may fall back to host
   // copy), EnvironmentError, UsageError (a fault the backend cannot take).
@@ -174,7 +183,8 @@ public:
                                                       const ProducerRequest& request) const = 0;
   virtual std::unique_ptr<SceneSoak> makeSoak(const SceneSettings& settings, const SoakOptions& options,
                                               std::int64_t maxCount) const = 0;
-  // The settings a soak starts from (count and seed of the options), and its count's default and smallest value.
+  // The settings a soak starts from (count, capacity and seed of the options), and its count's default and smallest
+  // value.
   virtual SceneSettings soakSettings(const SoakOptions& options) const = 0;
   struct SoakCounts {
     std::int64_t byDefault, min;

@@ -270,6 +270,49 @@ struct CudaBackend::Impl {
     }
   }
 
+  // Bodies the state arrays of `next` are allocated for: its capacity (SceneConfig::maxBodies), at least its
+  // count; with interop at most what the render buffers hold (a count beyond them cannot be drawn).
+  std::size_t capacityFor(const SceneConfig& next) const {
+    std::uint64_t capacity = static_cast<std::uint64_t>(bodyCapacity(next));
+    if (interop()) capacity = std::max(std::min(capacity, renderCapacity), static_cast<std::uint64_t>(next.bodies));
+    return static_cast<std::size_t>(capacity);
+  }
+
+  // A reset within the arrays' capacity and with the same substeps (issue 14): the new state is uploaded into the
+  // same arrays and the graph is told the new count, parameters and enable states like a live edit. The next
+  // launch updates the kernel nodes whose arguments or grids changed (cudaGraphExecKernelNodeSetParams, counted in
+  // nodeUpdates, timed in lastUpdateHostUs): no cudaGraphExecUpdate, no instantiation. The caller synchronised.
+  void resetInPlace(const SceneConfig& next, const HostStart& start) {
+    bodies.upload(start.state, start.accel, start.colour);
+    startBodies(bodies, next.params);
+    graph->setBodies(bodies.view());
+    graph->setParams(next.params);
+    for (const StageInfo& row : kStages) {
+      graph->setStageEnabled(row.stage, next.enabled[static_cast<std::size_t>(row.stage)]);
+    }
+  }
+
+  // Any other reset: new arrays (a count beyond the capacity, or another substep count), then the graph rebuilt
+  // with cudaGraphExecUpdate, falling back to a fresh instantiation; the counters record which and why. The old
+  // arrays are freed only once the graph refers to the new ones; the capacity never shrinks. The caller synchronised.
+  void resetReallocating(const SceneConfig& next, const HostStart& start) {
+    const std::size_t capacity = std::max(capacityFor(next), bodies.capacity());
+    std::string cause;
+    if (static_cast<std::size_t>(next.bodies) > bodies.capacity()) {
+      cause = "body count " + std::to_string(next.bodies) + " exceeds the capacity " +
+              std::to_string(bodies.capacity()) + ": buffers reallocated for " + std::to_string(capacity);
+    }
+    cuda::DeviceBodies fresh(start.state, start.accel, start.colour, capacity);
+    startBodies(fresh, next.params);
+    cuda::DeviceArray<float4> freshOutput;
+    if (!interop()) freshOutput = cuda::DeviceArray<float4>(capacity);
+    float4* output = interop() ? outputFor(lastLaunched.value_or(0)) : freshOutput.get();
+    graph->rebuild(fresh.view(), next.substeps, next.params, next.enabled, output, cause);
+    // The graph now refers to the new arrays only: the old ones are freed here.
+    bodies = std::move(fresh);
+    if (!interop()) computeOutput = std::move(freshOutput);
+  }
+
   std::string stallMessage() const {
     const std::uint64_t k = oldestIncompleteFrame().value_or(lastLaunched.value_or(0));
     std::string m = "CUDA side stalled: frame " + std::to_string(k) + " did not complete within " +
@@ -349,11 +392,11 @@ CudaBackend::CudaBackend(const SceneConfig& config, int device, const InteropDes
     m.renderBuffers = std::move(imported.renderBuffers);
     semaphores = cuda::FrameSemaphores{m.renderDone.get(), m.simDone.get(), m.protocol};
   } else {
-    m.computeOutput = cuda::DeviceArray<float4>(static_cast<std::size_t>(config.bodies));
+    m.computeOutput = cuda::DeviceArray<float4>(m.capacityFor(config));
   }
 
   const HostStart hostStart = makeHostStart(config, start);
-  m.bodies = cuda::DeviceBodies(hostStart.state, hostStart.accel, hostStart.colour);
+  m.bodies = cuda::DeviceBodies(hostStart.state, hostStart.accel, hostStart.colour, m.capacityFor(config));
   m.startBodies(m.bodies, config.params);
   m.clearBlowUp();
   m.graph.emplace(m.bodies.view(), config.substeps, config.params, config.enabled, semaphores ? &*semaphores : nullptr,
@@ -371,16 +414,12 @@ void CudaBackend::reset(const SceneConfig& config) {
                                 std::to_string(m.renderCapacity) + " bodies)");
   }
   const HostStart start = makeHostStart(config, m.leapfrogStart); // may throw (initial conditions): nothing touched
-  m.synchronize(); // no launch may still use the arrays about to be replaced
-  cuda::DeviceBodies bodies(start.state, start.accel, start.colour);
-  m.startBodies(bodies, config.params);
-  cuda::DeviceArray<float4> computeOutput;
-  if (!m.interop()) computeOutput = cuda::DeviceArray<float4>(static_cast<std::size_t>(config.bodies));
-  float4* output = m.interop() ? m.outputFor(m.lastLaunched.value_or(0)) : computeOutput.get();
-  m.graph->rebuild(bodies.view(), config.substeps, config.params, config.enabled, output);
-  // The graph now refers to the new arrays only: the old ones are freed here.
-  m.bodies = std::move(bodies);
-  if (!m.interop()) m.computeOutput = std::move(computeOutput);
+  m.synchronize(); // no launch may still use the arrays about to be overwritten or replaced
+  if (config.substeps == m.graph->substeps() && static_cast<std::size_t>(config.bodies) <= m.bodies.capacity()) {
+    m.resetInPlace(config, start);
+  } else {
+    m.resetReallocating(config, start);
+  }
   m.config = config;
   m.clearBlowUp(); // a new state: an old blow-up no longer describes it (nothing runs: synchronised above)
 }
@@ -444,6 +483,8 @@ double CudaBackend::lastSimGpuMs() const { return impl_->lastSimGpuMs(); }
 
 double CudaBackend::lastUpdateHostUs() const { return impl_->graph->lastUpdateHostUs(); }
 
+std::int64_t CudaBackend::capacity() const { return static_cast<std::int64_t>(impl_->bodies.capacity()); }
+
 void CudaBackend::dumpGraphDot(const std::filesystem::path& path) const { impl_->graph->dumpDot(path); }
 
 void CudaBackend::injectKernelFailure(Stage stage, std::uint64_t frame, BreakNode breakNode) {
@@ -473,7 +514,8 @@ void CudaBackend::copyRenderOutput(Float4* dst) {
         "buffers are Vulkan's");
   }
   const std::size_t n = static_cast<std::size_t>(m.config.bodies);
-  if (m.hostOutput.size() < n) m.hostOutput = cuda::PinnedArray<float4>(n);
+  // Sized to the capacity once: count changes within it allocate nothing here.
+  if (m.hostOutput.size() < n) m.hostOutput = cuda::PinnedArray<float4>(std::max(n, m.computeOutput.size()));
   CUDA_CHECK(cudaMemcpyAsync(m.hostOutput.get(), m.computeOutput.get(), n * sizeof(float4), cudaMemcpyDeviceToHost,
                              m.stream.get()));
   m.synchronize();

@@ -1,26 +1,38 @@
 // Upload and download of the simulation state (device_bodies.h).
 #include "compute/cuda/device_bodies.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
 namespace graphsim::cuda {
 
-DeviceBodies::DeviceBodies(const BodyState& state, const std::vector<Float4>& accel, const std::vector<float>& colour)
-    : posMass_(state.size()), vel_(state.size()), accel_(state.size()), colour_(state.size()) {
+DeviceBodies::DeviceBodies(const BodyState& state, const std::vector<Float4>& accel, const std::vector<float>& colour,
+                           std::size_t capacity)
+    : posMass_(std::max(state.size(), capacity)), vel_(posMass_.size()), accel_(posMass_.size()),
+      colour_(posMass_.size()) {
+  upload(state, accel, colour);
+}
+
+void DeviceBodies::upload(const BodyState& state, const std::vector<Float4>& accel, const std::vector<float>& colour) {
   const std::size_t n = state.size();
   if (state.vel.size() != n || accel.size() != n || colour.size() != n) {
     throw std::invalid_argument("DeviceBodies: inconsistent host arrays (" + std::to_string(n) + " bodies)");
   }
+  if (n > capacity()) {
+    throw std::invalid_argument("DeviceBodies: " + std::to_string(n) + " bodies exceed the capacity " +
+                                std::to_string(capacity()));
+  }
+  count_ = n;
   if (n == 0) return;
-  CUDA_CHECK(cudaMemcpy(posMass_.get(), state.posMass.data(), posMass_.bytes(), cudaMemcpyHostToDevice));
-  CUDA_CHECK(cudaMemcpy(vel_.get(), state.vel.data(), vel_.bytes(), cudaMemcpyHostToDevice));
-  CUDA_CHECK(cudaMemcpy(accel_.get(), accel.data(), accel_.bytes(), cudaMemcpyHostToDevice));
-  CUDA_CHECK(cudaMemcpy(colour_.get(), colour.data(), colour_.bytes(), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(posMass_.get(), state.posMass.data(), n * sizeof(float4), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(vel_.get(), state.vel.data(), n * sizeof(float4), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(accel_.get(), accel.data(), n * sizeof(float4), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(colour_.get(), colour.data(), n * sizeof(float), cudaMemcpyHostToDevice));
 }
 
 BodiesView DeviceBodies::view() const {
-  return {posMass_.get(), vel_.get(), accel_.get(), colour_.get(), static_cast<int>(posMass_.size())};
+  return {posMass_.get(), vel_.get(), accel_.get(), colour_.get(), static_cast<int>(count_)};
 }
 
 void DeviceBodies::download(BodyState& state, std::vector<float>& colour) const {
@@ -29,14 +41,16 @@ void DeviceBodies::download(BodyState& state, std::vector<float>& colour) const 
   state.vel.resize(n);
   colour.resize(n);
   if (n == 0) return;
-  CUDA_CHECK(cudaMemcpy(state.posMass.data(), posMass_.get(), posMass_.bytes(), cudaMemcpyDeviceToHost));
-  CUDA_CHECK(cudaMemcpy(state.vel.data(), vel_.get(), vel_.bytes(), cudaMemcpyDeviceToHost));
-  CUDA_CHECK(cudaMemcpy(colour.data(), colour_.get(), colour_.bytes(), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(state.posMass.data(), posMass_.get(), n * sizeof(float4), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(state.vel.data(), vel_.get(), n * sizeof(float4), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(colour.data(), colour_.get(), n * sizeof(float), cudaMemcpyDeviceToHost));
 }
 
 std::vector<Float4> DeviceBodies::downloadAccelerations() const {
   std::vector<Float4> accel(size());
-  if (!accel.empty()) CUDA_CHECK(cudaMemcpy(accel.data(), accel_.get(), accel_.bytes(), cudaMemcpyDeviceToHost));
+  if (!accel.empty()) {
+    CUDA_CHECK(cudaMemcpy(accel.data(), accel_.get(), accel.size() * sizeof(float4), cudaMemcpyDeviceToHost));
+  }
   return accel;
 }
 

@@ -148,6 +148,16 @@ void FrameGraph::setParams(const NBodyParams& params) {
   paramsDirty_ = true;
 }
 
+void FrameGraph::setBodies(const BodiesView& bodies) {
+  const BodiesView& b = bodies_;
+  if (bodies.posMass == b.posMass && bodies.vel == b.vel && bodies.accel == b.accel && bodies.colour == b.colour &&
+      bodies.n == b.n) {
+    return;
+  }
+  bodies_ = bodies;
+  paramsDirty_ = true; // every stage's arguments take the count: launch() compares them all
+}
+
 void FrameGraph::setStageEnabled(Stage stage, bool enabled) {
   const std::string_view why = whyNotTogglable(stage);
   if (!why.empty()) {
@@ -237,7 +247,7 @@ std::string FrameGraph::describeNode(const std::vector<Node>& nodes, cudaGraphNo
 }
 
 void FrameGraph::rebuild(const BodiesView& bodies, int substeps, const NBodyParams& params,
-                         const std::array<bool, kStageCount>& enabled, float4* output) {
+                         const std::array<bool, kStageCount>& enabled, float4* output, const std::string& cause) {
   // Strong guarantee: on a throw the graph keeps its old inputs and exec (the caller keeps the old state alive).
   // The enable states only reach the exec in syncEnableStates() below, after the last point that can throw.
   const BodiesView oldBodies = bodies_;
@@ -270,6 +280,7 @@ void FrameGraph::rebuild(const BodiesView& bodies, int substeps, const NBodyPara
         nodes_ = std::move(fresh.nodes);
         latest_ = std::move(fresh.graph);
         ++counters_.wholeGraphUpdates;
+        if (!cause.empty()) counters_.lastFallbackReason = cause + "; graph updated whole (cudaGraphExecUpdate)";
       } else {
         (void)cudaGetLastError(); // the failed update is recorded as the thread's last error; it is handled here
         reason = "cudaGraphExecUpdate: " + std::string(cudaGetErrorName(e)) + ", " +
@@ -287,7 +298,7 @@ void FrameGraph::rebuild(const BodiesView& bodies, int substeps, const NBodyPara
       latest_.reset();
       nodes_ = std::move(fresh.nodes);
       ++counters_.reinstantiations;
-      counters_.lastFallbackReason = reason + "; re-instantiated";
+      counters_.lastFallbackReason = (cause.empty() ? "" : cause + "; ") + reason + "; re-instantiated";
     }
   } catch (...) {
     bodies_ = oldBodies;

@@ -69,6 +69,12 @@ public:
   // Records the parameters; the next launch updates only the nodes whose kernel arguments changed.
   void setParams(const NBodyParams& params);
   const NBodyParams& params() const { return params_; }
+  // Records new state arrays or a new body count (issue 14: a count change within the arrays' capacity) like
+  // setParams: the next launch recomputes every kernel node's parameters (count, grid, pointers) and updates those
+  // that changed with cudaGraphExecKernelNodeSetParams: no cudaGraphExecUpdate, no instantiation. Same topology
+  // (substeps) only; the caller guarantees no running launch still uses arrays the view no longer names.
+  void setBodies(const BodiesView& bodies);
+  const BodiesView& bodies() const { return bodies_; }
   // cudaGraphNodeSetEnabled on every instance of the stage (affects later launches only). Disabling a stage that is
   // not togglable throws std::invalid_argument with the reason; asking for what it already is does nothing.
   void setStageEnabled(Stage stage, bool enabled);
@@ -79,8 +85,10 @@ public:
   // tries cudaGraphExecUpdate; on failure, or with another node count (another substep count: a topology change
   // the update would refuse), it instantiates afresh and records why (counters, lastFallbackReason). The exec's
   // enable states match `enabled` after either path. Strong guarantee: on a throw the graph is unchanged.
+  // cause: why the caller rebuilds (e.g. "body count 300000 exceeds the capacity 262144: buffers reallocated");
+  // when given, lastFallbackReason records it with the path taken, also after a successful whole-graph update.
   void rebuild(const BodiesView& bodies, int substeps, const NBodyParams& params,
-               const std::array<bool, kStageCount>& enabled, float4* output);
+               const std::array<bool, kStageCount>& enabled, float4* output, const std::string& cause = {});
 
   // Frame k: semaphore values, write_render -> output, changed parameters, cudaGraphLaunch on stream. Allocates
   // nothing and does not synchronise.

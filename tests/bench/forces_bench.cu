@@ -1,5 +1,6 @@
 // Standalone benchmark and check of the forces stage (compute/cuda/forces_kernel.cu, included whole so that other
-// launch shapes of the same kernel template can be timed beside the stage's). Needs
+// launch shapes of the same kernel template can be timed beside the stage's) and of the experimental kernels in
+// forces_experiments.cuh (symmetric pairs, Newton's third law). Needs
 // a GPU and nothing of the app: one static binary (target forces_bench, build/bin/forces_bench), or by hand:
 //   nvcc -O3 -std=c++17 -arch=sm_90 -cudart static -I. -o forces_bench tests/bench/forces_bench.cu
 //   forces_bench            small-n checks, then timings of every shape for N = 16384 .. 1048576 (interactions/s =
@@ -7,9 +8,16 @@
 //                           sum for 50 sampled bodies
 //   forces_bench small      only the small-n checks (every body, every shape, n = 1 .. 4097, eps^2 = 0 and > 0):
 //                           the run for compute-sanitizer --tool memcheck / racecheck
+//   options (after the mode, any order): --only=A,B  only the variants whose name contains A or B (the stage is
+//                           always kept as the baseline); --sizes=262144,1048576  the N of the timing table
+// Every variant gets PASS / FAIL: small-n, finite and max error <= 1e-4 of sum |terms| over every body (n == 1:
+// exactly 0); timing rows, finite and, over the 50 sampled bodies, max error <= 1e-5 of sum |terms| and <= 1e-4 of
+// |a|. The symmetric kernels' timed launch includes the memset that zeroes the accelerations they add into.
 // docs/FORCES.md has the figures it printed on an H200.
 #include "compute/cuda/forces_kernel.cu"
+#include "tests/bench/forces_experiments.cuh"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -31,15 +39,39 @@ using namespace graphsim::cuda;
 
 struct Variant {
   std::string name;
-  const void* func;         // softened kernel
-  const void* funcGuard;    // eps2 == 0 kernel
-  int threads, blockBodies; // blockBodies 0: launch through forcesSpec
+  const void* func;                              // softened kernel
+  const void* funcGuard;                         // eps2 == 0 kernel
+  int threads, blockBodies;                      // blockBodies 0: launch through forcesSpec; -1: through launchFn
+  void (*launchFn)(const ForcesArgs&) = nullptr; // memset + kernel (the symmetric kernels)
+  unsigned (*gridFn)(int n) = nullptr;
 };
 
 template <class S>
 Variant variant(const char* name) {
   return {name, reinterpret_cast<const void*>(forcesKernel<S, false>),
           reinterpret_cast<const void*>(forcesKernel<S, true>), S::kThreads, S::kBlockBodies};
+}
+
+template <class S>
+void symLaunch(const ForcesArgs& a) {
+  experiments::symForcesLaunch<S>(a);
+  CK(cudaGetLastError());
+}
+
+template <class S>
+unsigned symGrid(int n) {
+  return experiments::symBlocks<S>(n);
+}
+
+template <class S>
+Variant symVariant(const char* name) {
+  return {name,
+          reinterpret_cast<const void*>(experiments::symForcesKernel<S, false>),
+          reinterpret_cast<const void*>(experiments::symForcesKernel<S, true>),
+          S::kThreads,
+          -1,
+          symLaunch<S>,
+          symGrid<S>};
 }
 
 static std::vector<float4> makeBodies(int n, unsigned seed) {
@@ -123,12 +155,14 @@ static void launchSpec(const ForcesArgs& a) {
 
 static unsigned gridOf(const Variant& v, const ForcesArgs& a) {
   if (v.blockBodies == 0) return forcesSpec(a).grid.x;
+  if (v.blockBodies < 0) return v.gridFn(a.n);
   const unsigned n = static_cast<unsigned>(a.n);
   return n == 0 ? 1u : (n + v.blockBodies - 1) / v.blockBodies;
 }
 
 static void launchVariant(const Variant& v, const ForcesArgs& a) {
   if (v.blockBodies == 0) return launchSpec(a);
+  if (v.blockBodies < 0) return v.launchFn(a);
   launch(a.eps2 >= FLT_MIN ? v.func : v.funcGuard, dim3(gridOf(v, a)), dim3(v.threads), a);
 }
 
@@ -144,18 +178,23 @@ static float msPerLaunch(cudaEvent_t e0, cudaEvent_t e1, int K, Launch&& go) {
   return ms / K;
 }
 
-// One row of the timing table: the accelerations in d_a (n bodies) checked against ref, and the rates.
-static void printTimingRow(const char* name, int n, unsigned grid, float ms, const Ref& ref, const float4* d_a) {
+// One row of the timing table: the accelerations in d_a (n bodies) checked against ref, and the rates. Returns 1 on
+// FAIL (non-finite, or max error over the sampled bodies > 1e-5 of sum |terms| or > 1e-4 of |a|).
+static int printTimingRow(const char* name, int n, unsigned grid, float ms, const Ref& ref, const float4* d_a) {
   std::vector<float4> acc(n);
   CK(cudaMemcpy(acc.data(), d_a, n * sizeof(float4), cudaMemcpyDeviceToHost));
   const Check c = check(ref, acc);
   const double rate = double(n) * double(n) / (ms * 1e-3);
-  std::printf("%-20s %8d %6u %10.3f %12.4g %9.0f %7.3f %10.3g %10.3g%s\n", name, n, grid, ms, rate, rate * 20 / 1e9,
-              rate / 2.8e12, c.maxRel, c.maxRelScale, c.finite ? "" : " NONFINITE");
+  const bool ok = c.finite && c.maxRelScale <= 1e-5 && c.maxRel <= 1e-4;
+  std::printf("%-26s %8d %6u %10.3f %12.4g %9.0f %7.3f %10.3g %10.3g %s%s\n", name, n, grid, ms, rate, rate * 20 / 1e9,
+              rate / 2.8e12, c.maxRel, c.maxRelScale, ok ? "PASS" : "FAIL", c.finite ? "" : " NONFINITE");
+  return ok ? 0 : 1;
 }
 
 static int smallChecks(const std::vector<Variant>& vs) {
   int failures = 0;
+  std::vector<double> worstRel(vs.size(), 0.0), worstScale(vs.size(), 0.0);
+  std::vector<int> variantFailures(vs.size(), 0);
   const float G = 1.0f;
   for (int n : {1, 2, 3, 31, 255, 256, 257, 1000, 4097}) {
     for (float eps2 : {0.0f, 6.25e-4f}) {
@@ -170,7 +209,8 @@ static int smallChecks(const std::vector<Variant>& vs) {
       std::vector<int> idx(n);
       for (int i = 0; i < n; ++i) idx[i] = i;
       const Ref ref = makeRef(b, idx, eps2, G);
-      for (const Variant& v : vs) {
+      for (size_t vi = 0; vi < vs.size(); ++vi) {
+        const Variant& v = vs[vi];
         CK(cudaMemset(d_a, 0xff, n * sizeof(float4)));
         for (int rep = 0; rep < 2; ++rep) launchVariant(v, a);
         CK(cudaDeviceSynchronize());
@@ -184,11 +224,19 @@ static int smallChecks(const std::vector<Variant>& vs) {
           std::printf("small %-22s n=%5d eps2=%-8g grid=%u  max rel err %.3g (of |a|), %.3g (of sum |terms|)  %s\n",
                       v.name.c_str(), n, eps2, gridOf(v, a), c.maxRel, c.maxRelScale, ok ? "ok" : "FAIL");
         failures += ok ? 0 : 1;
+        variantFailures[vi] += ok ? 0 : 1;
+        worstRel[vi] = std::max(worstRel[vi], c.maxRel);
+        worstScale[vi] = std::max(worstScale[vi], c.maxRelScale);
       }
       CK(cudaFree(d_p));
       CK(cudaFree(d_a));
     }
   }
+  for (size_t vi = 0; vi < vs.size(); ++vi)
+    std::printf(
+        "small %-26s worst over n = 1 .. 4097, eps2 = 0 and > 0: max rel err %.3g (of |a|), %.3g (of sum "
+        "|terms|)  %s\n",
+        vs[vi].name.c_str(), worstRel[vi], worstScale[vi], variantFailures[vi] == 0 ? "PASS" : "FAIL");
   return failures;
 }
 
@@ -200,7 +248,8 @@ int main(int argc, char** argv) {
   std::printf("device %s, %d SMs, max clock %d MHz\n", prop.name, prop.multiProcessorCount, clockKHz / 1000);
   const ForcesArgs probe{nullptr, nullptr, 131072, 1.0f, 6.25e-4f, 0};
   const ForcesArgs probe0{nullptr, nullptr, 131072, 1.0f, 0.0f, 0};
-  const std::vector<Variant> vs = {
+  using experiments::SymShape;
+  const std::vector<Variant> all = {
       {"stage(spec)", forcesSpec(probe).func, forcesSpec(probe0).func, static_cast<int>(forcesSpec(probe).block.x), 0},
       variant<Shape<4, 32, 8, 16, 4>>("B4 L32 S8 U16 M4"),
       variant<Shape<4, 32, 8, 8, 4>>("B4 L32 S8 U8 M4"),
@@ -209,24 +258,62 @@ int main(int argc, char** argv) {
       variant<Shape<8, 32, 16, 8, 1>>("B8 L32 S16 U8 M1"),
       variant<Shape<4, 32, 16, 16, 2>>("B4 L32 S16 U16 M2"),
       variant<Shape<8, 64, 4, 8, 2>>("B8 L64 S4 U8 M2"),
+      // Symmetric pairs (forces_experiments.cuh): bodies i per lane, warps per block, unroll, min blocks per SM.
+      symVariant<SymShape<8, 4, 16, 4>>("sym B8 W4 U16 M4"),
+      symVariant<SymShape<8, 4, 8, 4>>("sym B8 W4 U8 M4"),
+      symVariant<SymShape<8, 4, 32, 4>>("sym B8 W4 U32 M4"),
+      symVariant<SymShape<8, 8, 16, 2>>("sym B8 W8 U16 M2"),
+      symVariant<SymShape<4, 4, 32, 8>>("sym B4 W4 U32 M8"),
+      symVariant<SymShape<12, 4, 16, 3>>("sym B12 W4 U16 M3"),
+      symVariant<SymShape<16, 4, 16, 2>>("sym B16 W4 U16 M2"),
   };
-  if (argc > 1 && std::strcmp(argv[1], "probe") == 0) return 0;
+  // Options: mode (small | probe), --only=A,B (name substrings; the stage is always kept), --sizes=N,N.
+  const char* mode = "";
+  std::vector<std::string> only;
+  std::vector<int> sizes = {16384, 65536, 131072, 262144, 524288, 1048576};
+  for (int k = 1; k < argc; ++k) {
+    const std::string arg = argv[k];
+    auto splitList = [](const std::string& list) {
+      std::vector<std::string> out;
+      size_t start = 0;
+      while (start <= list.size()) {
+        const size_t comma = std::min(list.find(',', start), list.size());
+        if (comma > start) out.push_back(list.substr(start, comma - start));
+        start = comma + 1;
+      }
+      return out;
+    };
+    if (arg.rfind("--only=", 0) == 0) {
+      only = splitList(arg.substr(7));
+    } else if (arg.rfind("--sizes=", 0) == 0) {
+      sizes.clear();
+      for (const std::string& v : splitList(arg.substr(8))) sizes.push_back(std::atoi(v.c_str()));
+    } else {
+      mode = argv[k];
+    }
+  }
+  std::vector<Variant> vs;
+  for (const Variant& v : all) {
+    bool keep = only.empty() || &v == &all.front();
+    for (const std::string& o : only) keep = keep || v.name.find(o) != std::string::npos;
+    if (keep) vs.push_back(v);
+  }
+  if (std::strcmp(mode, "probe") == 0) return 0;
   const int smallFailures = smallChecks(vs);
   std::printf("small-n checks (%zu kernels x 9 n x 2 eps2): %d failures\n", vs.size(), smallFailures);
-  if (argc > 1 && std::strcmp(argv[1], "small") == 0) return smallFailures == 0 ? 0 : 1;
+  if (std::strcmp(mode, "small") == 0) return smallFailures == 0 ? 0 : 1;
   for (const Variant& v : vs) {
     cudaFuncAttributes fa;
     CK(cudaFuncGetAttributes(&fa, v.func));
     int occ = 0;
     CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, v.func, v.threads, 0));
-    std::printf("variant %-20s regs %3d local %zu smem %zu threads %d blocks/SM %d\n", v.name.c_str(), fa.numRegs,
+    std::printf("variant %-26s regs %3d local %zu smem %zu threads %d blocks/SM %d\n", v.name.c_str(), fa.numRegs,
                 fa.localSizeBytes, fa.sharedSizeBytes, v.threads, occ);
   }
   std::fflush(stdout);
 
   const float G = 1.0f, eps2 = 0.025f * 0.025f;
-  const std::vector<int> sizes = {16384, 65536, 131072, 262144, 524288, 1048576};
-  const int nMax = sizes.back();
+  const int nMax = *std::max_element(sizes.begin(), sizes.end());
   std::vector<float4> bodies = makeBodies(nMax, 42);
   float4 *d_p, *d_a;
   CK(cudaMalloc(&d_p, nMax * sizeof(float4)));
@@ -234,8 +321,9 @@ int main(int argc, char** argv) {
   cudaEvent_t e0, e1;
   CK(cudaEventCreate(&e0));
   CK(cudaEventCreate(&e1));
-  std::printf("\n%-20s %8s %6s %10s %12s %9s %7s %10s %10s\n", "variant", "N", "grid", "ms/launch", "interact/s",
-              "GFLOP/s", "of2.8e12", "maxrel|a|", "maxrelsum");
+  int timingFailures = 0;
+  std::printf("\n%-26s %8s %6s %10s %12s %9s %7s %10s %10s %s\n", "variant", "N", "grid", "ms/launch", "interact/s",
+              "GFLOP/s", "of2.8e12", "maxrel|a|", "maxrelsum", "check");
   for (int n : sizes) {
     // Bodies for this N: the first n of one uniform ball, masses scaled to a total of about 1.
     std::vector<float4> b(bodies.begin(), bodies.begin() + n);
@@ -256,7 +344,7 @@ int main(int argc, char** argv) {
       const float ms1 = msPerLaunch(e0, e1, 1, go); // sizes K for about 400 ms of launches
       int K = static_cast<int>(std::ceil(400.0 / ms1));
       K = std::max(2, std::min(K, 200));
-      printTimingRow(v.name.c_str(), n, grid.x, msPerLaunch(e0, e1, K, go), ref, d_a);
+      timingFailures += printTimingRow(v.name.c_str(), n, grid.x, msPerLaunch(e0, e1, K, go), ref, d_a);
       std::fflush(stdout);
     }
     // The no-softening kernel (FMNMX guard) of the stage shape, once per N.
@@ -266,8 +354,21 @@ int main(int argc, char** argv) {
       CK(cudaDeviceSynchronize());
       const int K = n >= 524288 ? 2 : 5;
       const float ms = msPerLaunch(e0, e1, K, [&] { launchSpec(a); });
-      printTimingRow("stage eps2=0 (guard)", n, forcesSpec(a).grid.x, ms, ref0, d_a);
+      timingFailures += printTimingRow("stage eps2=0 (guard)", n, forcesSpec(a).grid.x, ms, ref0, d_a);
     }
+    // The no-softening (FMNMX guard) kernel of each symmetric variant, memset included.
+    for (const Variant& v : vs) {
+      if (v.blockBodies >= 0) continue;
+      const ForcesArgs a{d_p, d_a, n, G, 0.0f, 0};
+      CK(cudaMemset(d_a, 0xff, n * sizeof(float4)));
+      v.launchFn(a);
+      CK(cudaDeviceSynchronize());
+      const int K = n >= 524288 ? 2 : 5;
+      const float ms = msPerLaunch(e0, e1, K, [&] { v.launchFn(a); });
+      timingFailures += printTimingRow((v.name + " eps2=0").c_str(), n, v.gridFn(n), ms, ref0, d_a);
+    }
+    std::fflush(stdout);
   }
-  return smallFailures == 0 ? 0 : 1;
+  std::printf("timing-row checks: %d failures\n", timingFailures);
+  return smallFailures == 0 && timingFailures == 0 ? 0 : 1;
 }

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <initializer_list>
+#include <string>
 
 #include "tests/reliability/test_support.h"
 
@@ -21,6 +22,13 @@ void runPassingSoak(const char* backend, const char* frames, ProcessResult& r) {
   EXPECT_TRUE(contains(r.out, "result: PASS")) << r.out;
 }
 
+// The report's line that starts with `start` (empty when there is none).
+std::string lineWith(const std::string& out, const std::string& start) {
+  const std::size_t at = out.find(start);
+  if (at == std::string::npos) return {};
+  return out.substr(at, out.find('\n', at) - at);
+}
+
 // Report counts that must not be zero, e.g. "body counts 0," where the sequence made no body-count change.
 void expectNoneZero(const ProcessResult& r, std::initializer_list<const char*> zeroCounts) {
   for (const char* zero : zeroCounts) EXPECT_FALSE(contains(r.out, zero)) << zero << " in:\n" << r.out;
@@ -35,6 +43,8 @@ TEST(Soak, CpuSoak2000FramesMatchesItsReplayBitForBit) {
   EXPECT_TRUE(contains(r.out, "validation messages: 0")) << r.out;
   // The sequence exercised every kind of change.
   expectNoneZero(r, {"stage toggles 0,", "parameter moves 0,", "body counts 0,", "substep counts 0)"});
+  // Issue 14: the body-count changes stay within the capacity (default max(1024, 65536)); no graph on the CPU.
+  EXPECT_TRUE(contains(r.out, "structural cost, body counts within the capacity 65536: changes ")) << r.out;
 }
 
 // Issue 13: the fluid soak, live edits and particle-count resets, bit for bit against its CPU replay, with the
@@ -57,8 +67,17 @@ TEST(Soak, CudaSoak1000FramesMatchesTheCpuReplayWithinTolerance) {
   GRAPHSIM_REQUIRE_CUDA_DEVICE_FOR_CLI();
   ProcessResult r;
   ASSERT_NO_FATAL_FAILURE(runPassingSoak("cuda", "1000", r));
-  // Both structural kinds happened: a body count (a whole-graph update) and a substep count (a re-instantiation).
-  expectNoneZero(r, {"body counts 0,", "substep counts 0)", "whole-graph updates 0,", "re-instantiations 0"});
+  // Both structural kinds happened: a body count and a substep count (a re-instantiation).
+  expectNoneZero(r, {"body counts 0,", "substep counts 0)"});
+  // Issue 14: body counts within the capacity are kernel-node updates only; substep counts re-instantiate.
+  const std::string bodyCounts = lineWith(r.out, "structural cost, body counts within the capacity 65536: ");
+  EXPECT_TRUE(contains(bodyCounts, "whole-graph updates 0, re-instantiations 0")) << r.out;
+  EXPECT_FALSE(contains(bodyCounts, "node updates 0,")) << r.out;
+  EXPECT_FALSE(contains(bodyCounts, "changes 0,")) << r.out;
+  const std::string substeps = lineWith(r.out, "structural cost, substep counts: ");
+  EXPECT_FALSE(contains(substeps, "re-instantiations 0")) << r.out;
+  // No path of the soak takes cudaGraphExecUpdate any more: the graph line's total is 0 too.
+  EXPECT_TRUE(contains(lineWith(r.out, "graph: "), "whole-graph updates 0,")) << r.out;
 }
 
 } // namespace

@@ -3,6 +3,7 @@
 // what the next frames do. CPU backend everywhere; the CUDA backend where a CUDA device exists (else skipped).
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "app/run/sim_controller.h"
 #include "app/scenes/nbody/nbody_scene.h"
 #include "app/ui/window.h"
+#include "compute/cuda_backend.h"
 #include "compute/cuda_device.h"
 #include "compute/nbody.h"
 
@@ -116,6 +118,45 @@ TEST_P(ScriptedUi, UntickingIntegrateAndDraggingDtReachTheBackend) {
 
   const RunSummary summary = session.finish();
   EXPECT_EQ(summary.validationMessages, 0u);
+}
+
+// Issue 14: the capacity (--max-bodies) is one number for the render buffers, the CUDA arrays and the panel's
+// bodies slider, shown under it; a body-count change within it (the slider's path, SimController::setBodies) is
+// kernel-node updates only on CUDA.
+TEST_P(ScriptedUi, CapacityIsShownAndCountChangesWithinItAreNodeUpdates) {
+  const BackendKind backend = GetParam();
+  if (backend == BackendKind::Cuda) {
+    const CudaDeviceList cuda = listCudaDevices();
+    if (cuda.devices.empty()) GTEST_SKIP() << "no CUDA device: " << cuda.whyNone;
+  }
+  RunOptions options = uiOptions();
+  options.scene.sim.maxBodies = 4096;
+  HeadlessWindow window(options.scene.render.width, options.scene.render.height);
+  Session session(options, backend, window);
+  tick(session, 2);
+  EXPECT_TRUE(session.layout().count("stat:capacity")) << "no capacity line under the bodies slider";
+  EXPECT_EQ(controller(session).maxBodies(), 4096);
+  EXPECT_EQ(nbodyCapacityLine(1024, 4096, backend == BackendKind::Cuda),
+            backend == BackendKind::Cuda ? "bodies 1024 / capacity 4096 (changes within: node updates)"
+                                         : "bodies 1024 / capacity 4096");
+  if (auto* cuda = dynamic_cast<CudaBackend*>(&nbody(session))) {
+    EXPECT_EQ(cuda->capacity(), 4096) << "the render buffers and the CUDA arrays hold one capacity";
+  }
+
+  const UpdateCounters before = nbody(session).counters();
+  for (const std::int64_t bodies : {4096, 2048, 3000}) {
+    controller(session).setBodies(bodies);
+    tick(session, 2);
+    EXPECT_EQ(nbody(session).config().bodies, bodies);
+  }
+  EXPECT_THROW(controller(session).setBodies(4097), std::invalid_argument) << "the slider stays within the capacity";
+  const UpdateCounters after = nbody(session).counters();
+  EXPECT_EQ(after.wholeGraphUpdates, before.wholeGraphUpdates);
+  EXPECT_EQ(after.reinstantiations, before.reinstantiations);
+  if (backend == BackendKind::Cuda) {
+    EXPECT_GT(after.nodeUpdates, before.nodeUpdates) << "the counts reach the kernels as node updates";
+  }
+  EXPECT_EQ(session.finish().validationMessages, 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, ScriptedUi, ::testing::Values(BackendKind::Cpu, BackendKind::Cuda),

@@ -138,6 +138,14 @@ void NBodyProducer::drawStructural(PanelLayout& layout) {
     controller_.setBodies(bodies);
     bodiesEdit_ = 0;
   }
+  const std::string capacity = nbodyCapacityLine(controller_.bodies(), controller_.maxBodies(), sim_->hasGraph());
+  ImGui::TextUnformatted(capacity.c_str());
+  recordWidget(layout, "stat:capacity");
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip(
+        "The render buffers and the simulation's arrays hold this many bodies (--max-bodies, the scene\n"
+        "file's max_bodies). A body-count change within it updates kernel nodes only: no whole-graph\n"
+        "update, no re-instantiation. More needs a restart with a larger --max-bodies.");
 }
 
 void NBodyProducer::drawStats(const FrameStats& stats) {
@@ -151,6 +159,11 @@ void NBodyProducer::drawStats(const FrameStats& stats) {
 }
 
 } // namespace
+
+std::string nbodyCapacityLine(std::int64_t bodies, std::int64_t capacity, bool graph) {
+  return "bodies " + std::to_string(bodies) + " / capacity " + std::to_string(capacity) +
+         (graph ? " (changes within: node updates)" : "");
+}
 
 std::unique_ptr<SceneProducer> makeNBodyProducer(std::unique_ptr<SimProducer> sim, const SceneSettings& settings,
                                                  std::int64_t capacity, const FaultPlan& inject) {

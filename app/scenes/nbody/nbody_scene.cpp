@@ -16,11 +16,12 @@
 namespace graphsim::app {
 namespace {
 
-// Room for the body-count control to grow the scene without new render buffers (and new CUDA imports).
+// Room for the body-count control to grow the scene without new render buffers (and new CUDA imports), and (issue
+// 14) without new CUDA state arrays: the default capacity when neither max_bodies nor --max-bodies gives one.
 constexpr std::int64_t kMinRenderCapacity = 65536;
 
 constexpr auto kJsonKeys =
-    std::to_array<std::string_view>({"initial", "bodies", "seed", "substeps", "params", "stages"});
+    std::to_array<std::string_view>({"initial", "bodies", "max_bodies", "seed", "substeps", "params", "stages"});
 
 void applyParams(NBodyParams& p, const JsonReader& r) {
   r.allowOnly(
@@ -61,6 +62,15 @@ public:
     SceneConfig& sim = settings.sim;
     r.oneOf("initial", sim.initial, {"galaxy-pair", "plummer", "two-body"});
     r.integer("bodies", sim.bodies, 1, kMaxBodies);
+    r.integer("max_bodies", sim.maxBodies, 1, kMaxBodies);
+    // This layer's capacity holds this layer's count (a later layer's --bodies or --max-bodies is checked by the
+    // command line, app/cli: parseCountAndFramesInFlight).
+    if (sim.maxBodies > 0 && sim.maxBodies < sim.bodies)
+      r.fail(r.has("max_bodies") ? "max_bodies" : "bodies",
+             r.has("max_bodies") ? "must be at least the body count " + std::to_string(sim.bodies) + ", got " +
+                                       std::to_string(sim.maxBodies)
+                                 : std::to_string(sim.bodies) + " exceeds the capacity " +
+                                       std::to_string(sim.maxBodies) + " (max_bodies); raise max_bodies");
     r.unsignedInteger("seed", sim.seed);
     r.integer("substeps", sim.substeps, 1, kMaxSubsteps);
     if (r.has("params")) applyParams(sim.params, r.child("params"));
@@ -77,6 +87,9 @@ public:
   void checkCount(const SceneSettings& s, std::uint32_t framesInFlight, const std::string& flag,
                   std::size_t /*cudaTotalMemory*/) const override {
     checkBodyCount(s.sim.bodies, framesInFlight, flag);
+    // A capacity given explicitly: its render buffers (host-visible on the CPU backend) must fit too.
+    if (s.sim.maxBodies > s.sim.bodies)
+      checkHostMemory(s.sim.maxBodies, 16.0 * framesInFlight, "--max-bodies", "bodies");
   }
   void checkSettings(const SceneSettings& s) const override {
     if (s.sim.initial == "two-body" && s.sim.bodies != 2)
@@ -86,16 +99,31 @@ public:
   void setSeed(SceneSettings& s, std::uint64_t seed) const override { s.sim.seed = seed; }
 
   render::Camera initialCamera(const SceneSettings& s) const override { return s.render.camera; }
+  // One number for the render buffers and the CUDA state arrays (makeProducer hands it to both).
   std::int64_t renderCapacity(const SceneSettings& s) const override {
+    if (s.sim.maxBodies > 0) return std::clamp<std::int64_t>(std::max(s.sim.maxBodies, s.sim.bodies), 1, kMaxBodies);
     return std::clamp<std::int64_t>(std::max(s.sim.bodies, kMinRenderCapacity), 1, kMaxBodies);
   }
+  std::string capacityHelp() const override {
+    return "buffers (render and CUDA state) hold this many bodies: body-count changes up to it are kernel-node "
+           "updates only, beyond it the buffers are reallocated and the graph rebuilt; >= --bodies, at most " +
+           std::to_string(kMaxBodies) + " (default: the scene file's max_bodies, else max(bodies, " +
+           std::to_string(kMinRenderCapacity) + "))";
+  }
+  std::optional<std::int64_t> capacity(const SceneSettings& s) const override {
+    return s.sim.maxBodies > 0 ? std::optional<std::int64_t>(s.sim.maxBodies) : std::nullopt;
+  }
+  void setCapacity(SceneSettings& s, std::int64_t capacity) const override { s.sim.maxBodies = capacity; }
 
   std::unique_ptr<SceneProducer> makeProducer(const SceneSettings& s, const ProducerRequest& r) const override {
-    std::unique_ptr<SimProducer> sim = r.cuda
-                                           ? makeCudaProducer(s.sim, *r.renderer, r.cudaDevice, r.waitTimeout, r.inject)
-                                           : makeCpuProducer(s.sim, r.renderer, r.inject);
-    const std::int64_t capacity = r.renderer != nullptr ? r.renderer->config().maxBodies : s.sim.bodies;
-    return makeNBodyProducer(std::move(sim), s, capacity, r.inject);
+    // The renderer's buffers were sized by renderCapacity: the CUDA arrays get the same capacity.
+    const std::int64_t capacity = r.renderer != nullptr ? r.renderer->config().maxBodies : renderCapacity(s);
+    SceneConfig sim = s.sim;
+    sim.maxBodies = capacity;
+    std::unique_ptr<SimProducer> producer =
+        r.cuda ? makeCudaProducer(sim, *r.renderer, r.cudaDevice, r.waitTimeout, r.inject)
+               : makeCpuProducer(sim, r.renderer, r.inject);
+    return makeNBodyProducer(std::move(producer), s, capacity, r.inject);
   }
   std::unique_ptr<SceneSoak> makeSoak(const SceneSettings& s, const SoakOptions& o,
                                       std::int64_t maxCount) const override {
@@ -104,6 +132,7 @@ public:
   SceneSettings soakSettings(const SoakOptions& o) const override {
     SceneSettings s = loadPreset("nbody");
     s.sim.bodies = o.count;
+    if (o.capacity > 0) s.sim.maxBodies = o.capacity;
     s.sim.seed = o.seed;
     return s;
   }

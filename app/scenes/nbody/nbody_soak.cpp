@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -77,9 +78,11 @@ public:
   }
 
   // Structural changes alternate, body count first, so that any run with two of them (>= 800 frames) has both kinds.
-  void structural(SimController& run, SimController& replay, ChangeCounts& counts) {
+  // Returns whether it changed the body count (else the substeps).
+  bool structural(SimController& run, SimController& replay, ChangeCounts& counts) {
     if ((counts.bodyCounts + counts.substeps) % 2 == 0) {
-      // A quarter to all of the requested bodies (at least 2): body-count changes are whole-graph updates on CUDA.
+      // A quarter to all of the requested bodies (at least 2), within the capacity (SimController::maxBodies): on
+      // CUDA kernel-node updates only (issue 14), which the report's structural costs show.
       const std::int64_t quarter = std::max<std::int64_t>(bodies_ / 4, 1);
       std::int64_t n = quarter * random_.between(1, 4);
       if (n == run.bodies()) n = n == bodies_ ? quarter * 2 : bodies_;
@@ -87,12 +90,13 @@ public:
       run.setBodies(n);
       replay.setBodies(n);
       ++counts.bodyCounts;
-    } else {
-      const int substeps = run.substeps() % 3 + 1; // 1 -> 2 -> 3 -> 1: a topology change, re-instantiated on CUDA
-      run.setSubsteps(substeps);
-      replay.setSubsteps(substeps);
-      ++counts.substeps;
+      return true;
     }
+    const int substeps = run.substeps() % 3 + 1; // 1 -> 2 -> 3 -> 1: a topology change, re-instantiated on CUDA
+    run.setSubsteps(substeps);
+    replay.setSubsteps(substeps);
+    ++counts.substeps;
+    return false;
   }
 
   std::int64_t gap(std::int64_t lo, std::int64_t hi) { return random_.between(lo, hi); }
@@ -169,11 +173,31 @@ struct Checkpoints {
   }
 };
 
+// What the frames that applied one kind of structural change cost the graph (the backend's counters over the
+// frame the change took effect in). CPU: all zero, it has no graph.
+struct StructuralCost {
+  std::uint64_t changes = 0, nodeUpdates = 0, wholeGraphUpdates = 0, reinstantiations = 0;
+
+  void add(const UpdateCounters& before, const UpdateCounters& after) {
+    ++changes;
+    nodeUpdates += after.nodeUpdates - before.nodeUpdates;
+    wholeGraphUpdates += after.wholeGraphUpdates - before.wholeGraphUpdates;
+    reinstantiations += after.reinstantiations - before.reinstantiations;
+  }
+  void print(const std::string& what) const {
+    std::printf(
+        "structural cost, %s: changes %llu, node updates %llu, whole-graph updates %llu, "
+        "re-instantiations %llu\n",
+        what.c_str(), static_cast<unsigned long long>(changes), static_cast<unsigned long long>(nodeUpdates),
+        static_cast<unsigned long long>(wholeGraphUpdates), static_cast<unsigned long long>(reinstantiations));
+  }
+};
+
 class NBodySoak final : public SceneSoak {
 public:
   NBodySoak(const SceneSettings& settings, const SoakOptions& options, std::int64_t maxCount)
       : replayBackend_(settings.sim), replay_(settings.sim, maxCount), changes_(options.seed, options.count),
-        every_(options.checkpointEvery) {
+        every_(options.checkpointEvery), capacity_(replay_.maxBodies()) {
     checks_.exact = options.backend != BackendKind::Cuda;
     nextChange_ = static_cast<std::uint64_t>(changes_.gap(3, 12));
     nextStructural_ = static_cast<std::uint64_t>(changes_.gap(200, 400));
@@ -182,7 +206,9 @@ public:
   void change(std::uint64_t k, SceneProducer& producer) override {
     SimController& run = *nbodyController(producer);
     if (k >= nextStructural_) {
-      changes_.structural(run, replay_, counts_);
+      const UpdateCounters before = producer.counters();
+      const bool bodyCount = changes_.structural(run, replay_, counts_);
+      pending_ = Pending{bodyCount ? &bodyCountCost_ : &substepCost_, before};
       nextStructural_ = k + static_cast<std::uint64_t>(changes_.gap(200, 400));
     } else if (k >= nextChange_) {
       changes_.small(run, replay_, counts_);
@@ -190,6 +216,10 @@ public:
     }
   }
   void afterFrame(std::uint64_t k, SceneProducer& producer, bool checkpoint) override {
+    if (pending_) {
+      pending_->cost->add(pending_->before, producer.counters()); // the change took effect in this frame's tick
+      pending_.reset();
+    }
     if (replay_.applyTo(replayBackend_)) replayBackend_.step();
     if (checkpoint) checks_.check(k, *nbodyBackend(producer), replayBackend_);
   }
@@ -198,6 +228,8 @@ public:
                 static_cast<unsigned long long>(counts_.total()), static_cast<unsigned long long>(counts_.toggles),
                 static_cast<unsigned long long>(counts_.parameters),
                 static_cast<unsigned long long>(counts_.bodyCounts), static_cast<unsigned long long>(counts_.substeps));
+    bodyCountCost_.print("body counts within the capacity " + std::to_string(capacity_));
+    substepCost_.print("substep counts");
   }
   void printCheckpoints() const override { checks_.print(every_); }
   bool passed() const override { return checks_.failed == 0; }
@@ -209,7 +241,14 @@ private:
   ChangeCounts counts_;
   Checkpoints checks_;
   std::int64_t every_;
+  std::int64_t capacity_; // the body-count changes stay within it (the controllers refuse more)
   std::uint64_t nextChange_ = 0, nextStructural_ = 0;
+  StructuralCost bodyCountCost_, substepCost_;
+  struct Pending {
+    StructuralCost* cost;  // the kind of the structural change made before this frame's tick
+    UpdateCounters before; // the counters before it
+  };
+  std::optional<Pending> pending_;
 };
 
 } // namespace
