@@ -324,7 +324,11 @@ public:
     const VkBuffer target = target_.buffer.get();
     for (std::uint32_t slot = 0; slot < kMaxFramesInFlight; ++slot) {
       const VkCommandBuffer cmd = fill_[slot];
-      const VkCommandBufferBeginInfo begin{.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+      // Recorded once, submitted every F frames; the throttle orders the reuse, but the validation layer (1.3.239)
+      // does not retire submits through timeline waits (the renderer waits a fence per slot for it): without the
+      // flag it would report every resubmit as a command buffer still in use.
+      const VkCommandBufferBeginInfo begin{.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                           .flags = VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT};
       VK_CHECK(vkBeginCommandBuffer(cmd, &begin));
       render::cmdBufferBarrier(cmd, target, VK_WHOLE_SIZE, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                                VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);

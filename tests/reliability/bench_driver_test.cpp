@@ -129,7 +129,14 @@ TEST(BenchOnTheDriver, JsonHasTheKeysItHadBeforePlusInterrupted) {
   collectKeys(j, "", keys);
   std::set<std::string> expected = kKeysBeforeTheDriver;
   expected.insert("interrupted");
+  // Issue 14: the frame loop's CPU time and the throttle's wait strategy.
+  for (const char* key : {"throttle_wait", "timers.cpu", "cpu_us_per_frame", "cpu_us_per_frame.loop_thread",
+                          "cpu_us_per_frame.process", "variants.[].cpu_us_per_frame",
+                          "variants.[].cpu_us_per_frame.loop_thread", "variants.[].cpu_us_per_frame.process"})
+    expected.insert(key);
   EXPECT_EQ(keys, expected);
+  EXPECT_EQ(j.at("throttle_wait"), "block");
+  EXPECT_GT(j.at("cpu_us_per_frame").at("loop_thread").get<double>(), 0.0);
   EXPECT_EQ(j.at("interrupted"), false);
 }
 
