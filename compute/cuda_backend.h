@@ -102,6 +102,7 @@ private:
   void waitForFrame(std::uint64_t k);
   std::optional<double> frameGpuMs(std::uint64_t k) const;
   void injectKernelFailure(Stage stage, std::uint64_t frame, BreakNode breakNode);
+  void setProgrammaticLaunch(bool enabled);
 
   struct Impl;
   std::unique_ptr<Impl> impl_;

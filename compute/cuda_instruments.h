@@ -19,6 +19,7 @@ namespace graphsim {
 // the same order, so they give bit-identical results.
 enum class LaunchMode {
   Graph,         // one instantiated graph, semaphore values and changed kernel parameters updated node by node
+  Programmatic,  // the same, its consecutive kernels joined by programmatic-dependent-launch edges (issue 14)
   Stream,        // the same kernels launched one by one on the stream, cudaWait/SignalExternalSemaphoresAsync
   WholeUpdate,   // a freshly built graph every frame, applied with cudaGraphExecUpdate
   Reinstantiate, // a freshly built graph every frame, instantiated anew (the old exec is retired, not destroyed)

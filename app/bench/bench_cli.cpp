@@ -24,10 +24,12 @@ on the same scene and seed for the same frames, and the ones this backend cannot
 the reason. Prints a table; --json / --csv write the same figures (docs/PERFORMANCE.md explains each).
 
 Variants: graph (CUDA graph, node updates, F frames in flight: the product), event-submit (the same graph; each
-render submitted once the host sees its CUDA frame complete), stream (same kernels on a stream, semaphores through
-cudaWait/SignalExternalSemaphoresAsync), whole-update (cudaGraphExecUpdate of a rebuilt graph every frame),
-reinstantiate (a new instantiation every frame), host-copy (no interop: device->host copy, Vulkan staging upload),
-serial (F = 1). LIST is comma-separated, or all, or none.
+render submitted once the host sees its CUDA frame complete), launch-early (the same graph; frame k launched right
+after frame k-1's submit, before the frames-in-flight wait, its wait node ordering it on the GPU), pdl (the same
+graph with programmatic dependent launch between consecutive kernels), stream (same
+kernels on a stream, semaphores through cudaWait/SignalExternalSemaphoresAsync), whole-update (cudaGraphExecUpdate
+of a rebuilt graph every frame), reinstantiate (a new instantiation every frame), host-copy (no interop:
+device->host copy, Vulkan staging upload), serial (F = 1). LIST is comma-separated, or all, or none.
 
 Fluid variants (--scene fluid; all four always run, --variants is not used): product (WHILE graph: the GPU decides
 each frame's substeps; preallocated scratch), stream (the same kernels on a stream, the host reading the frame's
@@ -82,6 +84,8 @@ std::string_view benchVariantName(BenchVariant variant) {
   switch (variant) {
   case BenchVariant::Graph: return "graph";
   case BenchVariant::EventSubmit: return "event-submit";
+  case BenchVariant::LaunchEarly: return "launch-early";
+  case BenchVariant::Pdl: return "pdl";
   case BenchVariant::Stream: return "stream";
   case BenchVariant::WholeUpdate: return "whole-update";
   case BenchVariant::Reinstantiate: return "reinstantiate";

@@ -20,14 +20,17 @@ namespace graphsim::app {
 enum class BenchVariant {
   Graph,         // one CUDA graph per frame: semaphore nodes, individual node updates, F frames in flight
   EventSubmit,   // the same graph; frame k's render submitted once the host sees frame k's CUDA end event
+  LaunchEarly,   // the same graph; frame k launched before the throttle for k (LaunchOrder::BeforeThrottle)
+  Pdl,           // the same graph, its consecutive kernels joined by programmatic-dependent-launch edges
   Stream,        // the same kernels on a stream with cudaWait/SignalExternalSemaphoresAsync
   WholeUpdate,   // a rebuilt graph applied with cudaGraphExecUpdate every frame
   Reinstantiate, // a rebuilt graph instantiated every frame
   HostCopy,      // no interop: the compute-only graph, a device->host copy, a Vulkan staging upload
   Serial,        // the product path with F = 1
 };
-inline constexpr std::array<BenchVariant, 7> kBenchVariants = {
-    BenchVariant::Graph,         BenchVariant::EventSubmit, BenchVariant::Stream, BenchVariant::WholeUpdate,
+inline constexpr std::array<BenchVariant, 9> kBenchVariants = {
+    BenchVariant::Graph,         BenchVariant::EventSubmit, BenchVariant::LaunchEarly,
+    BenchVariant::Pdl,           BenchVariant::Stream,      BenchVariant::WholeUpdate,
     BenchVariant::Reinstantiate, BenchVariant::HostCopy,    BenchVariant::Serial};
 std::string_view benchVariantName(BenchVariant variant);
 std::optional<BenchVariant> benchVariantFromName(std::string_view name);

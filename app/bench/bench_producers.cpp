@@ -37,6 +37,11 @@ public:
     }
     return std::nullopt;
   }
+  // Interop: produce(k) only launches (node updates, two cudaEventRecord into a ring of 8 > F + 1 frames, a load of
+  // the pinned blow-up word, the launch log of 64) and the graph's wait node keeps frame k off slot(k) until
+  // renderDone >= renderDoneWaited(k): nothing on the host needs frame k - F complete. Host copy waits for the frame
+  // and writes the slot's staging buffer; compute-only has no wait node.
+  bool gpuOrdered() const override { return path_ == CudaPath::Interop; }
   void waitProduced(std::uint64_t k) override { CudaInstruments::waitForFrame(sim_, k); }
   void finish() override { sim_.synchronize(); }
   ProducerTimes lastTimes() const override { return times_; }

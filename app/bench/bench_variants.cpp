@@ -189,12 +189,13 @@ public:
   void stepped(std::uint64_t k, const FrameTimes& t) override {
     const ProducerTimes p = producer_.lastTimes();
     if (p.stepMs) log_.simMs(k, *p.stepMs);
-    // Host overhead: the driver's produce and submit, less what the producer spent waiting or simulating.
+    // Host overhead: the driver's produce and submit, less what the producer spent waiting or simulating. Never the
+    // throttle or prepare, which launch-early (LaunchOrder::BeforeThrottle) runs between the two.
     const double produceUs = us(t.start, t.produced) - p.waitUs - p.workUs;
     const double submitUs = renderer_ != nullptr ? us(t.waited, t.submitted) : 0;
     const double queueSubmitUs = renderer_ != nullptr ? renderer_->lastQueueSubmitUs() : 0;
     log_.host(k, {p.nodeUpdatesUs, p.launchUs, submitUs, queueSubmitUs, produceUs + submitUs,
-                  p.waitUs + us(t.produced, t.waited)});
+                  p.waitUs + us(t.submitting, t.waited)});
     progress_.frameDone(k + 1);
   }
   void completed(std::uint64_t k) override {
@@ -223,7 +224,7 @@ LoopResult runVariant(const Variant& v, double startupSeconds) {
   startVariant(v.setup, v.framesInFlight, log.total());
   Progress progress(log.total(), options.quiet);
   Recorder recorder(log, v.producer, v.renderer, schedule, progress);
-  FrameDriver driver(v.renderer, v.producer, FrameProtocol(v.framesInFlight), v.order);
+  FrameDriver driver(v.renderer, v.producer, FrameProtocol(v.framesInFlight), v.order, v.launch);
   driver.observe(recorder);
   log.start();
   if (options.warmup == 0) log.cpuMark(false);
@@ -235,7 +236,7 @@ LoopResult runVariant(const Variant& v, double startupSeconds) {
       v.producer.styleFrame(submit);
       submit.capture = schedule != nullptr && schedule->wants(k);
       if (submit.capture) schedule->submitted(k, v.producer);
-      return true;
+      return true; // never skips: LaunchOrder::BeforeThrottle relies on it
     });
   }
   driver.drain();
@@ -261,7 +262,7 @@ double secondsSince(BenchClock::time_point from) { return seconds(from, BenchClo
 } // namespace
 
 LoopResult runInteropLoop(render::VulkanContext& context, const LoopSetup& setup, LaunchMode mode, std::uint32_t f,
-                          bool submitAfterSim) {
+                          bool submitAfterSim, LaunchOrder launch) {
   const BenchOptions& options = *setup.options;
   render::ParticleRenderer renderer(context, rendererConfig(options, render::BodyBufferMode::Exported, f));
   const auto built = BenchClock::now();
@@ -270,6 +271,7 @@ LoopResult runInteropLoop(render::VulkanContext& context, const LoopSetup& setup
       makeBenchCudaProducer(options.scene, setup.cudaDevice, CudaPath::Interop, mode, &renderer, options.waitTimeout);
   Variant v{setup, &renderer, *sim, f};
   v.order = submitAfterSim ? SubmitOrder::AfterProduced : SubmitOrder::WithProduce;
+  v.launch = launch;
   v.withWait = submitAfterSim;
   v.capture = true;
   return runVariant(v, secondsSince(built));

@@ -4,7 +4,8 @@
 //   - when the host saw k complete: right after the throttle for frame k + F returned (renderDone >= k + 1, a value
 //     Vulkan signals), or, for the last F frames, after a wait for exactly that value; --sim-only: after a wait for
 //     frame k's CUDA end event, Q = F frames behind the launches so the GPU never runs dry;
-//   - the host time of its own work (node updates, launch, submit, total), outside the throttle wait;
+//   - the host time of its own work (node updates, launch, submit, total), outside the throttle wait (and outside
+//     prepare, which launch-early runs between produce and submit);
 //   - its simulation GPU time (CUDA events) and the latest render GPU time (Vulkan timestamps).
 // Frame time = interval between consecutive completions of measured frames (the first interval starts at the last
 // warm-up frame's completion, or at the loop's start without warm-up).
@@ -97,8 +98,9 @@ struct Variant {
   BenchProducer& producer;
   std::uint32_t framesInFlight;
   SubmitOrder order = SubmitOrder::WithProduce;
-  bool withSubmit = true, withWait = false; // which optional host figures the report gets
-  bool capture = false;                     // the product path: --capture-every
+  LaunchOrder launch = LaunchOrder::AfterThrottle; // BeforeThrottle: launch-early (a gpuOrdered() producer)
+  bool withSubmit = true, withWait = false;        // which optional host figures the report gets
+  bool capture = false;                            // the product path: --capture-every
 };
 
 // Runs warmup + frames frames of one variant on the frame driver and summarises them (a scene's bench calls it
@@ -110,9 +112,11 @@ render::RendererConfig rendererConfig(const BenchOptions& options, render::BodyB
 // The n-body scene's loops (app/scenes/nbody/nbody_bench.cpp runs them).
 // CUDA with interop: the product path (Graph) and the launch-mode variants; F frames in flight. submitAfterSim
 // (event-submit, F >= 2): frame k's render is submitted only once the host has seen frame k's CUDA end event, one
-// iteration later, so the Vulkan queue never waits on a simDone value CUDA has not signalled yet.
+// iteration later, so the Vulkan queue never waits on a simDone value CUDA has not signalled yet. launch =
+// BeforeThrottle (launch-early): frame k is launched right after frame k - 1's submit, before the throttle for k.
 LoopResult runInteropLoop(render::VulkanContext& context, const LoopSetup& setup, LaunchMode mode,
-                          std::uint32_t framesInFlight, bool submitAfterSim = false);
+                          std::uint32_t framesInFlight, bool submitAfterSim = false,
+                          LaunchOrder launch = LaunchOrder::AfterThrottle);
 // CUDA without interop: compute-only graph, device->host copy, staged Vulkan upload.
 LoopResult runHostCopyLoop(render::VulkanContext& context, const LoopSetup& setup);
 // The CPU backend's frame loop (its product path), F frames in flight.

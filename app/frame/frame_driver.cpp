@@ -1,16 +1,22 @@
 #include "app/frame/frame_driver.h"
 
 #include <stdexcept>
+#include <string>
 
 namespace graphsim::app {
 
 FrameDriver::FrameDriver(render::ParticleRenderer* renderer, FrameProducer& producer, FrameProtocol protocol,
-                         SubmitOrder order)
-    : renderer_(renderer), producer_(producer), protocol_(protocol), order_(order) {
+                         SubmitOrder order, LaunchOrder launch)
+    : renderer_(renderer), producer_(producer), protocol_(protocol), order_(order), launch_(launch) {
   if (renderer_ != nullptr && renderer_->config().framesInFlight != protocol_.framesInFlight())
     throw std::logic_error("FrameDriver: the renderer has another number of frames in flight than the protocol");
   if (renderer_ == nullptr && order_ == SubmitOrder::AfterProduced)
     throw std::logic_error("FrameDriver: AfterProduced needs a renderer");
+  // Launching frame k before the host knows slot(k) is free is safe only when the GPU orders it (docs/FRAME.md).
+  if (launch_ == LaunchOrder::BeforeThrottle && !producer_.gpuOrdered())
+    throw std::logic_error("FrameDriver: BeforeThrottle needs a producer ordered on the GPU (the CUDA interop graph)");
+  if (launch_ == LaunchOrder::BeforeThrottle && order_ != SubmitOrder::WithProduce)
+    throw std::logic_error("FrameDriver: BeforeThrottle submits frame k with its produce (WithProduce only)");
 }
 
 void FrameDriver::observe(FrameObserver& observer) {
@@ -42,12 +48,26 @@ render::FrameSubmit FrameDriver::baseSubmit(std::uint64_t k) const {
   return submit;
 }
 
-void FrameDriver::produceAndSubmit(std::uint64_t k, render::FrameSubmit& submit) {
-  FrameTimes times;
+std::optional<std::uint64_t> FrameDriver::produce(std::uint64_t k, FrameTimes& times) {
+  if (k != next_) throw std::logic_error("FrameDriver: frames must be stepped in order");
   times.start = FrameClock::now();
   const std::optional<std::uint64_t> simDone = producer_.produce(k);
+  times.produced = FrameClock::now();
+  return simDone;
+}
+
+void FrameDriver::refuseSkip(std::uint64_t k) {
+  // Frame k's graph is queued and will signal simDone = k + 1; without its render nothing signals renderDone = k + 1,
+  // which frame k + F's wait node needs. A loop that may skip (the window) uses AfterThrottle.
+  throw std::logic_error("FrameDriver: BeforeThrottle cannot skip frame " + std::to_string(k) +
+                         ": it is produced already (prepare must not return false)");
+}
+
+void FrameDriver::submitProduced(std::uint64_t k, render::FrameSubmit& submit, std::optional<std::uint64_t> simDone,
+                                 FrameTimes& times) {
   if (!submit.waitSimDone) submit.waitSimDone = simDone; // a fault plan may have set another value
-  times.produced = times.waited = FrameClock::now();
+  // AfterThrottle: right after produce. BeforeThrottle: after the throttle and prepare, which are not host overhead.
+  times.submitting = times.waited = launch_ == LaunchOrder::BeforeThrottle ? FrameClock::now() : times.produced;
   if (renderer_ != nullptr && order_ == SubmitOrder::WithProduce) {
     renderer_->submit(submit);
   } else if (renderer_ != nullptr) {

@@ -10,6 +10,9 @@
 //
 // drain() finishes the last F frames in flight (observers hear each complete), then the producer's work.
 // Without a renderer (bench --sim-only) the throttle waits for the producer's own frame k - F instead.
+// LaunchOrder::BeforeThrottle (bench launch-early) moves produce ahead of the throttle: produce k, throttle, prepare,
+// submit k. Only for a producer whose produce() is ordered on the GPU (gpuOrdered(): the CUDA graph's wait node
+// keeps it off slot(k) until renderDone >= renderDoneWaited(k)) and a prepare that never skips (docs/FRAME.md).
 // Per frame the driver allocates nothing and adds no synchronisation beyond the throttle.
 // See docs/ARCHITECTURE.md for what plugs in where.
 #pragma once
@@ -30,8 +33,13 @@ using FrameClock = std::chrono::steady_clock;
 class FrameProducer {
 public:
   virtual ~FrameProducer() = default;
-  // After the throttle for k. Returns the simDone value the render of k must wait for on the GPU, if any.
+  // After the throttle for k (LaunchOrder::BeforeThrottle: before it). Returns the simDone value the render of k
+  // must wait for on the GPU, if any.
   virtual std::optional<std::uint64_t> produce(std::uint64_t k) = 0;
+  // Whether produce(k) may run before the throttle for k: true only when it touches nothing on the host that the
+  // throttle guards (slot(k)'s mapped or staging memory, a wait for frame k - F) and the GPU itself keeps frame k off
+  // slot(k) until renderDone >= renderDoneWaited(k) (the CUDA graph's wait node, interop only).
+  virtual bool gpuOrdered() const { return false; }
   // Bounded wait until frame k's simulation has finished (sim-only throttle, event-ordered submit).
   virtual void waitProduced(std::uint64_t k) = 0;
   // Bounded wait for everything produced.
@@ -40,16 +48,17 @@ public:
 
 // Host times of one frame's work outside the throttle (steady_clock).
 struct FrameTimes {
-  FrameClock::time_point start;    // after the throttle and prepare: produce begins
-  FrameClock::time_point produced; // produce returned
-  FrameClock::time_point waited;   // AfterProduced order: the previous frame's simulation seen done (else = produced)
+  FrameClock::time_point start;      // produce begins (AfterThrottle: after the throttle and prepare)
+  FrameClock::time_point produced;   // produce returned
+  FrameClock::time_point submitting; // the submit's part begins: = produced, BeforeThrottle: after throttle + prepare
+  FrameClock::time_point waited; // AfterProduced order: the previous frame's simulation seen done (else = submitting)
   FrameClock::time_point submitted;
 };
 
 class FrameObserver {
 public:
   virtual ~FrameObserver() = default;
-  // The throttle for `next` returned: nothing yet (frame numbers are those the driver stepped).
+  // The throttle for `next` returned: nothing yet of `next` (BeforeThrottle: `next` is produced, not submitted).
   virtual void throttled(std::uint64_t /*next*/) {}
   // Step k is done: frame k produced and (WithProduce) submitted; AfterProduced: frame k - 1 submitted, if k > 0.
   virtual void stepped(std::uint64_t /*k*/, const FrameTimes& /*times*/) {}
@@ -62,22 +71,41 @@ enum class SubmitOrder {
   AfterProduced, // bench event-submit: produce k, then submit k - 1 once its simulation is seen done on the host
 };
 
+enum class LaunchOrder {
+  AfterThrottle,  // the product: throttle k, prepare, produce k, submit k
+  BeforeThrottle, // bench launch-early: produce k (the thread still hot from submitting k - 1), throttle k, prepare,
+                  // submit k. Needs a gpuOrdered() producer, WithProduce, and a prepare that never returns false.
+};
+
 class FrameDriver {
 public:
   // renderer == nullptr: sim only (no submit; the throttle waits for the producer's frame k - F).
+  // std::logic_error for BeforeThrottle with a producer that is not gpuOrdered() or with AfterProduced.
   FrameDriver(render::ParticleRenderer* renderer, FrameProducer& producer, FrameProtocol protocol,
-              SubmitOrder order = SubmitOrder::WithProduce);
+              SubmitOrder order = SubmitOrder::WithProduce, LaunchOrder launch = LaunchOrder::AfterThrottle);
 
   void observe(FrameObserver& observer); // at most kMaxObservers, for the driver's lifetime
 
   // Frame k (k = 0, 1, 2, ... in order). prepare(submit) fills the render submit (camera, capture, overlay, ...)
   // and may return false to skip the frame after the throttle (e.g. the window's image was out of date).
+  // BeforeThrottle: prepare runs after produce(k) and must not skip (frame k is launched already): std::logic_error.
   template <class Prepare>
   bool step(std::uint64_t k, Prepare&& prepare) {
+    if (launch_ == LaunchOrder::BeforeThrottle) {
+      FrameTimes times;
+      const std::optional<std::uint64_t> simDone = produce(k, times);
+      throttle(k);
+      render::FrameSubmit submit = baseSubmit(k);
+      if (!prepare(submit)) refuseSkip(k);
+      submitProduced(k, submit, simDone, times);
+      return true;
+    }
     throttle(k);
     render::FrameSubmit submit = baseSubmit(k);
     if (!prepare(submit)) return false;
-    produceAndSubmit(k, submit);
+    FrameTimes times;
+    const std::optional<std::uint64_t> simDone = produce(k, times);
+    submitProduced(k, submit, simDone, times);
     return true;
   }
   bool step(std::uint64_t k) {
@@ -88,6 +116,7 @@ public:
   void drain();
 
   const FrameProtocol& protocol() const { return protocol_; }
+  LaunchOrder launchOrder() const { return launch_; }
   std::uint64_t framesStepped() const { return next_; }
 
 private:
@@ -95,13 +124,17 @@ private:
 
   void throttle(std::uint64_t k);
   render::FrameSubmit baseSubmit(std::uint64_t k) const;
-  void produceAndSubmit(std::uint64_t k, render::FrameSubmit& submit);
+  std::optional<std::uint64_t> produce(std::uint64_t k, FrameTimes& times); // times.start and .produced
+  void submitProduced(std::uint64_t k, render::FrameSubmit& submit, std::optional<std::uint64_t> simDone,
+                      FrameTimes& times);
+  [[noreturn]] static void refuseSkip(std::uint64_t k);
   void complete(std::uint64_t k);
 
   render::ParticleRenderer* renderer_;
   FrameProducer& producer_;
   FrameProtocol protocol_;
   SubmitOrder order_;
+  LaunchOrder launch_;
   std::array<FrameObserver*, kMaxObservers> observers_{};
   std::size_t observerCount_ = 0;
   std::uint64_t next_ = 0;                  // frames stepped (produced)

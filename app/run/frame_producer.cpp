@@ -110,6 +110,9 @@ public:
     sim_.copyRenderOutput(reinterpret_cast<Float4*>(renderer_.mappedBodies(protocol.slot(k))));
     return std::nullopt; // in the staging buffer before the submit: nothing to wait for on the GPU
   }
+  // Interop: the launch alone, ordered by the graph's wait node (FrameProducer::gpuOrdered). The fault hooks change
+  // what is launched, not when; host copy waits for the frame and writes the slot's staging buffer.
+  bool gpuOrdered() const override { return interop_.has_value(); }
   void waitProduced(std::uint64_t) override { sim_.synchronize(); } // the product never needs one frame alone
   double simMs() const override { return sim_.lastSimGpuMs(); }
   double updateHostUs() const override { return sim_.lastUpdateHostUs(); }

@@ -498,6 +498,13 @@ void CudaBackend::setLaunchMode(LaunchMode mode, ComparisonLaunch launch) {
 
 LaunchMode CudaBackend::launchMode() const { return impl_->mode; }
 
+void CudaBackend::setProgrammaticLaunch(bool enabled) {
+  Impl& m = *impl_;
+  if (m.graph->programmaticLaunch() == enabled) return;
+  m.synchronize(); // a rebuild needs the graph idle (FrameGraph::rebuild)
+  m.graph->setProgrammaticLaunch(enabled);
+}
+
 LaunchHostTiming CudaBackend::lastLaunchHostTiming() const {
   return {impl_->graph->lastUpdateHostUs(), impl_->graph->lastLaunchHostUs()};
 }

@@ -14,6 +14,7 @@ using ComparisonLaunch = void (*)(cuda::FrameGraph& graph, const cuda::FrameLaun
 ComparisonLaunch comparisonLaunch(LaunchMode mode) {
   switch (mode) {
   case LaunchMode::Graph: return nullptr;
+  case LaunchMode::Programmatic: return nullptr; // the product's launch, of a graph with programmatic edges
   case LaunchMode::Stream: return &FrameGraphInstruments::launchOnStream;
   case LaunchMode::WholeUpdate: return &FrameGraphInstruments::launchWithWholeUpdate;
   case LaunchMode::Reinstantiate: return &FrameGraphInstruments::launchReinstantiated;
@@ -24,6 +25,7 @@ ComparisonLaunch comparisonLaunch(LaunchMode mode) {
 } // namespace
 
 void CudaInstruments::setLaunchMode(CudaBackend& backend, LaunchMode mode) {
+  backend.setProgrammaticLaunch(mode == LaunchMode::Programmatic);
   backend.setLaunchMode(mode, comparisonLaunch(mode));
 }
 LaunchMode CudaInstruments::launchMode(const CudaBackend& backend) { return backend.launchMode(); }
@@ -41,6 +43,7 @@ void CudaInstruments::injectKernelFailure(CudaBackend& backend, Stage stage, std
 std::string_view launchModeName(LaunchMode mode) {
   switch (mode) {
   case LaunchMode::Graph: return "graph";
+  case LaunchMode::Programmatic: return "programmatic";
   case LaunchMode::Stream: return "stream";
   case LaunchMode::WholeUpdate: return "whole-update";
   case LaunchMode::Reinstantiate: return "reinstantiate";

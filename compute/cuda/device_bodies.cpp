@@ -10,7 +10,8 @@ namespace graphsim::cuda {
 DeviceBodies::DeviceBodies(const BodyState& state, const std::vector<Float4>& accel, const std::vector<float>& colour,
                            std::size_t capacity)
     : posMass_(std::max(state.size(), capacity)), vel_(posMass_.size()), accel_(posMass_.size()),
-      colour_(posMass_.size()) {
+      colour_(posMass_.size()), forcesFixed_(3 * posMass_.size()),
+      forcesTileDone_(forcesTileCounters(posMass_.size())) {
   upload(state, accel, colour);
 }
 
@@ -24,6 +25,14 @@ void DeviceBodies::upload(const BodyState& state, const std::vector<Float4>& acc
                                 std::to_string(capacity()));
   }
   count_ = n;
+  double massSum = 0;
+  for (const Float4& p : state.posMass) massSum += p.w;
+  massSum_ = static_cast<float>(massSum);
+  // The scratch starts at zero (a launch that failed half-way may have left sums behind).
+  if (forcesFixed_.size() > 0)
+    CUDA_CHECK(cudaMemset(forcesFixed_.get(), 0, forcesFixed_.size() * sizeof(unsigned long long)));
+  if (forcesTileDone_.size() > 0)
+    CUDA_CHECK(cudaMemset(forcesTileDone_.get(), 0, forcesTileDone_.size() * sizeof(unsigned int)));
   if (n == 0) return;
   CUDA_CHECK(cudaMemcpy(posMass_.get(), state.posMass.data(), n * sizeof(float4), cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaMemcpy(vel_.get(), state.vel.data(), n * sizeof(float4), cudaMemcpyHostToDevice));
@@ -32,7 +41,13 @@ void DeviceBodies::upload(const BodyState& state, const std::vector<Float4>& acc
 }
 
 BodiesView DeviceBodies::view() const {
-  return {posMass_.get(), vel_.get(), accel_.get(), colour_.get(), static_cast<int>(count_)};
+  return {posMass_.get(),
+          vel_.get(),
+          accel_.get(),
+          colour_.get(),
+          static_cast<int>(count_),
+          {forcesFixed_.get(), forcesTileDone_.get()},
+          massSum_};
 }
 
 void DeviceBodies::download(BodyState& state, std::vector<float>& colour) const {

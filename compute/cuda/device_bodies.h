@@ -41,6 +41,10 @@ public:
 private:
   DeviceArray<float4> posMass_, vel_, accel_;
   DeviceArray<float> colour_;
+  // The forces stage's scratch (nbody_kernels.h, ForcesScratch), zeroed here; the kernel leaves it zeroed.
+  DeviceArray<unsigned long long> forcesFixed_;
+  DeviceArray<unsigned int> forcesTileDone_;
+  float massSum_ = 0;
   std::size_t count_ = 0; // bodies in use: the first count_ of each array
 };
 

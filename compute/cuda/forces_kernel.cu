@@ -22,6 +22,8 @@
 
 #include <cfloat>
 
+#include "compute/cuda/programmatic_launch.cuh"
+
 namespace graphsim::cuda {
 namespace {
 
@@ -79,6 +81,7 @@ __global__ void __launch_bounds__(S::kThreads, S::kMinBlocks) forcesKernel(Force
   __shared__ __align__(16) unsigned char smem[kTileBytes > kPartialBytes ? kTileBytes : kPartialBytes];
   auto* tile = reinterpret_cast<float4(*)[kT]>(smem);
   auto* partial = reinterpret_cast<float(*)[S::kGroups][S::kBlockBodies]>(smem);
+  programmaticLaunchPrologue();
 
   const int tid = static_cast<int>(threadIdx.x);
   const int lane = tid % kL, group = tid / kL;
@@ -154,8 +157,280 @@ KernelNodeSpec specFor(const ForcesArgs& a) {
   return KernelNodeSpec::make(kernel, dim3(blocks > 0 ? blocks : 1u), dim3(S::kThreads), a);
 }
 
+// ---- The symmetric-pair kernel (Newton's third law): the stage's kernel wherever the softening bounds the sums ----
+//
+// One rsqrt and one inv^3 serve both bodies of a pair: d = x_j - x_i (3 FADD), r2 = eps^2 + d.d (3 FFMA),
+// inv = rsqrt(r2) (MUFU), inv3 = inv * inv * inv (2 FMUL), w_j = m_j inv3 and w_i = m_i inv3 (2 FMUL), acc_i += d w_j
+// and acc_j -= d w_i (6 FFMA): 16 FP32 + 1 MUFU per two interactions, 8.9 issued instructions per interaction in the
+// SASS against the tiled kernel's 13.45 (docs/FORCES.md).
+//
+// Schedule. Tiles of kTile = 32 * kBodies bodies; every unordered tile pair {I, J} is visited once, by tile I, with a
+// cyclic schedule over the upper triangle: tile I takes the tiles J = I + o (mod nt) for o = 0 .. H_I, where
+// H_I = (nt - 1) / 2 for odd nt, and for even nt H_I = nt / 2 for I < nt / 2, nt / 2 - 1 for the others. Offset 0 (the
+// diagonal tile) is one-sided: every ordered pair of the tile adds to acc_i only. Tile I's list is its (H_I + 1) tiles
+// J, each split into kBodies chunks of 32 bodies j: L_I chunks, shared out evenly over Q warps (symWarpsPerTile).
+// Warps are independent (no block barrier): lane l holds bodies I * kTile + b * 32 + l (b < kBodies) in registers.
+//
+// One chunk. The warp stages its 32 bodies j in its own 64-entry shared buffer, twice, as (m, x, y, z) (register
+// banks: see interact above). Step k: lane l reads j = (l + k) mod 32 from buf[l + k] and passes j's running sum to
+// lane l - 1 with __shfl_sync; after 32 steps every sum is back at its own lane.
+//
+// Deterministic sums. Each chunk's sum for body j, and each warp's sums for its bodies i, are computed in a fixed
+// order; they are then added as 64-bit fixed-point integers (a.toFixed units per unit; atomicAdd on integers is
+// associative, so the result does not depend on the order the warps finish in). The scale comes from the bound
+// |sum_j m_j d / (r^2 + eps^2)^(3/2)| <= (2 / 3^(3/2)) sum m / eps^2 ~= 0.385 sum m / eps^2 (forcesArgs), so no sum
+// can overflow, and one unit is below 1e-18 of the bound. When the last contribution to a tile has arrived (a
+// per-tile counter: every warp adds, after a fence, the chunks it did for that tile and 1 for its own bodies i), the
+// warp that completed it converts the tile's sums to float4 accel (times G), zeroing sums and counter for the next
+// launch. Results are therefore bit-identical from launch to launch, like the tiled kernel's.
+//
+// A non-finite sum (NaN positions from a state that already blew up) cannot be a fixed-point value: it marks its
+// tile (kNonFiniteSum), whose accelerations are then written as NaN, so blow-ups still propagate as they do on the CPU.
+//
+// Bodies past n are padding: they load as massless bodies at the origin and contribute 0; chunks wholly past n are
+// skipped (but counted); sums of bodies past n are not written.
+template <int Bodies, int Warps, int Unroll, int MinBlocks>
+struct SymShape {
+  static constexpr int kBodies = Bodies;
+  static constexpr int kWarps = Warps;
+  static constexpr int kUnroll = Unroll;
+  static constexpr int kMinBlocks = MinBlocks;
+  static constexpr int kChunks = 32;      // chunks per warp to aim for (short warps keep the last wave's tail small)
+  static constexpr int kFillWarps = 8448; // at least this many warps in all: small n still fills 132 SMs
+  static constexpr int kThreads = 32 * kWarps;
+  static constexpr int kTile = 32 * kBodies;
+  static_assert(32 % kUnroll == 0, "unroll divides the 32 steps of a chunk");
+};
+
+// The stage's shape: 8 bodies i per lane, 4 warps per block, unroll 8, 4 blocks per SM (FORCES.md's table).
+using SymStageShape = SymShape<8, 4, 8, 4>;
+
+__host__ __device__ constexpr int symTiles(int n, int tile) { return n > 0 ? (n + tile - 1) / tile : 0; }
+
+template <class S>
+__host__ __device__ constexpr int symWarpsPerTile(int nt) {
+  if (nt <= 0) return 1;
+  const int l = S::kBodies * (nt / 2 + 1); // the longest list
+  int q = (l + S::kChunks - 1) / S::kChunks;
+  const int fill = (S::kFillWarps + nt - 1) / nt;
+  if (q < fill) q = fill;
+  return q > l ? l : q;
+}
+
+template <class S>
+__host__ __device__ constexpr unsigned symBlocks(int n) {
+  const int nt = symTiles(n, S::kTile);
+  const long long warps = static_cast<long long>(nt) * symWarpsPerTile<S>(nt);
+  const long long blocks = (warps + S::kWarps - 1) / S::kWarps;
+  return blocks > 0 ? static_cast<unsigned>(blocks) : 1u;
+}
+
+__device__ __forceinline__ int symLastOffset(int I, int nt) {
+  const int half = nt / 2;
+  return (nt & 1) ? half : (I < half ? half : half - 1);
+}
+
+// Contributions tile T receives in one launch: kBodies chunks from every list that holds T, and 1 from each warp of
+// T that has work (min(Q, L_T) of them).
+template <class S>
+__device__ __forceinline__ unsigned symExpected(int T, int nt, int Q) {
+  const int lists = (nt & 1) ? (nt + 1) / 2 : (T >= nt / 2 ? nt / 2 + 1 : nt / 2);
+  const int L = S::kBodies * (symLastOffset(T, nt) + 1);
+  return static_cast<unsigned>(S::kBodies * lists + (Q < L ? Q : L));
+}
+
+// A tile's counter also carries this bit: a sum of one of its bodies was not finite (or beyond the bound), so its
+// fixed-point value means nothing; the tile's accelerations are written as NaN, as the tiled kernel's would be.
+constexpr unsigned kNonFiniteSum = 0x80000000u;
+
+template <class S>
+__device__ __forceinline__ void addFixed(const ForcesArgs& a, int body, float x, float y, float z) {
+  const float vx = x * a.toFixed, vy = y * a.toFixed, vz = z * a.toFixed;
+  constexpr float kLimit = 9.2e18f; // int64 holds +-9.22e18
+  if (!(fabsf(vx) < kLimit && fabsf(vy) < kLimit && fabsf(vz) < kLimit)) {
+    atomicOr(&a.tileDone[body / S::kTile], kNonFiniteSum);
+    return;
+  }
+  unsigned long long* f = a.fixed + 3 * static_cast<long long>(body);
+  atomicAdd(f + 0, static_cast<unsigned long long>(__float2ll_rn(vx)));
+  atomicAdd(f + 1, static_cast<unsigned long long>(__float2ll_rn(vy)));
+  atomicAdd(f + 2, static_cast<unsigned long long>(__float2ll_rn(vz)));
+}
+
+// The warp reports `count` contributions to tile T (its lanes' atomics are made visible first); the warp that
+// completes T converts T's sums into accel and zeroes them and the counter.
+template <class S>
+__device__ void symReport(const ForcesArgs& a, int T, unsigned count, unsigned expected, int lane) {
+  __threadfence();
+  __syncwarp();
+  unsigned old = 0;
+  if (lane == 0) old = atomicAdd(&a.tileDone[T], count);
+  old = __shfl_sync(0xffffffffu, old, 0);
+  if ((old & ~kNonFiniteSum) + count != expected) return;
+  __threadfence();
+  const bool nonFinite = (old & kNonFiniteSum) != 0 || (atomicOr(&a.tileDone[T], 0u) & kNonFiniteSum) != 0;
+  const float fromFixed = nonFinite ? __int_as_float(0x7fc00000) : a.G / a.toFixed; // NaN: see kNonFiniteSum
+#pragma unroll
+  for (int b = 0; b < S::kBodies; ++b) {
+    const int i = T * S::kTile + b * 32 + lane;
+    if (i >= a.n) continue;
+    unsigned long long* f = a.fixed + 3 * static_cast<long long>(i);
+    const long long x = static_cast<long long>(atomicExch(f + 0, 0ull));
+    const long long y = static_cast<long long>(atomicExch(f + 1, 0ull));
+    const long long z = static_cast<long long>(atomicExch(f + 2, 0ull));
+    a.accel[i] =
+        make_float4(__ll2float_rn(x) * fromFixed, __ll2float_rn(y) * fromFixed, __ll2float_rn(z) * fromFixed, 0.0f);
+  }
+  if (lane == 0) a.tileDone[T] = 0;
+}
+
+__device__ __forceinline__ void symPair(float xi, float yi, float zi, float mi, float4 q, float eps2, float& ax,
+                                        float& ay, float& az, float& bx, float& by, float& bz) {
+  const float dx = q.y - xi, dy = q.z - yi, dz = q.w - zi;
+  const float r2 = fmaf(dz, dz, fmaf(dy, dy, fmaf(dx, dx, eps2)));
+  const float inv = rsqrtApproxFtz(r2);
+  const float inv3 = (inv * inv) * inv;
+  const float wj = q.x * inv3, wi = mi * inv3;
+  ax = fmaf(dx, wj, ax);
+  ay = fmaf(dy, wj, ay);
+  az = fmaf(dz, wj, az);
+  bx = fmaf(-dx, wi, bx);
+  by = fmaf(-dy, wi, by);
+  bz = fmaf(-dz, wi, bz);
+}
+
+// One lane's kBodies bodies i of tile I (positions, masses, running sums) in registers.
+template <class S>
+struct SymLane {
+  float px[S::kBodies], py[S::kBodies], pz[S::kBodies], pm[S::kBodies];
+  float ax[S::kBodies], ay[S::kBodies], az[S::kBodies];
+
+  __device__ __forceinline__ void load(const ForcesArgs& a, int I, int lane) {
+#pragma unroll
+    for (int b = 0; b < S::kBodies; ++b) {
+      const int i = I * S::kTile + b * 32 + lane;
+      const float4 p = i < a.n ? a.posMass[i] : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      px[b] = p.x;
+      py[b] = p.y;
+      pz[b] = p.z;
+      pm[b] = p.w;
+      ax[b] = ay[b] = az[b] = 0.0f;
+    }
+  }
+
+  // One chunk: the warp's 32 bodies j (this lane's is cur) staged in buf, 32 steps against the lane's bodies i.
+  // Returns in b* the sum, over the warp's bodies i, for the lane's own body j.
+  __device__ __forceinline__ void chunk(float4* buf, int lane, float4 cur, float eps2, float& bx, float& by,
+                                        float& bz) {
+    __syncwarp(); // every lane is done reading the previous chunk
+    const float4 qj = make_float4(cur.w, cur.x, cur.y, cur.z);
+    buf[lane] = qj;
+    buf[lane + 32] = qj;
+    __syncwarp();
+    const int src = (lane + 1) & 31;
+    bx = by = bz = 0.0f;
+    const float4* row = buf + lane;
+#pragma unroll S::kUnroll
+    for (int k = 0; k < 32; ++k) {
+      const float4 qk = row[k];
+#pragma unroll
+      for (int b = 0; b < S::kBodies; ++b)
+        symPair(px[b], py[b], pz[b], pm[b], qk, eps2, ax[b], ay[b], az[b], bx, by, bz);
+      bx = __shfl_sync(0xffffffffu, bx, src);
+      by = __shfl_sync(0xffffffffu, by, src);
+      bz = __shfl_sync(0xffffffffu, bz, src);
+    }
+  }
+};
+
+template <class S>
+__global__ void __launch_bounds__(S::kThreads, S::kMinBlocks) symForcesKernel(ForcesArgs a) {
+  constexpr int kB = S::kBodies;
+  __shared__ __align__(16) float4 stage[S::kWarps][64];
+  programmaticLaunchPrologue();
+
+  const int lane = static_cast<int>(threadIdx.x) & 31, warp = static_cast<int>(threadIdx.x) >> 5;
+  const int n = a.n;
+  const int nt = symTiles(n, S::kTile);
+  const int Q = symWarpsPerTile<S>(nt);
+  const int gw = static_cast<int>(blockIdx.x) * S::kWarps + warp;
+  const int I = gw / Q, q = gw - I * Q;
+  if (I >= nt) return; // the whole warp: the grid is rounded up to whole blocks
+  const int L = kB * (symLastOffset(I, nt) + 1);
+  const int t0 = static_cast<int>(static_cast<long long>(q) * L / Q);
+  const int t1 = static_cast<int>(static_cast<long long>(q + 1) * L / Q);
+  if (t0 >= t1) return; // no work, and not counted (symExpected)
+
+  SymLane<S> own;
+  own.load(a, I, lane);
+  const auto tileOf = [&](int t) {
+    const int J = I + t / kB;
+    return J >= nt ? J - nt : J;
+  };
+  const float4 zero = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  int jNext = tileOf(t0) * S::kTile + (t0 % kB) * 32 + lane;
+  float4 next = jNext < n ? a.posMass[jNext] : zero;
+  int pendingTile = tileOf(t0);
+  unsigned pending = 0;
+  for (int t = t0; t < t1; ++t) {
+    const int J = tileOf(t);
+    if (J != pendingTile) { // the chunks of tile pendingTile are done: report them
+      symReport<S>(a, pendingTile, pending, symExpected<S>(pendingTile, nt, Q), lane);
+      pendingTile = J;
+      pending = 0;
+    }
+    ++pending;
+    const int j = jNext;
+    const float4 cur = next;
+    if (t + 1 < t1) {
+      jNext = tileOf(t + 1) * S::kTile + ((t + 1) % kB) * 32 + lane;
+      next = jNext < n ? a.posMass[jNext] : zero;
+    }
+    if (j - lane >= n) continue; // the whole chunk is padding (warp-uniform)
+    float bx, by, bz;
+    own.chunk(stage[warp], lane, cur, a.eps2, bx, by, bz);
+    if (t >= kB && j < n) addFixed<S>(a, j, bx, by, bz); // the diagonal tile (t < kB) is one-sided
+  }
+  symReport<S>(a, pendingTile, pending, symExpected<S>(pendingTile, nt, Q), lane);
+
+#pragma unroll
+  for (int b = 0; b < kB; ++b) {
+    const int i = I * S::kTile + b * 32 + lane;
+    if (i < n) addFixed<S>(a, i, own.ax[b], own.ay[b], own.az[b]);
+  }
+  symReport<S>(a, I, 1u, symExpected<S>(I, nt, Q), lane);
+}
+
+template <class S>
+KernelNodeSpec symSpecFor(const ForcesArgs& a) {
+  return KernelNodeSpec::make(reinterpret_cast<const void*>(symForcesKernel<S>), dim3(symBlocks<S>(a.n)),
+                              dim3(S::kThreads), a);
+}
+
 } // namespace
 
-KernelNodeSpec forcesSpec(const ForcesArgs& a) { return specFor<StageShape>(a); }
+KernelNodeSpec forcesSpec(const ForcesArgs& a) {
+  return a.toFixed > 0 ? symSpecFor<SymStageShape>(a) : specFor<StageShape>(a);
+}
+
+std::size_t forcesTileCounters(std::size_t capacity) {
+  return (capacity + SymStageShape::kTile - 1) / SymStageShape::kTile + 1;
+}
+
+ForcesArgs forcesArgs(const BodiesView& b, float G, float eps2) {
+  ForcesArgs a{b.posMass, b.accel, nullptr, nullptr, b.n, G, eps2, 0.0f};
+  if (b.forces.fixed == nullptr || b.forces.tileDone == nullptr || !(eps2 >= kSymmetricMinEps2) ||
+      b.n < kSymmetricMinBodies)
+    return a;
+  // |sum| <= (2 / 3^(3/2)) massSum / eps^2; 2^62 units for that bound (a factor 2 to spare for rounding) keeps every
+  // partial and total sum inside int64. A massless state has only zero sums: any scale will do.
+  const double bound = 0.3849 * static_cast<double>(b.massSum) / static_cast<double>(eps2);
+  const double toFixed = bound > 0 ? 4.611686018427388e18 / bound : 1.0;
+  if (!(toFixed < 1e30)) return a; // masses so small that the scale leaves float: the tiled kernel
+  a.fixed = b.forces.fixed;
+  a.tileDone = b.forces.tileDone;
+  a.toFixed = static_cast<float>(toFixed);
+  return a;
+}
 
 } // namespace graphsim::cuda

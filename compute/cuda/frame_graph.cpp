@@ -69,7 +69,7 @@ KernelNodeSpec FrameGraph::stageSpec(Stage stage, int substep) const {
   const BlowUpFlag flag{&blowUp_.state->first, node(stage), node(Stage::Forces)};
   // Same float expressions as the CPU reference (cpu_stages.cpp): eps^2 and the damping factor on the host.
   switch (stage) {
-  case Stage::Forces: return forcesSpec({b.posMass, b.accel, b.n, p.G, p.softening * p.softening, 0});
+  case Stage::Forces: return forcesSpec(forcesArgs(b, p.G, p.softening * p.softening));
   case Stage::Attractor:
     return attractorSpec({b.posMass, b.vel, b.n, p.attractorPos[0], p.attractorPos[1], p.attractorPos[2],
                           p.attractorStrength, p.dt, kAttractorSoftening, 0, flag});
@@ -87,6 +87,7 @@ FrameGraph::Built FrameGraph::build(std::uint64_t waitValue, std::uint64_t signa
   built.nodes.reserve(static_cast<std::size_t>(stageInstanceCount(substeps_)) + 3); // + report, wait, signal
   cudaGraph_t g = built.graph.get();
   cudaGraphNode_t prev = nullptr;
+  bool prevIsKernel = false; // programmatic edges join two kernel nodes only
   const auto deps = [&] { return prev != nullptr ? &prev : nullptr; };
   const auto depCount = [&] { return prev != nullptr ? std::size_t{1} : std::size_t{0}; };
 
@@ -98,6 +99,7 @@ FrameGraph::Built FrameGraph::build(std::uint64_t waitValue, std::uint64_t signa
   const auto addSemaphoreNode = [&](const char* name, Kind kind, auto add, const auto& nodeParams) {
     cudaGraphNode_t node = nullptr;
     CUDA_CHECK_CTX(add(&node, g, deps(), depCount(), &nodeParams), name);
+    prevIsKernel = false;
     built.nodes.push_back({name, kind, Stage::Forces, node, {}});
     prev = node;
   };
@@ -115,6 +117,7 @@ FrameGraph::Built FrameGraph::build(std::uint64_t waitValue, std::uint64_t signa
                    "adding node " + name);
     built.nodes.push_back({std::move(name), Kind::EventRecord, Stage::Forces, node, {}});
     prev = node;
+    prevIsKernel = false;
     ++marks;
   };
   addMark();
@@ -123,7 +126,19 @@ FrameGraph::Built FrameGraph::build(std::uint64_t waitValue, std::uint64_t signa
     void* argSlot[1];
     const cudaKernelNodeParams params = spec.nodeParams(argSlot);
     cudaGraphNode_t node = nullptr;
-    CUDA_CHECK_CTX(cudaGraphAddKernelNode(&node, g, deps(), depCount(), &params), "adding node " + name);
+    if (programmatic_ && prevIsKernel) {
+      // Programmatic dependent launch (setProgrammaticLaunch): this kernel may be launched once every block of the
+      // previous one has triggered or exited; it waits for that kernel's completion and memory in
+      // griddepcontrol.wait (nbody_kernels.h, waitForPreviousKernel) before it reads anything.
+      CUDA_CHECK_CTX(cudaGraphAddKernelNode(&node, g, nullptr, 0, &params), "adding node " + name);
+      cudaGraphEdgeData edge{};
+      edge.from_port = cudaGraphKernelNodePortProgrammatic;
+      edge.type = cudaGraphDependencyTypeProgrammatic;
+      CUDA_CHECK_CTX(cudaGraphAddDependencies(g, &prev, &node, &edge, 1), "programmatic edge to node " + name);
+    } else {
+      CUDA_CHECK_CTX(cudaGraphAddKernelNode(&node, g, deps(), depCount(), &params), "adding node " + name);
+    }
+    prevIsKernel = true;
     built.nodes.push_back({std::move(name), kind, stage, node, spec, substep});
     prev = node;
     addMark();
@@ -151,7 +166,8 @@ void FrameGraph::setParams(const NBodyParams& params) {
 void FrameGraph::setBodies(const BodiesView& bodies) {
   const BodiesView& b = bodies_;
   if (bodies.posMass == b.posMass && bodies.vel == b.vel && bodies.accel == b.accel && bodies.colour == b.colour &&
-      bodies.n == b.n) {
+      bodies.n == b.n && bodies.forces.fixed == b.forces.fixed && bodies.forces.tileDone == b.forces.tileDone &&
+      bodies.massSum == b.massSum) {
     return;
   }
   bodies_ = bodies;
@@ -263,7 +279,12 @@ void FrameGraph::rebuild(const BodiesView& bodies, int substeps, const NBodyPara
   try {
     Built fresh = build();
     std::string reason;
-    if (fresh.nodes.size() != nodes_.size()) {
+    if (programmatic_ != execProgrammatic_) {
+      // Edge types are topology too: cudaGraphExecUpdate refuses the change (and compute-sanitizer would report the
+      // refused call), so it is not attempted.
+      reason = std::string("cudaGraphExecUpdateErrorTopologyChanged: kernel-to-kernel edges ") +
+               (programmatic_ ? "programmatic" : "ordinary") + " now, so cudaGraphExecUpdate was not attempted";
+    } else if (fresh.nodes.size() != nodes_.size()) {
       // The builder is deterministic, so another node count is another topology, which cudaGraphExecUpdate refuses
       // with cudaGraphExecUpdateErrorTopologyChanged. Not calling it keeps compute-sanitizer runs free of an
       // expected API error; the reason says the same thing the call would have.
@@ -297,6 +318,7 @@ void FrameGraph::rebuild(const BodiesView& bodies, int substeps, const NBodyPara
       instantiatedFrom_ = std::move(fresh.graph);
       latest_.reset();
       nodes_ = std::move(fresh.nodes);
+      execProgrammatic_ = programmatic_;
       ++counters_.reinstantiations;
       counters_.lastFallbackReason = (cause.empty() ? "" : cause + "; ") + reason + "; re-instantiated";
     }
@@ -391,6 +413,19 @@ void FrameGraph::setProfiling(bool enabled) {
                                  std::to_string(kernels + 1) + " event-record nodes " +
                                  (enabled ? "added" : "removed") + ", re-instantiated";
   if (!enabled) markEvents_.clear();
+}
+
+void FrameGraph::setProgrammaticLaunch(bool enabled) {
+  if (enabled == programmatic_) return;
+  programmatic_ = enabled;
+  try {
+    rebuild(
+        bodies_, substeps_, params_, enabled_, output_,
+        std::string("programmatic launch ") + (enabled ? "on" : "off") + ": the kernel-to-kernel edges changed type");
+  } catch (...) {
+    programmatic_ = !enabled;
+    throw;
+  }
 }
 
 void FrameGraph::pointMarksAt(std::size_t slot) {

@@ -118,6 +118,13 @@ public:
   void setProfiling(bool enabled);
   bool profiling() const { return profiling_; }
 
+  // Programmatic dependent launch between consecutive kernel nodes (edges of type cudaGraphDependencyTypeProgrammatic
+  // from cudaGraphKernelNodePortProgrammatic): each stage kernel may start while the previous one drains and waits
+  // in griddepcontrol.wait for its results. A bench variant (`pdl`, docs/PERFORMANCE.md); an edge-type change
+  // rebuilds the graph (a whole-graph update or re-instantiation, counted and explained like any rebuild).
+  void setProgrammaticLaunch(bool enabled);
+  bool programmaticLaunch() const { return programmatic_; }
+
 private:
   friend struct FrameGraphInstruments;
 
@@ -183,6 +190,8 @@ private:
 
   // Profiling (setProfiling): events[slot][mark], the frame each slot last recorded, kernel times by node index.
   bool profiling_ = false;
+  bool programmatic_ = false;     // setProgrammaticLaunch: the next build's kernel-to-kernel edges
+  bool execProgrammatic_ = false; // the edges exec_ was instantiated with
   std::vector<std::vector<Event>> markEvents_;
   std::vector<std::optional<std::uint64_t>> markFrame_;
   std::vector<double> nodeMs_;

@@ -5,6 +5,7 @@
 // measurable. Only forces (forces_kernel.cu) trades the last bits for speed.
 #include "compute/cuda/nbody_kernels.h"
 
+#include "compute/cuda/programmatic_launch.cuh"
 #include "compute/nbody_math.h"
 #include "shaders/particle_layout.h"
 
@@ -18,7 +19,11 @@ constexpr unsigned kBlock = 256;
 __device__ inline Vec3 xyz(float4 f) { return {f.x, f.y, f.z}; }
 __device__ inline float4 withXyz(float4 f, Vec3 v) { return make_float4(v.x, v.y, v.z, f.w); }
 
-__device__ inline int bodyIndex() { return static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); }
+// Every kernel's first line: the stage's index, after the programmatic-launch prologue (programmatic_launch.cuh).
+__device__ inline int bodyIndex() {
+  programmaticLaunchPrologue();
+  return static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+}
 
 // Blow-up detection (nbody_kernels.h): a kernel tests what it wrote and flags only a non-finite value, so the healthy
 // path costs the isfinite tests and nothing else.
@@ -120,6 +125,7 @@ __global__ void __launch_bounds__(kBlock) writeRenderKernel(WriteRenderArgs a) {
 // One thread, after every stage of the frame (ReportBlowUpArgs). The word is read and the launch counted here, not
 // by the host, so the frame graph needs no per-frame parameter for it.
 __global__ void __launch_bounds__(1) reportBlowUpKernel(ReportBlowUpArgs a) {
+  programmaticLaunchPrologue();
   BlowUpDeviceState& s = *a.state;
   if (s.reported == 0 && s.first != kNoBlowUp) {
     const unsigned long long word = static_cast<unsigned long long>(s.launches) << 32 | s.first;

@@ -1,6 +1,6 @@
 // Standalone benchmark and check of the forces stage (compute/cuda/forces_kernel.cu, included whole so that other
-// launch shapes of the same kernel template can be timed beside the stage's) and of the experimental kernels in
-// forces_experiments.cuh (symmetric pairs, Newton's third law). Needs
+// launch shapes of its two kernel templates, the tiled one and the symmetric-pair one, can be timed beside the
+// stage's). Needs
 // a GPU and nothing of the app: one static binary (target forces_bench, build/bin/forces_bench), or by hand:
 //   nvcc -O3 -std=c++17 -arch=sm_90 -cudart static -I. -o forces_bench tests/bench/forces_bench.cu
 //   forces_bench            small-n checks, then timings of every shape for N = 16384 .. 1048576 (interactions/s =
@@ -12,10 +12,10 @@
 //                           always kept as the baseline); --sizes=262144,1048576  the N of the timing table
 // Every variant gets PASS / FAIL: small-n, finite and max error <= 1e-4 of sum |terms| over every body (n == 1:
 // exactly 0); timing rows, finite and, over the 50 sampled bodies, max error <= 1e-5 of sum |terms| and <= 1e-4 of
-// |a|. The symmetric kernels' timed launch includes the memset that zeroes the accelerations they add into.
+// |a|. The symmetric kernels run only with eps^2 >= kSymmetricMinEps2 (forcesArgs); with eps^2 = 0 they fall back to
+// the tiled kernel as the stage does.
 // docs/FORCES.md has the figures it printed on an H200.
 #include "compute/cuda/forces_kernel.cu"
-#include "tests/bench/forces_experiments.cuh"
 
 #include <algorithm>
 #include <cmath>
@@ -42,7 +42,7 @@ struct Variant {
   const void* func;                              // softened kernel
   const void* funcGuard;                         // eps2 == 0 kernel
   int threads, blockBodies;                      // blockBodies 0: launch through forcesSpec; -1: through launchFn
-  void (*launchFn)(const ForcesArgs&) = nullptr; // memset + kernel (the symmetric kernels)
+  void (*launchFn)(const ForcesArgs&) = nullptr; // the symmetric kernels
   unsigned (*gridFn)(int n) = nullptr;
 };
 
@@ -52,22 +52,72 @@ Variant variant(const char* name) {
           reinterpret_cast<const void*>(forcesKernel<S, true>), S::kThreads, S::kBlockBodies};
 }
 
+// The symmetric kernels' scratch (nbody_kernels.h, ForcesScratch) for up to n bodies of any shape (tiles of >= 32
+// bodies), zeroed once: the kernel leaves it zeroed.
+static ForcesScratch scratchFor(int n) {
+  static ForcesScratch s;
+  static int capacity = -1;
+  if (n > capacity) {
+    if (s.fixed != nullptr) CK(cudaFree(s.fixed));
+    if (s.tileDone != nullptr) CK(cudaFree(s.tileDone));
+    const size_t bodies = static_cast<size_t>(std::max(n, 1)), tiles = bodies / 32 + 2;
+    CK(cudaMalloc(&s.fixed, 3 * bodies * sizeof(unsigned long long)));
+    CK(cudaMalloc(&s.tileDone, tiles * sizeof(unsigned int)));
+    CK(cudaMemset(s.fixed, 0, 3 * bodies * sizeof(unsigned long long)));
+    CK(cudaMemset(s.tileDone, 0, tiles * sizeof(unsigned int)));
+    capacity = n;
+  }
+  return s;
+}
+
+// The forces arguments for n bodies at d_p (their masses summing to massSum) as forcesArgs builds them, but with the
+// symmetric kernel's scratch and scale at every n (the symmetric variants run below kSymmetricMinBodies too);
+// stageArgs turns them into exactly the stage's.
+static ForcesArgs benchArgs(float4* d_p, float4* d_a, int n, float G, float eps2, double massSum) {
+  BodiesView view;
+  view.posMass = d_p;
+  view.accel = d_a;
+  view.n = std::max(n, kSymmetricMinBodies);
+  view.forces = scratchFor(n);
+  view.massSum = static_cast<float>(massSum);
+  ForcesArgs a = forcesArgs(view, G, eps2);
+  a.n = n;
+  return a;
+}
+
+static ForcesArgs stageArgs(ForcesArgs a) {
+  if (a.n < kSymmetricMinBodies) {
+    a.fixed = nullptr;
+    a.tileDone = nullptr;
+    a.toFixed = 0.0f;
+  }
+  return a;
+}
+
+static double massOf(const std::vector<float4>& b) {
+  double m = 0;
+  for (const float4& q : b) m += q.w;
+  return m;
+}
+
 template <class S>
 void symLaunch(const ForcesArgs& a) {
-  experiments::symForcesLaunch<S>(a);
-  CK(cudaGetLastError());
+  const KernelNodeSpec spec = a.toFixed > 0 ? symSpecFor<S>(a) : forcesSpec(a); // eps^2 too small: the tiled kernel
+  void* slot[1];
+  const cudaKernelNodeParams p = spec.nodeParams(slot);
+  CK(cudaLaunchKernel(p.func, p.gridDim, p.blockDim, p.kernelParams, p.sharedMemBytes, 0));
 }
 
 template <class S>
 unsigned symGrid(int n) {
-  return experiments::symBlocks<S>(n);
+  return symBlocks<S>(n);
 }
 
 template <class S>
 Variant symVariant(const char* name) {
   return {name,
-          reinterpret_cast<const void*>(experiments::symForcesKernel<S, false>),
-          reinterpret_cast<const void*>(experiments::symForcesKernel<S, true>),
+          reinterpret_cast<const void*>(symForcesKernel<S>),
+          reinterpret_cast<const void*>(symForcesKernel<S>),
           S::kThreads,
           -1,
           symLaunch<S>,
@@ -147,15 +197,15 @@ static void launch(const void* func, dim3 grid, dim3 block, const ForcesArgs& a)
 }
 
 static void launchSpec(const ForcesArgs& a) {
-  const KernelNodeSpec spec = forcesSpec(a);
+  const KernelNodeSpec spec = forcesSpec(stageArgs(a));
   void* slot[1];
   const cudaKernelNodeParams p = spec.nodeParams(slot);
   CK(cudaLaunchKernel(p.func, p.gridDim, p.blockDim, p.kernelParams, p.sharedMemBytes, 0));
 }
 
 static unsigned gridOf(const Variant& v, const ForcesArgs& a) {
-  if (v.blockBodies == 0) return forcesSpec(a).grid.x;
-  if (v.blockBodies < 0) return v.gridFn(a.n);
+  if (v.blockBodies == 0) return forcesSpec(stageArgs(a)).grid.x;
+  if (v.blockBodies < 0) return a.toFixed > 0 ? v.gridFn(a.n) : forcesSpec(a).grid.x;
   const unsigned n = static_cast<unsigned>(a.n);
   return n == 0 ? 1u : (n + v.blockBodies - 1) / v.blockBodies;
 }
@@ -205,7 +255,7 @@ static int smallChecks(const std::vector<Variant>& vs) {
       CK(cudaMalloc(&d_a, n * sizeof(float4)));
       CK(cudaMemcpy(d_p, b.data(), n * sizeof(float4), cudaMemcpyHostToDevice));
       CK(cudaMemset(d_a, 0xff, n * sizeof(float4)));
-      ForcesArgs a{d_p, d_a, n, G, eps2, 0};
+      const ForcesArgs a = benchArgs(d_p, d_a, n, G, eps2, massOf(b));
       std::vector<int> idx(n);
       for (int i = 0; i < n; ++i) idx[i] = i;
       const Ref ref = makeRef(b, idx, eps2, G);
@@ -246,11 +296,12 @@ int main(int argc, char** argv) {
   int clockKHz = 0;
   cudaDeviceGetAttribute(&clockKHz, cudaDevAttrClockRate, 0);
   std::printf("device %s, %d SMs, max clock %d MHz\n", prop.name, prop.multiProcessorCount, clockKHz / 1000);
-  const ForcesArgs probe{nullptr, nullptr, 131072, 1.0f, 6.25e-4f, 0};
-  const ForcesArgs probe0{nullptr, nullptr, 131072, 1.0f, 0.0f, 0};
-  using experiments::SymShape;
+  const ForcesArgs probe = benchArgs(nullptr, nullptr, 131072, 1.0f, 6.25e-4f, 1.0);
+  const ForcesArgs probe0 = benchArgs(nullptr, nullptr, 131072, 1.0f, 0.0f, 1.0);
   const std::vector<Variant> all = {
       {"stage(spec)", forcesSpec(probe).func, forcesSpec(probe0).func, static_cast<int>(forcesSpec(probe).block.x), 0},
+      // The tiled kernel (the stage for eps^2 = 0; before issue 14 the stage for every eps^2).
+      variant<Shape<4, 32, 8, 32, 4>>("tiled B4 L32 S8 U32 M4"),
       variant<Shape<4, 32, 8, 16, 4>>("B4 L32 S8 U16 M4"),
       variant<Shape<4, 32, 8, 8, 4>>("B4 L32 S8 U8 M4"),
       variant<Shape<8, 32, 8, 8, 2>>("B8 L32 S8 U8 M2"),
@@ -258,7 +309,7 @@ int main(int argc, char** argv) {
       variant<Shape<8, 32, 16, 8, 1>>("B8 L32 S16 U8 M1"),
       variant<Shape<4, 32, 16, 16, 2>>("B4 L32 S16 U16 M2"),
       variant<Shape<8, 64, 4, 8, 2>>("B8 L64 S4 U8 M2"),
-      // Symmetric pairs (forces_experiments.cuh): bodies i per lane, warps per block, unroll, min blocks per SM.
+      // Symmetric pairs: bodies i per lane, warps per block, unroll, min blocks per SM (the stage: B8 W4 U8 M4).
       symVariant<SymShape<8, 4, 16, 4>>("sym B8 W4 U16 M4"),
       symVariant<SymShape<8, 4, 8, 4>>("sym B8 W4 U8 M4"),
       symVariant<SymShape<8, 4, 32, 4>>("sym B8 W4 U32 M4"),
@@ -328,6 +379,7 @@ int main(int argc, char** argv) {
     // Bodies for this N: the first n of one uniform ball, masses scaled to a total of about 1.
     std::vector<float4> b(bodies.begin(), bodies.begin() + n);
     for (auto& q : b) q.w *= static_cast<float>(nMax) / static_cast<float>(n);
+    const double massSum = massOf(b);
     CK(cudaMemcpy(d_p, b.data(), n * sizeof(float4), cudaMemcpyHostToDevice));
     std::vector<int> idx;
     for (int k = 0; k < 48; ++k) idx.push_back(static_cast<int>((static_cast<long long>(k) * 2654435761LL) % n));
@@ -335,7 +387,7 @@ int main(int argc, char** argv) {
     idx.push_back(n - 1);
     const Ref ref = makeRef(b, idx, eps2, G), ref0 = makeRef(b, idx, 0.0f, G);
     for (const Variant& v : vs) {
-      const ForcesArgs a{d_p, d_a, n, G, eps2, 0};
+      const ForcesArgs a = benchArgs(d_p, d_a, n, G, eps2, massSum);
       const dim3 grid(gridOf(v, a));
       auto go = [&] { launchVariant(v, a); };
       CK(cudaMemset(d_a, 0, n * sizeof(float4)));
@@ -349,23 +401,12 @@ int main(int argc, char** argv) {
     }
     // The no-softening kernel (FMNMX guard) of the stage shape, once per N.
     {
-      const ForcesArgs a{d_p, d_a, n, G, 0.0f, 0};
+      const ForcesArgs a = benchArgs(d_p, d_a, n, G, 0.0f, massSum);
       launchSpec(a);
       CK(cudaDeviceSynchronize());
       const int K = n >= 524288 ? 2 : 5;
       const float ms = msPerLaunch(e0, e1, K, [&] { launchSpec(a); });
-      timingFailures += printTimingRow("stage eps2=0 (guard)", n, forcesSpec(a).grid.x, ms, ref0, d_a);
-    }
-    // The no-softening (FMNMX guard) kernel of each symmetric variant, memset included.
-    for (const Variant& v : vs) {
-      if (v.blockBodies >= 0) continue;
-      const ForcesArgs a{d_p, d_a, n, G, 0.0f, 0};
-      CK(cudaMemset(d_a, 0xff, n * sizeof(float4)));
-      v.launchFn(a);
-      CK(cudaDeviceSynchronize());
-      const int K = n >= 524288 ? 2 : 5;
-      const float ms = msPerLaunch(e0, e1, K, [&] { v.launchFn(a); });
-      timingFailures += printTimingRow((v.name + " eps2=0").c_str(), n, v.gridFn(n), ms, ref0, d_a);
+      timingFailures += printTimingRow("stage eps2=0 (guard)", n, forcesSpec(stageArgs(a)).grid.x, ms, ref0, d_a);
     }
     std::fflush(stdout);
   }

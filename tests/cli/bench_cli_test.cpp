@@ -42,8 +42,8 @@ int lineCount(const std::string& s) {
   return n + (!s.empty() && s.back() != '\n');
 }
 
-const std::vector<std::string> kVariantNames = {"graph",         "event-submit", "stream", "whole-update",
-                                                "reinstantiate", "host-copy",    "serial"};
+const std::vector<std::string> kVariantNames = {"graph",        "event-submit",  "launch-early", "pdl",   "stream",
+                                                "whole-update", "reinstantiate", "host-copy",    "serial"};
 
 // The figures every variant that ran carries, checked for presence and sanity.
 void expectFigures(const json& j, const std::string& where, bool rendered) {
@@ -330,6 +330,7 @@ TEST(Bench, HelpDescribesInteropAndCapturePeriod) {
   EXPECT_EQ(r.exitCode, 0);
   EXPECT_NE(r.out.find("--interop"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("K >= 1"), std::string::npos) << r.out;
+  for (const std::string& name : kVariantNames) EXPECT_NE(r.out.find(name), std::string::npos) << name;
 }
 
 } // namespace

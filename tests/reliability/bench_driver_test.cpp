@@ -1,16 +1,23 @@
 // graphsim bench on the frame driver (issue 18): its JSON keeps the keys it had before the driver (plus
 // "interrupted"), and Ctrl-C mid-run drains, writes the figures of the frames measured so far and exits 130.
+// launch-early (LaunchOrder::BeforeThrottle, issue 14): its order of work on a real renderer, and its skip reason.
 #include <gtest/gtest.h>
 #include <signal.h>
 
 #include <chrono>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "app/frame/frame_driver.h"
+#include "compute/errors.h"
+#include "render/particle_renderer.h"
+#include "render/vulkan_context.h"
 #include "tests/reliability/child_process.h"
 #include "tests/reliability/test_support.h"
 
@@ -173,6 +180,72 @@ TEST(BenchOnTheDriver, SigintMidRunExits130AndWritesTheFramesMeasuredSoFar) {
       EXPECT_EQ(v.at("reason"), "interrupted by SIGINT");
     }
   }
+}
+
+TEST(BenchOnTheDriver, LaunchEarlyIsListedAndSkippedOnTheCpuBackendWithItsReason) {
+  const fs::path dir = freshDir("bench-launch-early");
+  const ProcessResult r = runGraphsim({"bench", "--backend", "cpu", "--bodies", "64", "--frames", "3", "--warmup", "0",
+                                       "--variants", "launch-early", "--quiet", "--json", (dir / "b.json").string()});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const json j = readJson(dir / "b.json");
+  bool listed = false;
+  for (const json& v : j.at("variants")) {
+    if (v.at("name") != "launch-early") continue;
+    listed = true;
+    EXPECT_EQ(v.at("status"), "skipped");
+    EXPECT_TRUE(contains(v.at("reason").get<std::string>(), "--backend cuda")) << v.dump();
+  }
+  EXPECT_TRUE(listed) << j.dump();
+}
+
+// The order launch-early relies on, with the renderer's own throttle and drain (lavapipe in CI): the producer stands
+// in for the CUDA graph (ordered on the GPU, writes nothing on the host).
+TEST(BenchOnTheDriver, LaunchEarlyProducesFrameKBeforeItsThrottleAndCompletesEachFrameOnceWithARenderer) {
+  std::optional<render::VulkanContext> context;
+  try {
+    context.emplace(render::DeviceRequest{});
+  } catch (const EnvironmentError& e) {
+    GTEST_SKIP() << "no Vulkan device: " << e.what();
+  }
+  render::RendererConfig config;
+  config.width = config.height = 64;
+  config.maxBodies = 16;
+  config.framesInFlight = 2;
+  render::ParticleRenderer renderer(*context, config);
+  std::vector<std::string> log;
+  struct Producer final : app::FrameProducer {
+    explicit Producer(std::vector<std::string>& l) : log(l) {}
+    std::optional<std::uint64_t> produce(std::uint64_t k) override {
+      log.push_back("produce" + std::to_string(k));
+      return std::nullopt;
+    }
+    bool gpuOrdered() const override { return true; }
+    void waitProduced(std::uint64_t) override { ADD_FAILURE() << "a renderer's throttle waits on renderDone"; }
+    void finish() override { log.push_back("finish"); }
+    std::vector<std::string>& log;
+  } producer(log);
+  struct Observer final : app::FrameObserver {
+    explicit Observer(std::vector<std::string>& l) : log(l) {}
+    void throttled(std::uint64_t k) override { log.push_back("throttled" + std::to_string(k)); }
+    void stepped(std::uint64_t k, const app::FrameTimes& t) override {
+      EXPECT_LE(t.produced, t.submitting);
+      EXPECT_LE(t.submitting, t.submitted);
+      log.push_back("stepped" + std::to_string(k));
+    }
+    void completed(std::uint64_t k) override { log.push_back("completed" + std::to_string(k)); }
+    std::vector<std::string>& log;
+  } observer(log);
+  app::FrameDriver driver(&renderer, producer, renderer.protocol(), app::SubmitOrder::WithProduce,
+                          app::LaunchOrder::BeforeThrottle);
+  driver.observe(observer);
+  for (std::uint64_t k = 0; k < 4; ++k) ASSERT_TRUE(driver.step(k));
+  driver.drain();
+  const std::vector<std::string> expected = {"produce0",   "throttled0", "stepped0",   "produce1",   "throttled1",
+                                             "stepped1",   "produce2",   "completed0", "throttled2", "stepped2",
+                                             "produce3",   "completed1", "throttled3", "stepped3",   "completed2",
+                                             "completed3", "finish"};
+  EXPECT_EQ(log, expected);
+  EXPECT_EQ(renderer.renderDoneValue(), 4u);
 }
 
 } // namespace

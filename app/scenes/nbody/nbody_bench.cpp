@@ -1,5 +1,5 @@
 // The n-body scene's bench: the product graph (or the CPU backend's loop) and the comparisons of
-// docs/PERFORMANCE.md (event-submit, stream, whole-update, reinstantiate, host-copy, serial), in one run.
+// docs/PERFORMANCE.md (event-submit, launch-early, stream, whole-update, reinstantiate, host-copy, serial), in one run.
 #include <string>
 
 #include "app/bench/bench_options.h"
@@ -23,6 +23,11 @@ std::string describe(BenchVariant v, std::uint32_t f) {
   case BenchVariant::EventSubmit:
     return "product graph; render k submitted once the host sees CUDA frame k complete (no Vulkan wait on an "
            "unsignalled simDone)";
+  case BenchVariant::LaunchEarly:
+    return "product graph; frame k launched right after frame k-1's submit, before the frames-in-flight wait (the "
+           "graph's wait node orders it on the GPU), then submitted";
+  case BenchVariant::Pdl:
+    return "product graph with programmatic dependent launch: each kernel may start as the previous one drains";
   case BenchVariant::Stream: return "same kernels launched on a stream, cudaWait/SignalExternalSemaphoresAsync";
   case BenchVariant::WholeUpdate: return "graph rebuilt every frame and applied with cudaGraphExecUpdate";
   case BenchVariant::Reinstantiate: return "graph rebuilt and instantiated every frame";
@@ -35,6 +40,7 @@ std::string describe(BenchVariant v, std::uint32_t f) {
 
 LaunchMode launchModeOf(BenchVariant v) {
   switch (v) {
+  case BenchVariant::Pdl: return LaunchMode::Programmatic;
   case BenchVariant::Stream: return LaunchMode::Stream;
   case BenchVariant::WholeUpdate: return LaunchMode::WholeUpdate;
   case BenchVariant::Reinstantiate: return LaunchMode::Reinstantiate;
@@ -55,11 +61,18 @@ void skipTheOthers(BenchReport& report, const BenchOptions& options, std::option
 // Why a comparison variant does not run here, if it does not. cuda: the CUDA backend's data path (nullptr: cpu).
 std::optional<std::string> whyNotRun(BenchVariant v, const BenchOptions& options, const DataPath* cuda) {
   if (interruptRequested()) return interruptedReason();
+  if (cuda == nullptr && v == BenchVariant::LaunchEarly)
+    return "needs --backend cuda (the CPU backend writes the frame's slot on the host, after the frames-in-flight "
+           "wait)";
   if (cuda == nullptr && v != BenchVariant::Serial)
     return "needs --backend cuda (the CPU backend has no CUDA graph, stream or interop)";
   if (cuda != nullptr && !cuda->interop) {
-    return v == BenchVariant::HostCopy ? "the product row above is already the host-copy path"
-                                       : "needs Vulkan-CUDA interop, unavailable: " + cuda->fallbackReason;
+    if (v == BenchVariant::HostCopy) return "the product row above is already the host-copy path";
+    if (v == BenchVariant::LaunchEarly)
+      return "needs Vulkan-CUDA interop (the host-copy path waits for its frame and writes the slot on the host, so "
+             "it cannot launch before the frames-in-flight wait), unavailable: " +
+             cuda->fallbackReason;
+    return "needs Vulkan-CUDA interop, unavailable: " + cuda->fallbackReason;
   }
   if (v == BenchVariant::Serial && options.framesInFlight == 1)
     return "--frames-in-flight is 1: the product path is serial";
@@ -114,9 +127,11 @@ void runCuda(const BenchOptions& options, BenchReport& report) {
     setup.variantName = name;
     const std::uint64_t messagesBefore = context.validationMessages();
     const std::uint32_t f = v == BenchVariant::Serial ? 1 : options.framesInFlight;
+    const LaunchOrder launch =
+        v == BenchVariant::LaunchEarly ? LaunchOrder::BeforeThrottle : LaunchOrder::AfterThrottle;
     LoopResult r = v == BenchVariant::HostCopy
                        ? runHostCopyLoop(context, setup)
-                       : runInteropLoop(context, setup, launchModeOf(v), f, v == BenchVariant::EventSubmit);
+                       : runInteropLoop(context, setup, launchModeOf(v), f, v == BenchVariant::EventSubmit, launch);
     addRun(report, std::move(r), name, describe(v, options.framesInFlight),
            context.validationMessages() - messagesBefore);
   }

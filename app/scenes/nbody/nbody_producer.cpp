@@ -23,6 +23,7 @@ public:
 
   // FrameProducer
   std::optional<std::uint64_t> produce(std::uint64_t k) override { return sim_->produce(k); }
+  bool gpuOrdered() const override { return sim_->gpuOrdered(); }
   void waitProduced(std::uint64_t k) override { sim_->waitProduced(k); }
   void finish() override { sim_->finish(); }
 
