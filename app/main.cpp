@@ -11,6 +11,8 @@
 #include "app/cli/list_gpus.h"
 #include "app/run/session.h"
 #include "app/run/signals.h"
+#include "app/run/slow_config.h"
+#include "app/scenes/scene.h"
 #include "app/ui/glfw_window.h"
 #include "compute/cuda_device.h"
 #include "compute/errors.h"
@@ -29,15 +31,16 @@ BackendKind resolveBackend(BackendKind requested) {
   return BackendKind::Cpu;
 }
 
-int run(const RunOptions& options) {
+int run(RunOptions options) {
+  options.waitTimeout = flooredWaitTimeout(options.waitTimeout);
   const BackendKind backend = resolveBackend(options.backend);
+  warnIfSlow(options.scene, backend); // `--bodies 16777216 --backend cpu`: hours per frame, said before any work
   std::unique_ptr<Window> window;
   if (options.headless) {
     window = std::make_unique<HeadlessWindow>(options.scene.render.width, options.scene.render.height);
   } else {
     window = std::make_unique<GlfwWindow>(options.scene.render.width, options.scene.render.height, "graphsim");
   }
-  const InterruptGuard interrupts; // Ctrl-C, SIGTERM, SIGHUP end the run between frames, see app/run/signals.h
   const RunSummary s = runSession(options, backend, *window);
   const double fps = s.wallSeconds > 0 ? static_cast<double>(s.frames) / s.wallSeconds : 0;
   const auto ms = [](const std::optional<double>& v) {
@@ -74,18 +77,42 @@ int run(const RunOptions& options) {
   return kExitOk;
 }
 
+// An interruption that reached main() as an exception (Interrupted: start-up work stopped at a checkpoint) or after
+// a command that finished anyway (list-gpus): 128 + the signal, one line.
+int interruptedExit(const char* during) {
+  std::fprintf(stderr, "graphsim: interrupted by %s %s; nothing else was written\n",
+               signalName(interruptSignal()).c_str(), during);
+  return interruptExitCode();
+}
+
+int runCommand(int argc, char** argv) {
+  const Command command = parseCommandLine(argc, argv);
+  if (const auto* exit = std::get_if<ExitNow>(&command)) return exit->code;
+  if (std::holds_alternative<ListGpusCommand>(command)) {
+    const int code = listGpus();
+    return code == kExitOk && interruptRequested() ? interruptedExit("while listing devices") : code;
+  }
+  if (const auto* bench = std::get_if<BenchOptions>(&command)) return runBenchCommand(*bench);
+  if (const auto* soak = std::get_if<SoakOptions>(&command)) {
+    SoakOptions resolved = *soak;
+    resolved.backend = resolveBackend(soak->backend);
+    resolved.waitTimeout = flooredWaitTimeout(resolved.waitTimeout);
+    warnIfSlow(findScene(resolved.scene).soakSettings(resolved), resolved.backend);
+    return runSoak(resolved);
+  }
+  return run(std::get<RunOptions>(command));
+}
+
 int mainImpl(int argc, char** argv) {
+  // One signal policy for every command (app/run/signals.h): SIGINT, SIGTERM, SIGHUP drain and exit 128 + the
+  // signal; SIGPIPE and SIGXFSZ are ignored, so the write fails and is reported; long start-up work is interruptible.
+  const InterruptGuard interrupts;
   try {
-    const Command command = parseCommandLine(argc, argv);
-    if (const auto* exit = std::get_if<ExitNow>(&command)) return exit->code;
-    if (std::holds_alternative<ListGpusCommand>(command)) return listGpus();
-    if (const auto* bench = std::get_if<BenchOptions>(&command)) return runBenchCommand(*bench);
-    if (const auto* soak = std::get_if<SoakOptions>(&command)) {
-      SoakOptions resolved = *soak;
-      resolved.backend = resolveBackend(soak->backend);
-      return runSoak(resolved);
-    }
-    return run(std::get<RunOptions>(command));
+    return runCommand(argc, argv);
+  } catch (const Interrupted& e) { // compute/'s long work stopped at a checkpoint, before any frame
+    std::fprintf(stderr, "graphsim: interrupted by %s during start-up (%s); both APIs drained and released\n",
+                 signalName(interruptSignal()).c_str(), e.what());
+    return interruptExitCode();
   } catch (const UsageError& e) {
     std::fprintf(stderr, "graphsim: error: %s\n", e.what());
     return kExitUsage;

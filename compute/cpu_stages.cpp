@@ -2,10 +2,12 @@
 // less than the forces of a single body block and keep this file free of scheduling decisions.
 #include "compute/cpu_stages.h"
 
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
 
+#include "compute/long_work.h"
 #include "compute/nbody_math.h"
 
 namespace graphsim::cpu {
@@ -68,13 +70,22 @@ void computeForces(const std::vector<Float4>& posMass, const NBodyParams& params
   }
   const float eps2 = params.softening * params.softening;
   const auto blocks = static_cast<std::int64_t>(padded / kForceLanes);
-  // Every block costs the same (n pair evaluations per lane), so a static schedule balances the threads.
+  // In chunks of ~50 ms with an interrupt checkpoint between them (compute/long_work.h): at large N one frame's
+  // forces take seconds to hours, and Ctrl-C must not wait for them. Chunking changes no sum.
+  LongWork work;
+  const auto chunk = static_cast<std::int64_t>(
+      std::max<std::size_t>(1, kInteractionsPerCheckpoint / (std::max<std::size_t>(n, 1) * kForceLanes)));
+  for (std::int64_t begin = 0; begin < blocks; begin += chunk) {
+    const std::int64_t end = std::min(blocks, begin + chunk);
+    // Every block costs the same (n pair evaluations per lane), so a static schedule balances the threads.
 #pragma omp parallel for schedule(static)
-  for (std::int64_t b = 0; b < blocks; ++b) {
-    const std::size_t i0 = static_cast<std::size_t>(b) * kForceLanes;
-    const std::size_t count = n - i0 < kForceLanes ? n - i0 : kForceLanes;
-    forceBlock(scratch.x.data(), scratch.y.data(), scratch.z.data(), scratch.m.data(), n, i0, count, eps2, params.G,
-               accel.data());
+    for (std::int64_t b = begin; b < end; ++b) {
+      const std::size_t i0 = static_cast<std::size_t>(b) * kForceLanes;
+      const std::size_t count = n - i0 < kForceLanes ? n - i0 : kForceLanes;
+      forceBlock(scratch.x.data(), scratch.y.data(), scratch.z.data(), scratch.m.data(), n, i0, count, eps2, params.G,
+                 accel.data());
+    }
+    if (end < blocks) work.checkpoint(static_cast<double>(end) / static_cast<double>(blocks));
   }
 }
 

@@ -4,6 +4,8 @@
 //   Error                   what() is a sentence a user can act on
 //   ├─ EnvironmentError     the machine lacks what was asked for (no device, UUID, extension, driver): exit 3
 //   ├─ TimeoutError         a bounded host wait ran out; what() starts by naming the late side: exit 1
+//   ├─ Interrupted          long host work stopped at a checkpoint because the user asked (compute/long_work.h):
+//   │                       exit 128 + the signal
 //   └─ ApiError             a CUDA or Vulkan call failed; what() starts "CUDA error: " / "Vulkan error: ": exit 1
 //      ├─ CudaError         code: the cudaError_t            (CUDA_CHECK, compute/cuda/cuda_check.h)
 //      │  └─ InteropImportError   importing Vulkan's memory or semaphores failed: --interop auto falls back
@@ -29,6 +31,13 @@ struct TimeoutError : Error {
   enum class Side { Cuda, Vulkan };
   explicit TimeoutError(const std::string& message, Side late = Side::Vulkan) : Error(message), side(late) {}
   Side side;
+};
+
+// Long host work (compute/long_work.h) stopped between chunks because its interrupt hook said so (Ctrl-C, SIGTERM,
+// SIGHUP): the app exits with 128 + the signal, after what it had written so far. what() names the work ("initial
+// forces of 262144 bodies …").
+struct Interrupted : Error {
+  using Error::Error;
 };
 
 // code is the API's own result (cudaError_t, VkResult), kept as int so that this header needs neither API.

@@ -5,6 +5,8 @@
 // last-bit rounding of exp, log, sin and cos).
 #include "compute/initial_conditions.h"
 
+#include "compute/long_work.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -200,7 +202,9 @@ struct DiskDraws {
 // bracket of the tabulated first halvings (the exact radius only when the bracket straddles the threshold, a few
 // bodies in 10^5); then a parallel pass finishes the radii and evaluates each body's formulas. Every body gets the
 // draws and the arithmetic a single sequential loop would give it, so the result does not depend on threads.
-std::vector<Body> makeDisk(std::int64_t count, const DiskGalaxy& g, const NBodyParams& params, Random& random) {
+// work: checkpoints after each chunk (Ctrl-C, progress); done: bodies generated before this disk, total: in all.
+std::vector<Body> makeDisk(std::int64_t count, const DiskGalaxy& g, const NBodyParams& params, Random& random,
+                           LongWork& work, double done, double total) {
   std::vector<Body> bodies(static_cast<std::size_t>(count));
   if (count == 0) return bodies;
   if (count == 1) {
@@ -259,6 +263,7 @@ std::vector<Body> makeDisk(std::int64_t count, const DiskGalaxy& g, const NBodyP
       const double vz = sigmaZ * Random::normalFrom(d.vz[0], d.vz[1]);
       b.vel = {vr * c - vt * s, vr * s + vt * c, vz};
     }
+    work.checkpoint((done + static_cast<double>(first + n)) / total);
   }
   centre(bodies);
   return bodies;
@@ -273,26 +278,30 @@ void appendGalaxy(std::vector<Body>& all, std::vector<Body> galaxy, int axis, do
 
 // Two disks on a bound, approaching orbit with an impact parameter of 1: relative speed 0.5 at separation ~6.1
 // gives a negative two-body energy, so they swing past each other and eventually merge.
-std::vector<Body> makeGalaxyPair(std::int64_t count, const NBodyParams& params, Random& random) {
+std::vector<Body> makeGalaxyPair(std::int64_t count, const NBodyParams& params, Random& random, LongWork& work) {
   const std::int64_t second = count / 2, first = count - second;
   DiskGalaxy g;
   g.mass = second > 0 ? 0.5 : 1.0;
   std::vector<Body> all;
   all.reserve(static_cast<std::size_t>(count));
   const double sqrtG = std::sqrt(double(params.G));
-  appendGalaxy(all, makeDisk(first, g, params, random), 0, 20.0, {3.0, 0.5, 0.0}, D3{-0.25, 0.0, 0.0} * sqrtG);
-  appendGalaxy(all, makeDisk(second, g, params, random), 1, -35.0, {-3.0, -0.5, 0.0}, D3{0.25, 0.0, 0.0} * sqrtG);
+  appendGalaxy(all, makeDisk(first, g, params, random, work, 0, double(count)), 0, 20.0, {3.0, 0.5, 0.0},
+               D3{-0.25, 0.0, 0.0} * sqrtG);
+  appendGalaxy(all, makeDisk(second, g, params, random, work, double(first), double(count)), 1, -35.0,
+               {-3.0, -0.5, 0.0}, D3{0.25, 0.0, 0.0} * sqrtG);
   return all;
 }
 
 // Plummer sphere by Aarseth, Henon & Wielen (1974) sampling, scaled to standard N-body units (E = -1/4): radii from
 // the inverted cumulative mass (cut at 99.9% to avoid far outliers), speeds by von Neumann rejection from
 // g(q) = q^2 (1 - q^2)^(7/2) below the local escape speed.
-std::vector<Body> makePlummer(std::int64_t count, const NBodyParams& params, Random& random) {
+std::vector<Body> makePlummer(std::int64_t count, const NBodyParams& params, Random& random, LongWork& work) {
   constexpr double kLengthScale = 3.0 * std::numbers::pi / 16.0;
   const double speedScale = std::sqrt(double(params.G) / kLengthScale);
   std::vector<Body> bodies(static_cast<std::size_t>(count));
   for (Body& b : bodies) {
+    if (const auto i = static_cast<std::size_t>(&b - bodies.data()); i % (1 << 16) == 0)
+      work.checkpoint(static_cast<double>(i) / static_cast<double>(count));
     b.mass = 1.0 / double(count);
     const double x = 0.999 * random.uniform();
     const double r = x > 0 ? 1.0 / std::sqrt(std::pow(x, -2.0 / 3.0) - 1.0) : 0.0;
@@ -359,17 +368,27 @@ std::vector<D3> directSum(const BodyState& state, const NBodyParams& params, std
   std::vector<D3> accel(n);
   if (potential) potential->assign(n, 0.0);
   const auto blocks = static_cast<std::int64_t>(padded / kLanes);
+  // In chunks of blocks, with a checkpoint between them (Ctrl-C, progress past 2 s: compute/long_work.h). Each body's
+  // sum is still one block's, in j order: chunking changes no result.
+  LongWork work(n >= 4096 ? "initial forces of " + std::to_string(n) + " bodies (double-precision direct sum)" : "");
+  // The double loop is ~4x slower per interaction than the float forces stage.
+  const auto chunk = static_cast<std::int64_t>(
+      std::max<std::uint64_t>(1, kInteractionsPerCheckpoint / 4 / (std::max<std::size_t>(n, 1) * kLanes)));
+  for (std::int64_t begin = 0; begin < blocks; begin += chunk) {
+    const std::int64_t end = std::min(blocks, begin + chunk);
 #pragma omp parallel for schedule(static)
-  for (std::int64_t b = 0; b < blocks; ++b) {
-    const std::size_t i0 = static_cast<std::size_t>(b) * kLanes, selfEnd = std::min(i0 + kLanes, n);
-    BlockSums sums;
-    sumRange<false>(p, i0, 0, i0, eps2, sums);
-    sumRange<true>(p, i0, i0, selfEnd, eps2, sums);
-    sumRange<false>(p, i0, selfEnd, n, eps2, sums);
-    for (std::size_t k = 0; k < kLanes && i0 + k < n; ++k) {
-      accel[i0 + k] = D3{sums.ax[k], sums.ay[k], sums.az[k]} * double(params.G);
-      if (potential) (*potential)[i0 + k] = sums.phi[k];
+    for (std::int64_t b = begin; b < end; ++b) {
+      const std::size_t i0 = static_cast<std::size_t>(b) * kLanes, selfEnd = std::min(i0 + kLanes, n);
+      BlockSums sums;
+      sumRange<false>(p, i0, 0, i0, eps2, sums);
+      sumRange<true>(p, i0, i0, selfEnd, eps2, sums);
+      sumRange<false>(p, i0, selfEnd, n, eps2, sums);
+      for (std::size_t k = 0; k < kLanes && i0 + k < n; ++k) {
+        accel[i0 + k] = D3{sums.ax[k], sums.ay[k], sums.az[k]} * double(params.G);
+        if (potential) (*potential)[i0 + k] = sums.phi[k];
+      }
     }
+    work.checkpoint(static_cast<double>(end) / static_cast<double>(blocks));
   }
   return accel;
 }
@@ -383,10 +402,11 @@ BodyState makeInitialConditions(const SceneConfig& config) {
   }
   Random random(config.seed);
   std::vector<Body> bodies;
+  LongWork work(config.bodies >= (1 << 20) ? "generating " + std::to_string(config.bodies) + " bodies" : "");
   if (config.initial == "galaxy-pair") {
-    bodies = makeGalaxyPair(config.bodies, config.params, random);
+    bodies = makeGalaxyPair(config.bodies, config.params, random, work);
   } else if (config.initial == "plummer") {
-    bodies = makePlummer(config.bodies, config.params, random);
+    bodies = makePlummer(config.bodies, config.params, random, work);
   } else if (config.initial == "two-body") {
     if (config.bodies != 2) {
       throw std::invalid_argument("bodies: two-body needs exactly 2 bodies, not " + std::to_string(config.bodies));

@@ -54,6 +54,11 @@ void ParticleRenderer::Impl::recordFrame(FrameSlot& slot, std::uint32_t slotInde
   // Not ONE_TIME_SUBMIT: an unchanged frame submits the same recording again (FrameSlot::reusable).
   const VkCommandBufferBeginInfo beginInfo{.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   VK_CHECK(vkBeginCommandBuffer(cmd, &beginInfo));
+  // The frame's start marker (FrameSlot::started), ordered after the submit's simDone wait (at VERTEX_INPUT) by the
+  // barrier: set once the queue is executing this frame, not merely holding it.
+  vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_VERTEX_INPUT_BIT, VK_PIPELINE_STAGE_VERTEX_INPUT_BIT, 0, 0, nullptr, 0,
+                       nullptr, 0, nullptr);
+  vkCmdSetEvent(cmd, slot.started.get(), VK_PIPELINE_STAGE_VERTEX_INPUT_BIT);
 
   const std::uint32_t firstQuery = 2 * slotIndex;
   if (timestamps) {
@@ -177,6 +182,7 @@ void ParticleRenderer::submit(const FrameSubmit& frame) {
   // Normally the caller already throttled with waitForSlot(k) and this returns at once; without it we would reset
   // a command buffer the GPU may still be executing.
   r.waitSlotIdle(slot, frame.frame);
+  VK_CHECK(vkResetEvent(r.context.device(), slot.started.get())); // the slot is idle: its last submit finished
   if (frame.capture && !slot.readback) {
     slot.readback.emplace(r.context, r.extent);
   }

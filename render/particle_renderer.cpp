@@ -86,13 +86,38 @@ ParticleRenderer::Impl::Impl(VulkanContext& context_, const RendererConfig& conf
     VkFence fence = VK_NULL_HANDLE;
     VK_CHECK(vkCreateFence(device, &fenceInfo, nullptr, &fence));
     slot.fence = OwnedFence(device, fence);
+    const VkEventCreateInfo eventInfo{.sType = VK_STRUCTURE_TYPE_EVENT_CREATE_INFO};
+    VkEvent event = VK_NULL_HANDLE;
+    VK_CHECK(vkCreateEvent(device, &eventInfo, nullptr, &event));
+    slot.started = OwnedEvent(device, event);
   }
+}
+
+std::chrono::nanoseconds ParticleRenderer::Impl::maxExecution() const {
+  return std::max<std::chrono::nanoseconds>(std::chrono::minutes(10), 10 * config.waitTimeout);
+}
+
+bool ParticleRenderer::Impl::progressed(ProgressMark& mark) const {
+  const std::uint64_t rd = renderDone.value(), sd = simDone.value();
+  if (rd > mark.renderDone || sd > mark.simDone) {
+    mark = ProgressMark{rd, sd};
+    return true;
+  }
+  // renderDone = rd: frame rd (which signals rd + 1) is the oldest one not finished.
+  const FrameSlot& slot = slots[slotOf(rd)];
+  if (slot.submittedFrame != rd || vkGetEventStatus(context.device(), slot.started.get()) != VK_EVENT_SET) return false;
+  const auto now = std::chrono::steady_clock::now();
+  if (mark.executingFrame != rd) {
+    mark.executingFrame = rd;
+    mark.executingSince = now;
+  }
+  return now - mark.executingSince < maxExecution();
 }
 
 void ParticleRenderer::Impl::waitSlotIdle(FrameSlot& slot, std::uint64_t frame) {
   if (!slot.submittedFrame || slot.fenceWaited) return;
   const std::uint64_t signalled = protocol.renderDoneSignalled(*slot.submittedFrame);
-  if (!throttle.wait(renderDone, signalled, std::chrono::duration_cast<std::chrono::nanoseconds>(config.waitTimeout)))
+  if (!waitWithProgress([&](std::chrono::nanoseconds t) { return throttle.wait(renderDone, signalled, t); }))
     throw stallReport(signalled, frame);
   const VkFence fence = slot.fence.get();
   const auto timeoutNs = static_cast<std::uint64_t>(std::chrono::nanoseconds(config.waitTimeout).count());
@@ -103,6 +128,11 @@ void ParticleRenderer::Impl::waitSlotIdle(FrameSlot& slot, std::uint64_t frame) 
 }
 
 TimeoutError ParticleRenderer::Impl::stallReport(std::uint64_t value, std::uint64_t frame) const {
+  if (stalled) {
+    return TimeoutError("the queue did not drain after the stall (renderDone is at " +
+                        std::to_string(renderDone.value()) + ", " + std::to_string(value) + " needed)");
+  }
+  stalled = true;
   // renderDone = v (v > 0) is signalled by the submit of frame v-1 (FrameProtocol::frameOfRenderDone), which waits
   // for simDone >= v (CUDA backend) or nothing. Reading the CUDA-signalled counter is not a wait (waits on it
   // arrive late, see docs/FRAME.md), so it is fine here: it tells which side is late.
@@ -129,12 +159,14 @@ TimeoutError ParticleRenderer::Impl::stallReport(std::uint64_t value, std::uint6
 }
 
 void ParticleRenderer::Impl::waitRenderDone(std::uint64_t value, std::uint64_t frame) const {
-  if (!renderDone.hostWait(value, std::chrono::duration_cast<std::chrono::nanoseconds>(config.waitTimeout))) {
+  if (!waitWithProgress([&](std::chrono::nanoseconds t) { return renderDone.hostWait(value, t); })) {
     throw stallReport(value, frame);
   }
 }
 
 void ParticleRenderer::Impl::drain() const {
+  // After a reported stall nothing will signal the simDone values the queue waits for: release it, then drain.
+  if (stalled) releaseStuckQueue();
   if (const std::optional<std::uint64_t> last = FrameProtocol::frameOfRenderDone(lastSignalled)) {
     waitRenderDone(lastSignalled, *last);
   }
@@ -161,7 +193,8 @@ ParticleRenderer::~ParticleRenderer() {
     impl_->drain();
     return; // impl_ now destroys everything in reverse creation order
   } catch (const std::exception& error) {
-    std::fprintf(stderr, "[graphsim] renderer shutdown: %s\n", error.what());
+    // A stall already reported (and thrown to the caller) is not printed again.
+    if (!impl_->stalled) std::fprintf(stderr, "[graphsim] renderer shutdown: %s\n", error.what());
   }
   // Only reached when the producer never signalled simDone: the destructor must neither hang nor throw.
   try {

@@ -2,6 +2,7 @@
 // (recording, submit, capture, timestamps). Internal to render/.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -28,6 +29,9 @@ struct FrameSlot {
   // validation layers that do not retire work through waits on exported timeline semaphores (1.3.239) see that
   // the command buffer finished. After the timeline wait it is already signalled, so waiting on it costs nothing.
   OwnedFence fence;
+  // Set by the command buffer's first command, once the queue runs the frame (its semaphore waits satisfied): the
+  // "still executing" half of the stall timeout's progress (waitWithProgress). Reset by the host before each submit.
+  OwnedEvent started;
   bool fenceWaited = true;                     // the fence of the last submit was waited on (and may be reset)
   std::optional<std::uint64_t> submittedFrame; // the frame last recorded into this slot
   std::uint64_t submittedSimDoneWait = 0;      // the simDone value that submit waits for (0: none)
@@ -45,14 +49,44 @@ struct FrameSlot {
   std::optional<Recorded> reusable;
 };
 
+// What a stalled wait compares against at each timeout (waitWithProgress): the counters, and since when the oldest
+// unfinished frame has been seen executing.
+struct ProgressMark {
+  std::uint64_t renderDone = 0;
+  std::uint64_t simDone = 0;
+  std::optional<std::uint64_t> executingFrame;
+  std::chrono::steady_clock::time_point executingSince{};
+};
+
 struct ParticleRenderer::Impl {
   Impl(VulkanContext& context, const RendererConfig& config);
+
+  // The stall timeout measures lack of progress, not slowness (docs/FRAME.md, "Timeouts"). waitOnce(timeout) waits
+  // up to the timeout and says whether the wait was satisfied; when it was not, the wait goes on for another timeout
+  // as long as something progressed since the last look (progressed()); false: a whole timeout without progress.
+  template <class WaitOnce>
+  bool waitWithProgress(WaitOnce&& waitOnce) const {
+    ProgressMark mark{renderDone.value(), simDone.value()};
+    const auto timeout = std::chrono::duration_cast<std::chrono::nanoseconds>(config.waitTimeout);
+    while (!waitOnce(timeout)) {
+      if (!progressed(mark)) return false;
+    }
+    return true;
+  }
+  // Progress since mark (updated): renderDone or simDone advanced, or the oldest unfinished frame (the one that
+  // signals renderDone + 1) has started executing (its `started` event is set) and has been seen executing for less
+  // than maxExecution().
+  bool progressed(ProgressMark& mark) const;
+  // A frame executing longer than this is a hang, however busy the GPU: max(10 min, 10 x the timeout).
+  std::chrono::nanoseconds maxExecution() const;
 
   // Host wait (bounded by config.waitTimeout) for renderDone >= value, on behalf of `frame`.
   void waitRenderDone(std::uint64_t value, std::uint64_t frame) const;
   // Waits for the slot's last submit (timeline through `throttle`, then its fence) before the slot is reused.
   void waitSlotIdle(FrameSlot& slot, std::uint64_t frame);
   // The timeout for a renderDone wait that ran out, naming the late side (sim or render) and what it was waiting for.
+  // A stall is reported once: after the first, later waits that run out (the drain at shutdown) say only that the
+  // queue did not drain after it.
   TimeoutError stallReport(std::uint64_t value, std::uint64_t frame) const;
   std::uint32_t slotOf(std::uint64_t frame) const { return protocol.slot(frame); }
   // submit()'s steps. The renderDone value the frame signals; throws std::invalid_argument for a frame with more
@@ -93,6 +127,7 @@ struct ParticleRenderer::Impl {
   std::uint64_t highestSimDoneWait = 0; // largest simDone value a submitted frame waits for
   mutable double lastGpuMs = -1.0;      // last timestamp result read back
   double lastQueueSubmitUs = 0.0;       // host time of the last vkQueueSubmit
+  mutable bool stalled = false;         // a stall was reported (stallReport): drain releases the queue first
 };
 
 } // namespace graphsim::render

@@ -59,6 +59,7 @@ using OwnedShaderModule = DeviceOwned<VkShaderModule, vkDestroyShaderModule>;
 using OwnedPipelineLayout = DeviceOwned<VkPipelineLayout, vkDestroyPipelineLayout>;
 using OwnedPipeline = DeviceOwned<VkPipeline, vkDestroyPipeline>;
 using OwnedCommandPool = DeviceOwned<VkCommandPool, vkDestroyCommandPool>; // frees its command buffers too
+using OwnedEvent = DeviceOwned<VkEvent, vkDestroyEvent>;
 using OwnedSemaphore = DeviceOwned<VkSemaphore, vkDestroySemaphore>;
 using OwnedQueryPool = DeviceOwned<VkQueryPool, vkDestroyQueryPool>;
 using OwnedFence = DeviceOwned<VkFence, vkDestroyFence>;

@@ -15,6 +15,7 @@
 #include "app/io/output_file.h"
 #include "app/run/open_devices.h"
 #include "app/run/signals.h"
+#include "app/run/slow_config.h"
 #include "app/scenes/scene.h"
 
 namespace graphsim::app {
@@ -121,10 +122,12 @@ BenchReport runBench(const BenchOptions& options) {
   fillRatios(report);
   return report;
 }
-int runBenchCommand(const BenchOptions& options) {
+int runBenchCommand(const BenchOptions& requested) {
+  BenchOptions options = requested;
+  options.waitTimeout = flooredWaitTimeout(options.waitTimeout);
   // Ctrl-C, SIGTERM, SIGHUP: the variant in progress stops after its frame in flight, both APIs drain, the later
   // variants are skipped, and the figures of the frames measured so far are printed and written ("interrupted").
-  const InterruptGuard interrupts;
+  warnIfSlow(options.scene, options.backend); // minutes per frame: said before any work
   BenchReport report = runBench(options);
   report.interrupted = interruptRequested();
   std::fputs(toTable(report).c_str(), stdout);

@@ -10,6 +10,7 @@
 #include "app/frame/frame_driver.h"
 #include "app/run/progress.h"
 #include "app/run/signals.h"
+#include "compute/errors.h"
 #include "render/particle_renderer.h"
 
 namespace graphsim::app {
@@ -229,15 +230,19 @@ LoopResult runVariant(const Variant& v, double startupSeconds) {
   log.start();
   if (options.warmup == 0) log.cpuMark(false);
   // Ctrl-C, SIGTERM, SIGHUP: the frames so far are measured, drained and reported (marked interrupted).
-  for (std::uint64_t k = 0; k < log.total() && !interruptRequested(); ++k) {
-    driver.step(k, [&](render::FrameSubmit& submit) {
-      submit.bodyCount = static_cast<std::uint32_t>(v.producer.count());
-      submit.camera = v.setup.camera;
-      v.producer.styleFrame(submit);
-      submit.capture = schedule != nullptr && schedule->wants(k);
-      if (submit.capture) schedule->submitted(k, v.producer);
-      return true; // never skips: LaunchOrder::BeforeThrottle relies on it
-    });
+  // A frame stopped inside the CPU forces (Interrupted, compute/long_work.h) was not submitted: the same as above.
+  try {
+    for (std::uint64_t k = 0; k < log.total() && !interruptRequested(); ++k) {
+      driver.step(k, [&](render::FrameSubmit& submit) {
+        submit.bodyCount = static_cast<std::uint32_t>(v.producer.count());
+        submit.camera = v.setup.camera;
+        v.producer.styleFrame(submit);
+        submit.capture = schedule != nullptr && schedule->wants(k);
+        if (submit.capture) schedule->submitted(k, v.producer);
+        return true; // never skips: LaunchOrder::BeforeThrottle relies on it
+      });
+    }
+  } catch (const Interrupted&) {
   }
   driver.drain();
   if (schedule != nullptr) schedule->collect(*v.renderer, UINT64_MAX);

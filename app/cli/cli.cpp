@@ -11,7 +11,11 @@
 #include <CLI/CLI.hpp>
 
 #include "app/bench/bench_cli.h"
+#include "app/cli/driver_manifests.h"
 #include "app/cli/errors.h"
+#include "app/cli/output_paths.h"
+#include "app/cli/standard_streams.h"
+#include "app/cli/user_text.h"
 #include "app/ui/keys.h"
 #include "app/ui/resize_storm.h"
 #include "app/version.h"
@@ -53,15 +57,8 @@ device with the CUDA GPU's UUID, or a missing extension), 129/130/143 interrupte
 
 constexpr std::int64_t kMaxFrames = 1'000'000'000'000;
 
-// A flag's value as typed, for a message: clipped, and one line whatever was typed.
-std::string asTyped(const std::string& text) {
-  if (text.empty()) return "an empty value";
-  constexpr std::size_t kMax = 64;
-  std::string shown = text.substr(0, kMax);
-  for (char& c : shown)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-  return text.size() > kMax ? shown + "... (" + std::to_string(text.size()) + " characters)" : shown;
-}
+// A flag's value as typed, for a message: escaped and clipped (app/cli/user_text.h).
+std::string asTyped(const std::string& text) { return text.empty() ? "an empty value" : shownText(text); }
 
 // The text as a whole signed decimal number (an optional sign, digits, nothing else), or nullopt; `overflow` says
 // whether it had that shape but did not fit 64 bits.
@@ -88,25 +85,22 @@ const char* backendFlagName(BackendKind kind) {
 }
 
 // A capture must be creatable now: checked before any GPU work so a typo fails in milliseconds, not after a run.
-void checkCapturePath(const fs::path& path) {
-  if (path.extension() != ".png") throw UsageError("--capture " + path.string() + ": must end in .png");
-  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec))
-    throw UsageError("--capture " + path.string() + ": directory " + dir.string() + " does not exist");
-  if (::access(dir.c_str(), W_OK) != 0)
-    throw UsageError("--capture " + path.string() + ": directory " + dir.string() + " is not writable");
-  if (fs::is_directory(path, ec)) throw UsageError("--capture " + path.string() + ": is a directory");
+// `numberLength`: the characters --capture-every adds to the name ("_000042"), 0 without it.
+void checkCapturePath(const std::string& capture, std::size_t numberLength) {
+  const fs::path path(capture);
+  if (path.filename() == ".png")
+    throw UsageError("--capture " + shownText(capture, kShownPathLimit) +
+                     ": the file name needs a stem before .png (e.g. " +
+                     shownText((path.parent_path() / "frame.png").string(), kShownPathLimit) + ")");
+  if (path.extension() != ".png")
+    throw UsageError("--capture " + shownText(capture, kShownPathLimit) + ": must end in .png");
+  checkOutputPath("--capture", capture, numberLength);
 }
 
 // --dump-graph FILE: only the cuda backend has a graph to write, and FILE must be creatable.
 void checkDumpGraphPath(const std::string& dumpGraph, BackendKind backend) {
+  checkOutputPath("--dump-graph", dumpGraph);
   if (backend == BackendKind::Cpu) throw UsageError("--dump-graph: only the cuda backend has a CUDA graph");
-  const fs::path dir = fs::path(dumpGraph).has_parent_path() ? fs::path(dumpGraph).parent_path() : fs::path(".");
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec))
-    throw UsageError("--dump-graph " + dumpGraph + ": directory " + dir.string() + " does not exist");
-  if (fs::is_directory(dumpGraph, ec)) throw UsageError("--dump-graph " + dumpGraph + ": is a directory");
 }
 
 std::string expandStorm(const std::string& text) {
@@ -117,7 +111,8 @@ std::string expandStorm(const std::string& text) {
     return !s.empty() && s.size() <= 6 && s.find_first_not_of("0123456789") == std::string::npos;
   };
   if (!isNumber(count) || !isNumber(seed) || std::stoi(count) < 1 || std::stoi(count) > 100000)
-    throw UsageError("--window-script " + text + ": want storm=N[:SEED] with N in 1..100000");
+    throw UsageError("--window-script " + asTyped(text) +
+                     ": want storm=N[:SEED] with N in 1..100000 and SEED in 0..999999");
   return resizeStormScript(std::stoi(count), std::stoull(seed));
 }
 
@@ -454,6 +449,7 @@ RunOptions RunCommandLine::options() const {
   options.backend = shared_.backend();
   options.interop = shared_.interop();
   options.scene = loadPreset(scene_);
+  if (run_->count("--config") > 0 && config_.empty()) throw UsageError("--config: empty path");
   if (!config_.empty()) applyConfigFile(options.scene, config_);
   if (run_->count("--frames") > 0) options.frames = parseIntegerFlag("--frames", frames_, 0, kMaxFrames);
   options.untilClosed = !options.headless && run_->count("--frames") == 0;
@@ -482,15 +478,19 @@ RunOptions RunCommandLine::options() const {
     options.captureEvery = parseIntegerFlag("--capture-every", captureEvery_, 1, kMaxFrames);
     if (capture_.empty()) throw UsageError("--capture-every: needs --capture PATH.png as the name pattern");
   }
-  if (run_->count("--capture") > 0 && capture_.empty()) throw UsageError("--capture: empty path");
-  if (!capture_.empty()) {
-    checkCapturePath(capture_);
+  if (run_->count("--capture") > 0) {
+    // --capture-every adds "_<frame>" (6 digits, more past frame 999,999) to the name.
+    const std::int64_t lastFrame = options.untilClosed ? kMaxFrames : options.frames;
+    const std::size_t digits = std::max<std::size_t>(6, std::to_string(lastFrame).size());
+    checkCapturePath(capture_, options.captureEvery > 0 ? 1 + digits : 0);
     options.capture = fs::path(capture_);
   }
-  if (!dumpGraph_.empty()) {
+  if (run_->count("--dump-graph") > 0) {
     checkDumpGraphPath(dumpGraph_, options.backend);
     options.dumpGraph = fs::path(dumpGraph_);
   }
+  if (options.capture && options.dumpGraph)
+    checkDistinctOutputs({{"--capture", *options.capture}, {"--dump-graph", *options.dumpGraph}});
   options.waitTimeout = shared_.waitTimeout();
   options.throttleWait = shared_.throttleWait();
   return options;
@@ -567,9 +567,39 @@ SoakOptions SoakCommandLine::options() const {
   return soak;
 }
 
+// The value typed for a flag of a parsed subcommand; nullopt when the flag was not given.
+std::optional<std::string> typedValue(const CLI::App& command, const std::string& flag) {
+  const CLI::Option* option = command.get_option_no_throw(flag);
+  if (option == nullptr || option->count() == 0 || option->results().empty()) return std::nullopt;
+  return option->results().back();
+}
+
+// bench's output flags and --variants, checked before the rest of its validation (app/bench/bench_cli.cpp) so that
+// each output path is refused as what is wrong with it (empty, too long, a parent that is a file, a symlink loop,
+// two flags naming one file) before minutes of benchmarking.
+void checkBenchFlags(const CLI::App& bench) {
+  std::vector<std::pair<std::string, fs::path>> outputs;
+  for (const char* flag : {"--json", "--csv", "--frame-log"})
+    if (const std::optional<std::string> value = typedValue(bench, flag))
+      outputs.emplace_back(flag, checkOutputPath(flag, *value));
+  checkDistinctOutputs(outputs);
+  if (const std::optional<std::string> dir = typedValue(bench, "--capture-dir"); dir && dir->empty())
+    throw UsageError("--capture-dir: empty path (name a directory, or leave --capture-dir out)");
+  if (const std::optional<std::string> list = typedValue(bench, "--variants");
+      list && *list != "all" && *list != "none") {
+    for (const char* word : {"all", "none"}) {
+      const std::string item = "," + *list + ",";
+      if (item.find(std::string(",") + word + ",") != std::string::npos)
+        throw UsageError("--variants " + shownText(*list) + ": '" + word +
+                         "' stands alone (all: every variant; none: the product path only), not in a list");
+    }
+  }
+}
+
 } // namespace
 
 Command parseCommandLine(int argc, char** argv) {
+  checkStandardStreamsAtExit(); // --help, list-gpus, the soak report, the bench table: stdout's failures are exit 1
   CLI::App app{"graphsim — particle simulations (scenes: " + sceneChoices() +
                    "): CUDA graph per frame, Vulkan renderer, shared memory and semaphores.",
                "graphsim"};
@@ -602,7 +632,7 @@ Command parseCommandLine(int argc, char** argv) {
     std::cout << "graphsim " << kVersion << "\n";
     return ExitNow{kExitOk};
   } catch (const CLI::ParseError& e) {
-    std::cerr << "graphsim: " << e.what() << " (see --help)\n";
+    std::cerr << "graphsim: " << oneLineMessage(e.what()) << " (see --help)\n";
     return ExitNow{kExitUsage};
   }
   if (listGpus->parsed()) return ListGpusCommand{};
@@ -610,13 +640,24 @@ Command parseCommandLine(int argc, char** argv) {
     printSceneList();
     return ExitNow{kExitOk};
   }
-  if (bench.parsed()) return bench.options(argc, argv);
-  if (soak.parsed()) return soak.options();
+  if (bench.parsed()) {
+    checkBenchFlags(*bench.subcommand());
+    BenchOptions options = bench.options(argc, argv);
+    if (!options.simOnly) checkVulkanDriverManifests();
+    return options;
+  }
+  if (soak.parsed()) {
+    SoakOptions options = soak.options();
+    checkVulkanDriverManifests();
+    return options;
+  }
   if (!run.parsed()) {
     std::cout << app.help();
     return ExitNow{kExitUsage};
   }
-  return run.options();
+  RunOptions options = run.options();
+  checkVulkanDriverManifests(); // after the flags: a usage error is exit 2 on any machine
+  return options;
 }
 
 fs::path capturePath(const RunOptions& options, std::uint64_t frame) {

@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 
+#include "app/cli/user_text.h"
 #include "app/io/output_file.h" // OutputError: an output file could not be written, exit 1
 #include "compute/errors.h"     // EnvironmentError (exit 3), TimeoutError and ApiError (exit 1)
 
@@ -16,8 +17,10 @@ enum ExitCode : int {
   kExitInterrupted = 130,
 };
 
+// The message is made one line whatever it quotes (app/cli/user_text.h): a value typed with a newline or an ESC
+// sequence, or 100,000 characters long, reaches the terminal escaped and clipped, whichever file threw it.
 struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  explicit UsageError(const std::string& message) : std::runtime_error(oneLineMessage(message)) {}
 };
 
 // A headless run's simulation produced a non-finite position, velocity or acceleration: exit 1. (In a window the

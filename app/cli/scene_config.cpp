@@ -1,8 +1,10 @@
 #include "app/cli/scene_config.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <fstream>
 #include <sstream>
 #include <vector>
@@ -38,6 +40,76 @@ void applyRender(RenderSettings& s, const JsonReader& r) {
   }
 }
 
+// Finds the first integer literal too large for 64 bits (nlohmann turns it into a double, so a range message
+// could only show 1.8446744073709552e+19) and remembers its key path and its text as typed.
+class HugeIntegerFinder : public json::json_sax_t {
+public:
+  std::string path, text; // of the first one found; text empty when none
+
+  bool null() override { return next(); }
+  bool boolean(bool) override { return next(); }
+  bool number_integer(number_integer_t) override { return next(); }
+  bool number_unsigned(number_unsigned_t) override { return next(); }
+  bool number_float(number_float_t, const string_t& typed) override {
+    const bool integerShaped = typed.find_first_not_of("-0123456789") == std::string::npos;
+    if (integerShaped && text.empty()) {
+      path = here();
+      text = typed;
+    }
+    return next();
+  }
+  bool string(string_t&) override { return next(); }
+  bool binary(binary_t&) override { return next(); }
+  bool start_object(std::size_t) override {
+    levels_.push_back({false, {}, 0});
+    return true;
+  }
+  bool key(string_t& key) override {
+    levels_.back().key = key;
+    return true;
+  }
+  bool end_object() override {
+    levels_.pop_back();
+    return next();
+  }
+  bool start_array(std::size_t) override {
+    levels_.push_back({true, {}, 0});
+    return true;
+  }
+  bool end_array() override {
+    levels_.pop_back();
+    return next();
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+
+private:
+  struct Level {
+    bool array;
+    std::string key;
+    std::size_t index;
+  };
+  std::vector<Level> levels_;
+
+  bool next() { // a value ended: the next one in an array has the next index
+    if (!levels_.empty() && levels_.back().array) ++levels_.back().index;
+    return true;
+  }
+  std::string here() const {
+    std::string p;
+    for (const Level& l : levels_) p += l.array ? "[" + std::to_string(l.index) + "]" : (p.empty() ? "" : ".") + l.key;
+    return p;
+  }
+};
+
+// An integer literal over 64 bits is out of range for every key: refused with the text as typed (exit 2).
+void refuseHugeIntegers(const std::string& text, const std::string& name) {
+  HugeIntegerFinder finder;
+  json::sax_parse(text, &finder, json::input_format_t::json, false);
+  if (!finder.text.empty())
+    throw UsageError(name + ": " + (finder.path.empty() ? std::string("top level") : finder.path) + " " +
+                     shownText(finder.text) + " is out of range (it does not fit 64 bits; no key takes it)");
+}
+
 } // namespace
 
 std::vector<std::string> sceneNames() {
@@ -63,10 +135,14 @@ void applyJson(SceneSettings& settings, const json& doc, std::string_view source
 
 void applyConfigFile(SceneSettings& settings, const std::filesystem::path& path) {
   namespace fs = std::filesystem;
-  const std::string name = "--config " + path.string();
+  const std::string name = "--config " + shownText(path.string(), kShownPathLimit);
   std::error_code ec;
   const auto status = fs::status(path, ec);
-  if (ec || !fs::exists(status)) throw UsageError(name + ": no such file");
+  if (struct stat st{}; ::stat(path.c_str(), &st) != 0) {
+    // A symlink loop, a parent that is a file, a path too long: said as what they are, not "no such file".
+    const int error = errno;
+    throw UsageError(name + ": " + (error == ENOENT ? std::string("no such file") : pathFailure(path, error)));
+  }
   if (fs::is_directory(status)) throw UsageError(name + ": is a directory, expected a JSON file");
   if (!fs::is_regular_file(status)) throw UsageError(name + ": not a regular file");
   const auto size = fs::file_size(path, ec);
@@ -95,6 +171,7 @@ void applyConfigFile(SceneSettings& settings, const std::filesystem::path& path)
   } catch (const json::exception& e) { // parse_error, and out_of_range for numbers like 1e400
     throw UsageError(name + ": not valid JSON: " + e.what());
   }
+  refuseHugeIntegers(text.str(), name);
   applyJson(settings, doc, name);
 }
 

@@ -5,11 +5,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
+#include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstdint>
 #include <cstring>
 #include <ctime>
+#include <random>
+#include <string_view>
 
 namespace graphsim::app {
 namespace {
@@ -40,21 +43,23 @@ private:
   int fd_;
 };
 
-// The temporary beside the target: removed when this goes out of scope, unless it was renamed into place.
+// The temporary beside the target, named relative to the directory's descriptor: removed when this goes out of
+// scope, unless it was renamed into place.
 class Temporary {
 public:
-  explicit Temporary(fs::path path) : path_(std::move(path)) {}
+  Temporary(int dirFd, std::string name) : dirFd_(dirFd), name_(std::move(name)) {}
   ~Temporary() {
-    if (!path_.empty()) ::unlink(path_.c_str());
+    if (!name_.empty()) ::unlinkat(dirFd_, name_.c_str(), 0);
   }
   Temporary(const Temporary&) = delete;
   Temporary& operator=(const Temporary&) = delete;
 
-  const fs::path& path() const { return path_; }
-  void renamedIntoPlace() { path_.clear(); }
+  const std::string& name() const { return name_; }
+  void renamedIntoPlace() { name_.clear(); }
 
 private:
-  fs::path path_;
+  int dirFd_;
+  std::string name_;
 };
 
 // While alive, a write to a pipe whose reader has gone fails with EPIPE instead of raising SIGPIPE, whose default
@@ -106,47 +111,59 @@ int writeAll(int fd, std::span<const std::byte> bytes) {
 
 // Why a file could not be created in dir, in the words a user can act on.
 std::string creationFailure(int error, const fs::path& dir) {
-  std::error_code ec;
-  const fs::file_status status = fs::status(dir, ec);
-  if (!fs::exists(status)) return "directory " + dir.string() + " does not exist";
-  if (!fs::is_directory(status)) return dir.string() + " is not a directory";
+  if (std::string problem = directoryProblem(dir); !problem.empty()) return problem;
   return "cannot create a file in directory " + dir.string() + ": " + errorText(error);
 }
 
-// `.<name>.tmp<pid>`, or a shorter name where that would pass NAME_MAX (a long target name must not fail for its
-// temporary's sake). The counter keeps the short names of one process apart.
-fs::path temporaryBeside(const fs::path& target) {
-  static std::atomic<unsigned> shortNames{0};
-  const std::string pid = std::to_string(static_cast<long long>(::getpid()));
-  std::string name = "." + target.filename().string() + ".tmp" + pid;
-  if (name.size() > NAME_MAX) name = ".graphsim.tmp" + pid + "." + std::to_string(shortNames++);
-  return target.parent_path() / name;
+// A name for the temporary: ".gs" and random letters and digits, as long as the target's name within 6..12
+// characters. Never longer than the target's name from 6 characters up, so that a name the file system takes for
+// the target it takes for the temporary (the issue-19 bug: `.<name>.tmp<pid>`, 10-11 characters longer, failed a
+// legal 250-character name after the whole run); a shorter target gets 6, which every file system takes. The path
+// length does not count: the temporary is opened and renamed relative to the directory's descriptor.
+std::string temporaryName(std::size_t targetLength) {
+  constexpr std::string_view kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  thread_local std::mt19937_64 random(std::random_device{}() ^ static_cast<std::uint64_t>(::getpid()));
+  const std::size_t length = std::clamp<std::size_t>(targetLength, 6, 12);
+  std::string name = ".gs";
+  while (name.size() < length) name += kAlphabet[random() % kAlphabet.size()];
+  return name;
+}
+
+// Creates a fresh temporary in the directory (O_EXCL: never writes through something already there, a planted
+// symlink or another writer's temporary; a name taken is drawn again). The descriptor, or throws.
+int createTemporary(int dirFd, const fs::path& path, const fs::path& dir, std::size_t targetLength, std::string& name) {
+  constexpr int kCreate = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    name = temporaryName(targetLength);
+    const int fd = ::openat(dirFd, name.c_str(), kCreate, 0666);
+    if (fd >= 0) return fd;
+    if (errno != EEXIST) break;
+  }
+  throw OutputError(path, creationFailure(errno, dir));
 }
 
 // target is where the bytes go (a symlink's file); path is what the user named, for the message.
 void writeReplacing(const fs::path& path, const fs::path& target, std::span<const std::byte> bytes) {
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  Temporary temporary(temporaryBeside(target));
-  // O_EXCL: never write through something already at the temporary's name (a planted symlink). What can be there
-  // is the leftover of an earlier, killed process that had the same pid: remove it and try once more.
-  constexpr int kCreate = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC;
-  int raw = ::open(temporary.path().c_str(), kCreate, 0666);
-  if (raw < 0 && errno == EEXIST && ::unlink(temporary.path().c_str()) == 0) {
-    raw = ::open(temporary.path().c_str(), kCreate, 0666);
-  }
-  if (raw < 0) throw OutputError(path, creationFailure(errno, dir));
-  FileDescriptor fd(raw);
+  // O_PATH: a directory the user may write but not list (mode 0300) still serves as the base of openat/renameat.
+  const FileDescriptor dirFd(::open(dir.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  if (dirFd.get() < 0) throw OutputError(path, creationFailure(errno, dir));
+  const std::string targetName = target.filename().string();
+  std::string name;
+  FileDescriptor fd(createTemporary(dirFd.get(), path, dir, targetName.size(), name));
+  Temporary temporary(dirFd.get(), name);
   if (const int error = writeAll(fd.get(), bytes)) throw OutputError(path, errorText(error));
   // Before the rename: a crash after it must find the new content under the name, not an empty file.
   if (::fsync(fd.get()) != 0) throw OutputError(path, errorText(errno));
   if (const int error = fd.close()) throw OutputError(path, errorText(error));
-  if (::rename(temporary.path().c_str(), target.c_str()) != 0) throw OutputError(path, errorText(errno));
+  if (::renameat(dirFd.get(), name.c_str(), dirFd.get(), targetName.c_str()) != 0)
+    throw OutputError(path, errorText(errno));
   temporary.renamedIntoPlace();
   // The rename is only durable once the directory is synced. Best effort and unchecked: PATH already holds the
   // complete new file, so a failure here can lose the rename on a power cut but never leave a partial file.
-  if (const int dirFd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dirFd >= 0) {
-    ::fsync(dirFd);
-    ::close(dirFd);
+  if (const int syncFd = ::openat(dirFd.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC); syncFd >= 0) {
+    ::fsync(syncFd);
+    ::close(syncFd);
   }
 }
 
@@ -181,12 +198,53 @@ std::string refusedType(mode_t mode) {
 
 } // namespace
 
+std::string pathFailure(const fs::path& path, int error) {
+  switch (error) {
+  case ENOENT: return path.string() + " does not exist";
+  case ENOTDIR: {
+    // A parent that is not a directory: name the first one.
+    fs::path prefix;
+    for (const fs::path& part : path.parent_path()) {
+      prefix /= part;
+      struct stat st {};
+      if (::stat(prefix.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
+        return prefix.string() + " is a file, not a directory";
+    }
+    return "a parent of " + path.string() + " is not a directory";
+  }
+  case ELOOP: return path.string() + ": too many levels of symbolic links (a symlink loop)";
+  case ENAMETOOLONG: {
+    const long nameMax = NAME_MAX;
+    for (const fs::path& part : path)
+      if (static_cast<long>(part.string().size()) > nameMax)
+        return "a name in the path is " + std::to_string(part.string().size()) + " characters, over the limit of " +
+               std::to_string(nameMax);
+    return "the path is " + std::to_string(path.string().size()) + " characters, over this system's limit of " +
+           std::to_string(PATH_MAX - 1);
+  }
+  case EACCES: return path.string() + " cannot be reached: " + errorText(error) + " (a directory on the way?)";
+  default: return path.string() + ": " + errorText(error);
+  }
+}
+
+std::string directoryProblem(const fs::path& dir) {
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) {
+    const int error = errno;
+    return error == ENOENT ? "directory " + dir.string() + " does not exist" : pathFailure(dir, error);
+  }
+  if (!S_ISDIR(st.st_mode)) return dir.string() + " is a file, not a directory";
+  return {};
+}
+
 void writeOutput(const fs::path& path, std::span<const std::byte> bytes) {
   if (!path.has_filename()) throw OutputError(path, "names a directory, not a file");
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
-    // Most often ENOENT, a new file. Anything else (a missing or unsearchable directory) the creation of the
-    // temporary reports with the directory's name.
+    // Most often ENOENT, a new file (a missing directory the creation of the temporary reports with the
+    // directory's name). A symlink loop, a parent that is a file or a path too long are said as what they are.
+    const int error = errno;
+    if (error == ELOOP || error == ENOTDIR || error == ENAMETOOLONG) throw OutputError(path, pathFailure(path, error));
     writeReplacing(path, path, bytes);
     return;
   }

@@ -3,15 +3,15 @@
 // Guarantees, whichever output it is:
 //   * every write, fsync and close is checked; a failure throws OutputError whose what() is "PATH: REASON", which
 //     main prints as `graphsim: cannot write output: PATH: REASON` and exits 1;
-//   * a regular file (or a path that does not exist yet) is written to a temporary beside it, `.<name>.tmp<pid>`,
-//     fsynced, closed and renamed over PATH: PATH holds the old file or the complete new one, never a partial one,
-//     and the temporary is removed on any failure;
+//   * a regular file (or a path that does not exist yet) is written to a temporary beside it, `.gs<random>` and
+//     never longer-named than PATH's name from 6 characters up (6..12 characters), fsynced, closed and renamed over
+//     PATH: PATH holds the old file or the complete new one, never a partial one, and the temporary is removed on any
+//     failure;
 //   * a character device or a FIFO that already exists at PATH (/dev/stdout, a pipe a reader is waiting on) is
 //     written directly, checked like a file: /dev/full fails with "No space left on device", a FIFO without a
 //     reader fails at once with "FIFO has no reader" instead of blocking, a reader that leaves mid-write is an
 //     error, not a SIGPIPE;
 //   * anything else at PATH (a directory, a socket, a block device) is refused without touching it.
-// One writer per path at a time: two threads writing the same PATH at once would share the temporary's name.
 #pragma once
 
 #include <cstddef>
@@ -21,15 +21,25 @@
 #include <string>
 #include <string_view>
 
+#include "app/cli/user_text.h"
+
 namespace graphsim::app {
 
 // An output file could not be written: exit 1, earlier outputs intact, nothing half-written under the file's name.
 struct OutputError : std::runtime_error {
   OutputError(const std::filesystem::path& path, const std::string& reason)
-      : std::runtime_error(path.string() + ": " + reason) {}
+      : std::runtime_error(oneLineMessage(path.string() + ": " + reason)) {}
 };
 
 void writeOutput(const std::filesystem::path& path, std::span<const std::byte> bytes);
+
+// Why stat(path) failed with `error`, as what it is: "P does not exist", "P is a file, not a directory" (naming the
+// parent that is a file), "P: too many levels of symbolic links (a symlink loop)", "the path is N characters, over
+// this system's limit of 4095", "a name in the path is N characters, over the limit of 255", ...
+std::string pathFailure(const std::filesystem::path& path, int error);
+// Empty when dir is a directory that stat can reach, else what is wrong with it ("directory D does not exist", or
+// pathFailure's words).
+std::string directoryProblem(const std::filesystem::path& dir);
 void writeOutput(const std::filesystem::path& path, std::string_view text);
 
 } // namespace graphsim::app

@@ -10,6 +10,7 @@
 #include "app/run/signals.h"
 #include "app/scenes/scene.h"
 #include "app/ui/window.h"
+#include "compute/errors.h"
 
 namespace graphsim::app {
 namespace {
@@ -69,7 +70,6 @@ int runSoak(const SoakOptions& soak) {
   const Scene& scene = findScene(soak.scene);
   const RunOptions options = runOptionsFor(soak, scene);
   const auto start = Clock::now();
-  const InterruptGuard interrupts;
 
   HeadlessWindow window(options.scene.render.width, options.scene.render.height);
   Session session(options, soak.backend, window);
@@ -78,11 +78,14 @@ int runSoak(const SoakOptions& soak) {
   const auto frames = static_cast<std::uint64_t>(soak.frames);
   const auto every = static_cast<std::uint64_t>(soak.checkpointEvery);
   Progress progress(frames, soak.quiet);
-  for (std::uint64_t k = 0; k < frames && !interruptRequested(); ++k) {
-    checks->change(k, session.scene());
-    session.tick();
-    checks->afterFrame(k, session.scene(), (k + 1) % every == 0 || k + 1 == frames);
-    progress.frameDone(session.framesRendered(), [&] { return session.scene().frameDetail(); });
+  try { // Interrupted: a CPU forces stage (the run's or the replay's) stopped at a checkpoint (compute/long_work.h)
+    for (std::uint64_t k = 0; k < frames && !interruptRequested(); ++k) {
+      checks->change(k, session.scene());
+      session.tick();
+      checks->afterFrame(k, session.scene(), (k + 1) % every == 0 || k + 1 == frames);
+      progress.frameDone(session.framesRendered(), [&] { return session.scene().frameDetail(); });
+    }
+  } catch (const Interrupted&) {
   }
 
   progress.finish(); // the report may share the terminal with stderr

@@ -351,7 +351,13 @@ bool Session::tick() {
     s.recreateSwapchain = true;
     return true;
   }
-  if (target && !s.swapchain->present(*target)) s.recreateSwapchain = true;
+  if (target) {
+    // vkQueuePresentKHR may block until the image's render is done (lavapipe does), with no timeout: a stalled render
+    // would hang it for ever. So the frame's render is first known complete, by the renderer's bounded wait (a
+    // stall ends the run like a headless one, naming the side); the present then waits for nothing.
+    s.renderer->waitRenderDone(s.renderer->protocol().renderDoneSignalled(k));
+    if (!s.swapchain->present(*target)) s.recreateSwapchain = true;
+  }
 
   if (sceneCapture) {
     const fs::path dir = s.options.capture ? s.options.capture->parent_path() : fs::path();
@@ -407,8 +413,13 @@ RunSummary runSession(const RunOptions& options, BackendKind backend, Window& wi
   Session session(options, backend, window);
   Progress progress(options.untilClosed ? 0 : static_cast<std::uint64_t>(options.frames), options.quiet);
   // Ctrl-C (app/run/signals.h) is read between frames: the frame in flight finishes, finish() drains both APIs.
-  while (!interruptRequested() && session.tick())
-    progress.frameDone(session.framesRendered(), [&] { return session.scene().frameDetail(); });
+  // A frame whose CPU forces take long stops at a checkpoint instead (Interrupted, compute/long_work.h): it was not
+  // submitted, and the frames before it drain as usual.
+  try {
+    while (!interruptRequested() && session.tick())
+      progress.frameDone(session.framesRendered(), [&] { return session.scene().frameDetail(); });
+  } catch (const Interrupted&) {
+  }
   progress.finish(session.framesRendered()); // a terminal's progress line ends before anything else is printed
   RunSummary summary = session.finish();
   summary.wallSeconds = std::chrono::duration<double>(Clock::now() - start).count();

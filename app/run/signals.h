@@ -6,6 +6,12 @@
 // usually comes twice (the shell relays it to its jobs, then the kernel sends it to the foreground group when the
 // shell exits), and nobody is left at the terminal to need the escape hatch. A SIGHUP ignored when graphsim starts
 // (nohup graphsim ...) stays ignored.
+//
+// One guard covers every command (main() installs it before parsing: run, bench, soak, list-gpus). While it lives,
+// SIGPIPE and SIGXFSZ are ignored, so that a write to a pipe whose reader left, or past `ulimit -f`, fails with
+// EPIPE / EFBIG and is reported as a write error (exit 1) instead of killing the process; and compute/'s long host
+// work (compute/long_work.h: the initial forces, the CPU forces at large N) checks the interrupt flag between chunks
+// of ~50 ms and shows its progress on stderr once it has taken 2 s.
 #pragma once
 
 #include <string>

@@ -277,6 +277,12 @@ std::vector<BadBench> badBench() {
       {"gpu_negative", {"--gpu", "-2"}, "--gpu"},
       {"wait_timeout_zero", {"--wait-timeout-ms", "0"}, "--wait-timeout-ms"},
       {"unknown_flag", {"--turbo"}, "--turbo"},
+      // Issue 19 (more in exits_test.cpp): empty and shared output paths, all/none in a list.
+      {"json_empty", {"--json", ""}, "--json: empty path"},
+      {"json_equals_csv",
+       {"--json", (dir / "same.x").string(), "--csv", (dir / "same.x").string()},
+       "name the same file"},
+      {"variants_all_and_none", {"--variants", "all,none"}, "'all' stands alone"},
   };
 }
 

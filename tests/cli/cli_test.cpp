@@ -241,6 +241,13 @@ std::vector<BadInput> badInputs() {
       badFluid("fluid_config_enabled_unknown", "fen.json", R"({"enabled": {"walls": false}})", "enabled.walls"),
       badFluid("fluid_config_enabled_not_bool", "fen2.json", R"({"enabled": {"gravity": 0}})", "enabled.gravity"),
       badFluid("fluid_config_point_radius", "fpr.json", R"({"render": {"point_radius": 0.1}})", "point_radius"),
+      // Issue 19: empty paths, a stemless capture, integers over 64 bits as typed, keys escaped (exits_test.cpp).
+      {"config_empty_path", {"run", "--config", ""}, "--config: empty path"},
+      {"dump_graph_empty_path", {"run", "--dump-graph", ""}, "--dump-graph: empty path"},
+      {"capture_stemless", {"run", "--capture", (scratch() / ".png").string()}, "needs a stem before .png"},
+      badConfig("config_seed_over_64_bits", "seed65.json", R"({"seed": 18446744073709551616})",
+                "seed 18446744073709551616 is out of range"),
+      badConfig("config_key_with_controls", "ctlkey.json", R"({"a\nb\u001b[31m": 1})", R"(a\nb\x1b[31m)"),
   };
 }
 

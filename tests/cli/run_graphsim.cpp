@@ -12,15 +12,30 @@
 namespace graphsim::test {
 
 ProcessResult runGraphsim(const std::vector<std::string>& args, int timeoutSeconds) {
+  return runGraphsim(args, timeoutSeconds, RunSettings{});
+}
+
+ProcessResult runGraphsim(const std::vector<std::string>& args, int timeoutSeconds, const RunSettings& settings) {
   int outPipe[2], errPipe[2];
   if (::pipe(outPipe) != 0 || ::pipe(errPipe) != 0) throw std::runtime_error("pipe failed");
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error("fork failed");
   if (pid == 0) {
-    ::dup2(outPipe[1], 1);
+    if (settings.stdoutTo == RunSettings::Stdout::Pipe) {
+      ::dup2(outPipe[1], 1);
+    } else if (settings.stdoutTo == RunSettings::Stdout::Closed) {
+      ::close(1);
+    } else {
+      const int fd = ::open(settings.stdoutPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
+      if (fd < 0) ::_exit(126);
+      ::dup2(fd, 1);
+      ::close(fd);
+    }
+    for (const auto& [name, value] : settings.environment) ::setenv(name.c_str(), value.c_str(), 1);
     ::dup2(errPipe[1], 2);
     ::close(outPipe[0]);
     ::close(errPipe[0]);
+    ::close(outPipe[1]);
     std::vector<char*> argv;
     std::string exe = GRAPHSIM_EXE;
     argv.push_back(exe.data());

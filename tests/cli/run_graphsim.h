@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace graphsim::test {
@@ -14,7 +15,15 @@ struct ProcessResult {
   std::string out, err;
 };
 
+// How the child's stdout is set up, and what it gets in its environment.
+struct RunSettings {
+  enum class Stdout { Pipe, Closed, File } stdoutTo = Stdout::Pipe; // Closed: `>&-`; File: `> stdoutPath`
+  std::string stdoutPath;
+  std::vector<std::pair<std::string, std::string>> environment; // set in the child (e.g. VK_ICD_FILENAMES)
+};
+
 ProcessResult runGraphsim(const std::vector<std::string>& args, int timeoutSeconds = 120);
+ProcessResult runGraphsim(const std::vector<std::string>& args, int timeoutSeconds, const RunSettings& settings);
 
 // Whether a windowed run can open a window here (GRAPHSIM_REQUIRE_DISPLAY below skips the test otherwise).
 inline bool hasDisplay() { return std::getenv("DISPLAY") != nullptr || std::getenv("WAYLAND_DISPLAY") != nullptr; }

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,7 +27,7 @@ std::string readAll(const fs::path& path) {
 
 } // namespace
 
-ChildProcess::ChildProcess(const std::vector<std::string>& args, const fs::path& logDir) {
+ChildProcess::ChildProcess(const std::vector<std::string>& args, const fs::path& logDir, const ChildSetup& setup) {
   fs::create_directories(logDir);
   out_ = logDir / "stdout.txt";
   err_ = logDir / "stderr.txt";
@@ -38,14 +39,26 @@ ChildProcess::ChildProcess(const std::vector<std::string>& args, const fs::path&
   std::vector<char*> argv;
   for (std::string& a : argv0) argv.push_back(a.data());
   argv.push_back(nullptr);
+  int brokenPipe[2] = {-1, -1};
+  if (setup.outputToBrokenPipe) {
+    if (::pipe2(brokenPipe, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
+    ::close(brokenPipe[0]); // the reader is gone before the child writes anything
+  }
   pid_ = ::fork();
   if (pid_ < 0) throw std::runtime_error("fork failed");
   if (pid_ == 0) {
-    ::dup2(outFd, 1); // dup2 clears O_CLOEXEC on the new descriptors
-    ::dup2(errFd, 2);
+    ::signal(SIGPIPE, SIG_DFL); // as a shell starts it: the default action, which graphsim must override itself
+    ::signal(SIGXFSZ, SIG_DFL);
+    if (setup.fileSizeLimit) {
+      const rlimit limit{*setup.fileSizeLimit, *setup.fileSizeLimit};
+      ::setrlimit(RLIMIT_FSIZE, &limit);
+    }
+    ::dup2(setup.outputToBrokenPipe ? brokenPipe[1] : outFd, 1); // dup2 clears O_CLOEXEC on the new descriptors
+    ::dup2(setup.outputToBrokenPipe ? brokenPipe[1] : errFd, 2);
     ::execv(argv[0], argv.data());
     ::_exit(127);
   }
+  if (brokenPipe[1] >= 0) ::close(brokenPipe[1]);
   ::close(outFd);
   ::close(errFd);
 }

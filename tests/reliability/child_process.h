@@ -5,7 +5,9 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,10 +15,18 @@
 
 namespace graphsim::test {
 
+// How the child starts, beyond its arguments (issue 19's exits).
+struct ChildSetup {
+  // stdout and stderr both go to a pipe whose reader has already gone (`graphsim … 2>&1 | head -0`): every write
+  // to them meets EPIPE, or SIGPIPE where not ignored. The files in logDir then stay empty.
+  bool outputToBrokenPipe = false;
+  std::optional<std::uint64_t> fileSizeLimit; // RLIMIT_FSIZE in bytes (`ulimit -f`): SIGXFSZ past it
+};
+
 class ChildProcess {
 public:
   // Starts GRAPHSIM_EXE with args; stdout and stderr go to files in logDir (created).
-  ChildProcess(const std::vector<std::string>& args, const std::filesystem::path& logDir);
+  ChildProcess(const std::vector<std::string>& args, const std::filesystem::path& logDir, const ChildSetup& setup = {});
   ~ChildProcess(); // kills (SIGKILL) and reaps a child still running
   ChildProcess(const ChildProcess&) = delete;
   ChildProcess& operator=(const ChildProcess&) = delete;
