@@ -139,4 +139,10 @@ int mainImpl(int argc, char** argv) {
 } // namespace
 } // namespace graphsim::app
 
-int main(int argc, char** argv) { return graphsim::app::mainImpl(argc, argv); }
+int main(int argc, char** argv) {
+  const int code = graphsim::app::mainImpl(argc, argv);
+  // stderr: a command that succeeded but could not write its messages (`2>&1 | head -1`, a full device) exits 1; it
+  // cannot say so there. Any other code stays: an interrupted run whose terminal went away still exits 128 + signal.
+  if (code == 0 && (std::fflush(stderr) != 0 || std::ferror(stderr) != 0)) return 1;
+  return code;
+}

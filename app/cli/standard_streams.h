@@ -9,8 +9,8 @@ namespace graphsim::app {
 // with /dev/null opened the other way round (no file opened later takes its number; writes to it fail). It runs when
 // main returns or exit() is called: flushes and closes stdout; on a failure prints `graphsim: cannot write to standard
 // output: REASON` and ends the process with _exit(1). A closed stdout that nothing was written to is not a failure.
-// stderr is not checked: a failure there cannot be reported, and a terminal closed under an interrupted run (SIGHUP,
-// exit 129) would turn that exit code into 1.
+// stderr is checked in main(): a failure there cannot be reported on it, and turns only a success into exit 1 (a
+// terminal closed under an interrupted run keeps its exit 129).
 void checkStandardStreamsAtExit();
 
 } // namespace graphsim::app
