@@ -1,8 +1,8 @@
 #include "render/throttle_wait.h"
 
 #include <algorithm>
-#include <thread>
 
+#include "compute/poll.h"
 #include "render/timeline_semaphore.h"
 
 namespace graphsim::render {
@@ -28,19 +28,13 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Reads the counter until it reaches value or the deadline passes; pause: between reads (zero: yield).
-bool pollCounter(const TimelineSemaphore& s, std::uint64_t value, Clock::time_point deadline,
-                 std::chrono::microseconds pause) {
-  for (;;) {
-    if (s.value() >= value) return true;
-    if (Clock::now() >= deadline) return s.value() >= value;
-    if (pause.count() > 0) {
-      std::this_thread::sleep_for(pause);
-    } else {
-      std::this_thread::yield();
-    }
-  }
+// Reads the counter until it reaches value or the deadline passes.
+bool pollCounter(const TimelineSemaphore& s, std::uint64_t value, Clock::time_point deadline, PollPace pace) {
+  return pollUntil([&] { return s.value() >= value; }, deadline, pace);
 }
+
+constexpr PollPace kPollPace{std::chrono::microseconds(0), std::chrono::microseconds(50)}; // sleep from the start
+constexpr PollPace kSpinPace{std::chrono::hours(1), std::chrono::microseconds(0)};         // never sleep
 
 } // namespace
 
@@ -50,22 +44,24 @@ bool ThrottleWaiter::wait(const TimelineSemaphore& semaphore, std::uint64_t valu
   bool done = false;
   switch (strategy_) {
   case ThrottleWait::Block: done = semaphore.hostWait(value, timeout); break;
-  case ThrottleWait::Poll: done = pollCounter(semaphore, value, deadline, std::chrono::microseconds(50)); break;
-  case ThrottleWait::Spin: done = pollCounter(semaphore, value, deadline, std::chrono::microseconds(0)); break;
+  case ThrottleWait::Poll: done = pollCounter(semaphore, value, deadline, kPollPace); break;
+  case ThrottleWait::Spin: done = pollCounter(semaphore, value, deadline, kSpinPace); break;
   case ThrottleWait::Hybrid: {
     // Sleep in the driver until kSpinMargin before the predicted signal (no prediction yet: not at all), then spin.
     if (lastReturn_ && interval_ > kSpinMargin) {
       const Clock::time_point wake = std::min(*lastReturn_ + interval_ - kSpinMargin, deadline);
       if (wake > start) done = semaphore.hostWait(value, wake - start);
     }
-    if (!done) done = pollCounter(semaphore, value, deadline, std::chrono::microseconds(0));
+    if (!done) done = pollCounter(semaphore, value, deadline, kSpinPace);
     break;
   }
   }
   if (!done) return false;
-  const Clock::time_point now = Clock::now();
-  if (lastReturn_) interval_ = now - *lastReturn_;
-  lastReturn_ = now;
+  if (strategy_ == ThrottleWait::Hybrid) { // the prediction: the interval between the last two returns
+    const Clock::time_point now = Clock::now();
+    if (lastReturn_) interval_ = now - *lastReturn_;
+    lastReturn_ = now;
+  }
   return true;
 }
 

@@ -164,12 +164,7 @@ void FrameGraph::setParams(const NBodyParams& params) {
 }
 
 void FrameGraph::setBodies(const BodiesView& bodies) {
-  const BodiesView& b = bodies_;
-  if (bodies.posMass == b.posMass && bodies.vel == b.vel && bodies.accel == b.accel && bodies.colour == b.colour &&
-      bodies.n == b.n && bodies.forces.fixed == b.forces.fixed && bodies.forces.tileDone == b.forces.tileDone &&
-      bodies.massSum == b.massSum) {
-    return;
-  }
+  if (bodies == bodies_) return;
   bodies_ = bodies;
   paramsDirty_ = true; // every stage's arguments take the count: launch() compares them all
 }

@@ -33,6 +33,11 @@ struct BodiesView {
   int n = 0;
   ForcesScratch forces;
   float massSum = 0; // sum of the n masses (the bound the fixed-point scale of the forces sums comes from)
+
+  friend bool operator==(const BodiesView& a, const BodiesView& b) {
+    return a.posMass == b.posMass && a.vel == b.vel && a.accel == b.accel && a.colour == b.colour && a.n == b.n &&
+           a.forces.fixed == b.forces.fixed && a.forces.tileDone == b.forces.tileDone && a.massSum == b.massSum;
+  }
 };
 
 // Blow-up detection (docs/FRAME.md). The kernels that write positions or velocities check each body they write
