@@ -65,12 +65,7 @@ struct ListingInstance {
     const VkInstanceCreateInfo createInfo{.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
                                           .pApplicationInfo = &appInfo};
     const VkResult result = vkCreateInstance(&createInfo, nullptr, &instance);
-    if (result == VK_ERROR_INCOMPATIBLE_DRIVER) {
-      throw EnvironmentError(
-          "no Vulkan driver found (vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER); install a "
-          "GPU driver, or mesa-vulkan-drivers for the lavapipe CPU device");
-    }
-    VK_CHECK(result);
+    checkInstanceCreated(result, "1.2");
   }
   ~ListingInstance() { vkDestroyInstance(instance, nullptr); }
   ListingInstance(const ListingInstance&) = delete;

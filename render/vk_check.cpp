@@ -44,6 +44,20 @@ std::string vkResultName(VkResult result) {
   }
 }
 
+void checkInstanceCreated(VkResult result, const char* apiVersion) {
+  const std::string install = "install a GPU driver, or mesa-vulkan-drivers for the lavapipe CPU device";
+  if (result == VK_ERROR_INCOMPATIBLE_DRIVER) {
+    throw EnvironmentError(std::string("no Vulkan ") + apiVersion +
+                           " driver found (vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER); " + install);
+  }
+  if (result == VK_ERROR_INITIALIZATION_FAILED) {
+    throw EnvironmentError("the Vulkan loader could not start a driver (vkCreateInstance: "
+                           "VK_ERROR_INITIALIZATION_FAILED); check VK_DRIVER_FILES / VK_ICD_FILENAMES, or " +
+                           install);
+  }
+  VK_CHECK(result);
+}
+
 void throwVulkanError(VkResult result, const char* expression, const char* file, int line) {
   // Only the file name: build-tree absolute paths make messages long without helping the reader.
   const std::string fileName = std::filesystem::path(file).filename().string();

@@ -17,6 +17,11 @@ std::string vkResultName(VkResult result);
 
 [[noreturn]] void throwVulkanError(VkResult result, const char* expression, const char* file, int line);
 
+// vkCreateInstance's results that mean the machine has no usable driver (VK_ERROR_INCOMPATIBLE_DRIVER: none, or none
+// of `apiVersion`; VK_ERROR_INITIALIZATION_FAILED: the loader or a driver could not start) throw EnvironmentError
+// (exit 3) saying what to install or check; any other failure goes through VK_CHECK.
+void checkInstanceCreated(VkResult result, const char* apiVersion);
+
 } // namespace graphsim::render
 
 #define VK_CHECK(expr)                                                                                                 \

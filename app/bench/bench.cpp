@@ -12,6 +12,7 @@
 
 #include "app/bench/bench_support.h"
 #include "app/cli/errors.h"
+#include "app/cli/standard_streams.h"
 #include "app/io/output_file.h"
 #include "app/run/open_devices.h"
 #include "app/run/signals.h"
@@ -131,7 +132,7 @@ int runBenchCommand(const BenchOptions& requested) {
   BenchReport report = runBench(options);
   report.interrupted = interruptRequested();
   std::fputs(toTable(report).c_str(), stdout);
-  std::fflush(stdout);
+  flushStandardOutput();
   if (options.json) {
     writeOutput(*options.json, toJson(report).dump(2) + "\n");
     std::fprintf(stderr, "graphsim bench: wrote %s\n", options.json->c_str());

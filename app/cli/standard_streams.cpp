@@ -12,6 +12,7 @@ namespace graphsim::app {
 namespace {
 
 bool wasClosed = false; // stdout was closed at start (held by holdClosedStandardDescriptors)
+int earlierError = 0;   // errno of the first flush that failed before exit (flushStandardOutput)
 
 void checkAtExit() {
   // A write that failed earlier set the stream's error flag; its errno is gone, the flush below may say it again.
@@ -23,7 +24,11 @@ void checkAtExit() {
   const int closeError = errno;
   // EBADF on close with nothing written: stdout was closed (`>&-`) and the command printed nothing there.
   if (failedBefore || pending || (closeFailed && closeError != EBADF)) {
-    const int error = pending ? flushError : closeFailed ? closeError : wasClosed ? EBADF : 0;
+    const int error = earlierError != 0 ? earlierError
+                      : pending         ? flushError
+                      : closeFailed     ? closeError
+                      : wasClosed       ? EBADF
+                                        : 0;
     std::fprintf(stderr, "graphsim: cannot write to standard output: %s\n",
                  error != 0 ? std::strerror(error) : "a write failed");
     std::fflush(stderr);
@@ -44,6 +49,11 @@ void holdClosedStandardDescriptors() {
 }
 
 } // namespace
+
+void flushStandardOutput() {
+  errno = 0;
+  if (std::fflush(stdout) != 0 && earlierError == 0) earlierError = errno;
+}
 
 void checkStandardStreamsAtExit() {
   static const bool registered = [] {

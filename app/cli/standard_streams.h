@@ -12,5 +12,8 @@ namespace graphsim::app {
 // stderr is checked in main(): a failure there cannot be reported on it, and turns only a success into exit 1 (a
 // terminal closed under an interrupted run keeps its exit 129).
 void checkStandardStreamsAtExit();
+// Flushes stdout now (soak and bench print their header before a long run). A failure is kept with its reason
+// ("No space left on device") for the check at exit, which exits 1 with it; the run itself goes on.
+void flushStandardOutput();
 
 } // namespace graphsim::app

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "app/cli/scene_config.h"
+#include "app/cli/standard_streams.h"
 #include "app/run/progress.h"
 #include "app/run/session.h"
 #include "app/run/signals.h"
@@ -59,7 +60,7 @@ int report(const SoakOptions& soak, const Scene& scene, const RunSummary& summar
   } else {
     std::printf("result: %s\n", pass ? "PASS" : "FAIL");
   }
-  std::fflush(stdout);
+  flushStandardOutput();
   if (interrupted) return interruptExitCode();
   return pass ? 0 : 1;
 }

@@ -1,6 +1,7 @@
-// A configuration whose frames would take minutes or hours on the chosen backend (`--bodies 16777216 --backend cpu`)
-// is accepted, but says so before any work starts: the n-body forces cost N^2 pair interactions per frame (per
-// substep), and the CPU backend's start adds one double-precision direct sum of the same size.
+// A configuration whose frames would take minutes or hours on the chosen backend (`--bodies 16777216 --backend cpu`,
+// `--scene fluid --particles 8388608 --backend cpu`) is accepted, but says so before any work starts. The scene
+// estimates its own cost (Scene::estimateCost: n-body N^2 interactions per substep, fluid particle-substeps); this
+// turns the estimate into the warning.
 #pragma once
 
 #include <chrono>
@@ -16,12 +17,16 @@ enum class BackendKind;
 // Above this, a frame or the start-up is called slow.
 inline constexpr double kSlowConfigSeconds = 60.0;
 
-// The warning for settings on backend (cpu or cuda; auto must be resolved), or nullopt when the estimate is below
-// kSlowConfigSeconds or the scene is not nbody. cpu: the rate is measured now (a 2,048-body forces stage, ~10 ms);
-// cuda: the rate the forces stage reaches on an H100 (docs/PERFORMANCE.md), an upper bound for other GPUs.
+// The warning for settings on backend (cpu or cuda; auto must be resolved), or nullopt when the scene's estimate is
+// below kSlowConfigSeconds.
 std::optional<std::string> slowConfigWarning(const SceneSettings& settings, BackendKind backend);
 // Prints the warning, if any, on stderr ("graphsim: warning: …").
 void warnIfSlow(const SceneSettings& settings, BackendKind backend);
+
+// "42 s", "12 min", "3.5 h", "7 days".
+std::string durationText(double seconds);
+// "2.1e+09": a rate in the estimate's basis.
+std::string rateText(double perSecond);
 
 // The floor of --wait-timeout-ms. The stall timeout measures lack of progress over one timeout (docs/FRAME.md,
 // "Timeouts"): a queue that has a frame but has not yet started it is no progress, and a driver's queue thread can

@@ -136,6 +136,14 @@ public:
   virtual bool passed() const = 0;
 };
 
+// What a run costs on one backend, for the warning before a configuration that takes minutes (app/run/slow_config.h).
+struct CostEstimate {
+  double frameSeconds = 0;   // one frame
+  double startupSeconds = 0; // before the first frame
+  std::string basis;         // how it was estimated: "N^2 = 65536^2 pair interactions per forces stage at ..."
+  std::string advice;        // what is practical instead: "--backend cuda or fewer bodies is practical"
+};
+
 class Scene {
 public:
   virtual ~Scene() = default;
@@ -192,6 +200,9 @@ public:
   virtual SoakCounts soakCounts() const = 0;
   // graphsim bench for this scene: runs the product path and its comparisons and fills the report.
   virtual void runBench(const BenchOptions& options, BenchReport& report) const = 0;
+  // The cost of these settings on the cpu backend (cpu = true: a rate measured on this machine now, ~10 ms) or the
+  // cuda one (a rate measured on an H100, docs/PERFORMANCE.md); nullopt when no backend takes long at this size.
+  virtual std::optional<CostEstimate> estimateCost(const SceneSettings& settings, bool cpu) const = 0;
 };
 
 // The registry (app/scenes/registry.cpp), in --help order.

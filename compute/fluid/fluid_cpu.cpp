@@ -5,12 +5,31 @@
 #include <stdexcept>
 #include <string>
 
+#include "compute/long_work.h"
+
 namespace graphsim::fluid {
 namespace {
 
 using sph_math::Vec3;
 
 Vec3 xyz(const Float4& f) { return {f.x, f.y, f.z}; }
+
+// The neighbour loops (density, forces) visit ~216 candidates per particle: at a million particles one stage takes
+// seconds on the CPU. They run in chunks of particles with an interrupt checkpoint between them (compute/long_work.h),
+// so that Ctrl-C acts within a second; each particle's sum is computed whole inside one chunk, so chunking changes
+// no result.
+constexpr std::int64_t kParticlesPerCheckpoint = 16384;
+
+template <typename Body>
+void forParticlesInChunks(std::int64_t n, Body&& body) {
+  LongWork work;
+  for (std::int64_t begin = 0; begin < n; begin += kParticlesPerCheckpoint) {
+    const std::int64_t end = std::min(n, begin + kParticlesPerCheckpoint);
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = begin; i < end; ++i) body(static_cast<std::size_t>(i));
+    if (end < n) work.checkpoint(static_cast<double>(end) / static_cast<double>(n));
+  }
+}
 Float4 toFloat4(Vec3 v, float w = 0.0f) { return {v.x, v.y, v.z, w}; }
 
 // Particles per row that fit in `extent` at this spacing (the 1e-3 absorbs the float rounding of extent / spacing).
@@ -97,18 +116,16 @@ void computeDensity(const FluidParams& params, FluidState& state, const FluidGri
   const float h = smoothingLength(params);
   const float h2 = h * h;
   const float mass = particleMass(params);
-  const auto n = static_cast<std::int64_t>(state.size());
-#pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < n; ++i) {
-    const Vec3 xi = xyz(state.pos[static_cast<std::size_t>(i)]);
+  forParticlesInChunks(static_cast<std::int64_t>(state.size()), [&](std::size_t i) {
+    const Vec3 xi = xyz(state.pos[i]);
     float sum = 0.0f;
     forEachCandidate(grid, xi, [&](std::uint32_t j) {
       const Vec3 d = xi - xyz(state.pos[j]);
       const float r2 = sph_math::dot(d, d);
       if (r2 < h2) sum += sph_math::kernelW(r2, h);
     });
-    state.density[static_cast<std::size_t>(i)] = mass * sum;
-  }
+    state.density[i] = mass * sum;
+  });
 }
 
 void computeForces(const FluidParams& params, float alpha, const FluidState& state, const FluidGrid& grid,
@@ -128,9 +145,7 @@ void computeForces(const FluidParams& params, float alpha, const FluidState& sta
     work.pressure[static_cast<std::size_t>(i)] =
         sph_math::taitPressure(rho, params.restDensity, params.stiffness) / (rho * rho);
   }
-#pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < n; ++i) {
-    const auto si = static_cast<std::size_t>(i);
+  forParticlesInChunks(n, [&](std::size_t si) {
     const Vec3 xi = xyz(state.pos[si]);
     const Vec3 vi = xyz(state.vel[si]);
     const float rhoI = state.density[si];
@@ -145,7 +160,7 @@ void computeForces(const FluidParams& params, float alpha, const FluidState& sta
       acc = acc + sph_math::pairAcceleration(d, sph_math::kernelGradFactor(r2, h), mass, pI, work.pressure[j], pi);
     });
     work.accel[si] = toFloat4(acc);
-  }
+  });
 }
 
 void integrate(FluidState& state, const FluidWorkspace& work, Vec3 gravity, float dt) {
@@ -193,8 +208,10 @@ void buildSortedGrid(const FluidParams& params, FluidState& state, FluidWorkspac
 
 void substep(const FluidParams& params, FluidState& state, FluidWorkspace& work, float dt, const SubstepSwitches& on,
              const AfterStage& after) {
+  LongWork checkpoints; // between stages too: the sort of millions of keys alone takes a good part of a second
   auto done = [&](std::string_view stage) {
     if (after) after(stage);
+    checkpoints.checkpoint(0.0);
   };
   computeCellKeys(params, state, work.grid);
   done("cell_keys");

@@ -104,13 +104,13 @@ TEST(Stdout, SoakReportAndBenchTableIntoAFullDeviceAreExitOne) {
   const ProcessResult soak = runGraphsim({"soak", "--backend", "cpu", "--frames", "12", "--bodies", "64", "--quiet"},
                                          120, stdoutInto(dir / "full"));
   EXPECT_EQ(soak.exitCode, 1) << soak.err;
-  EXPECT_TRUE(contains(soak.err, "cannot write to standard output")) << soak.err;
+  EXPECT_TRUE(contains(soak.err, "cannot write to standard output: No space left on device")) << soak.err;
   const fs::path json = dir / "bench.json";
   const ProcessResult bench = runGraphsim({"bench", "--backend", "cpu", "--frames", "3", "--warmup", "0", "--bodies",
                                            "64", "--variants", "none", "--json", json.string(), "--quiet"},
                                           120, stdoutInto(dir / "full"));
   EXPECT_EQ(bench.exitCode, 1) << bench.err;
-  EXPECT_TRUE(contains(bench.err, "cannot write to standard output")) << bench.err;
+  EXPECT_TRUE(contains(bench.err, "cannot write to standard output: No space left on device")) << bench.err;
   EXPECT_TRUE(fs::exists(json)) << "the JSON, written before, stays";
 }
 

@@ -143,6 +143,43 @@ TEST(Exits, AnAbsurdCpuConfigurationIsWarnedBeforeWorkShowsProgressAndStopsOnCtr
   EXPECT_LT(since(signalled).count(), 2000);
 }
 
+// The fluid scene's CPU frames: at 1,048,576 particles one frame takes tens of seconds here. Its neighbour loops run
+// in chunks with interrupt checkpoints, and every stage of a substep ends with one: Ctrl-C acts within ~1 s.
+TEST(Exits, CtrlCDuringALongFluidCpuFrameExitsWithinTwoSeconds) {
+  const fs::path dir = freshDir("fluid-sigint");
+  ChildProcess child(
+      {"run", "--headless", "--backend", "cpu", "--scene", "fluid", "--particles", "1048576", "--frames", "10"}, dir);
+  ASSERT_TRUE(waitForErr(child, "Vulkan device", 60s)) << child.err();
+  std::this_thread::sleep_for(2s); // inside the first frame's substeps
+  const auto signalled = Clock::now();
+  child.signal(SIGINT);
+  const ProcessResult r = child.wait(30s);
+  ASSERT_FALSE(r.timedOut) << r.err;
+  EXPECT_EQ(r.signal, 0);
+  EXPECT_EQ(r.exitCode, 130) << r.err;
+  EXPECT_LT(since(signalled).count(), 2000);
+  std::printf("[ measured ] exit %d ms after SIGINT during a fluid CPU frame\n",
+              static_cast<int>(since(signalled).count()));
+}
+
+// 8,388,608 fluid particles on the CPU: many minutes per frame, said before any work, from a substep timed now.
+TEST(Exits, AnAbsurdFluidCpuConfigurationIsWarnedBeforeWork) {
+  const fs::path dir = freshDir("fluid-absurd");
+  ChildProcess child(
+      {"run", "--headless", "--backend", "cpu", "--scene", "fluid", "--particles", "8388608", "--frames", "1"}, dir);
+  ASSERT_TRUE(waitForErr(child, "Vulkan device", 60s)) << child.err();
+  const std::string err = child.err();
+  const std::size_t warning =
+      err.find("graphsim: warning: 8388608 particles on the cpu backend: one frame takes about");
+  ASSERT_NE(warning, std::string::npos) << err;
+  EXPECT_LT(warning, err.find("Vulkan device")) << "the warning comes before any work:\n" << err;
+  EXPECT_TRUE(contains(err, "particle-substeps per second, measured on this machine just now")) << err;
+  child.signal(SIGINT);
+  const ProcessResult r = child.wait(30s);
+  ASSERT_FALSE(r.timedOut) << r.err;
+  EXPECT_EQ(r.exitCode, 130) << r.err;
+}
+
 // In a window on lavapipe vkQueuePresentKHR used to wait for ever on a stalled render. Now the present comes only
 // after the render is known complete within the timeout: exit 1 naming the side within timeout + 2 s.
 TEST(Exits, AWindowStallEndsWithinTheTimeoutPlusTwoSecondsNamingTheSide) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
@@ -9,6 +10,7 @@
 #include "app/cli/errors.h"
 #include "app/cli/scene_config.h"
 #include "app/reliability/soak.h"
+#include "app/run/slow_config.h"
 #include "app/scenes/fluid/fluid_parts.h"
 #include "app/scenes/fluid/fluid_producer.h"
 #include "app/scenes/json_reader.h"
@@ -22,6 +24,25 @@ using fluid::FluidConfig;
 
 // Room for the particle-count control to grow without new render buffers (and new CUDA imports).
 constexpr std::int64_t kMinRenderCapacity = 65536;
+
+constexpr std::int64_t kWorthEstimating = 65536; // below this, no frame takes a minute on the CPU
+
+// Particle-substeps per second of the CPU reference on this machine: a substep of 8,192 particles at rest in the
+// scene's box and physics, timed after one untimed substep that sizes the workspace (~30 ms in all).
+double measureCpuSubstepRate(const FluidConfig& config) {
+  FluidConfig small = config;
+  small.initial = "rest";
+  small.particles = 8192;
+  small.params = fluid::validateFluidConfig(small);
+  fluid::FluidState state = fluid::makeInitialState(small);
+  fluid::FluidWorkspace work;
+  const float dt = small.frameDt / 100.0f;
+  fluid::substep(small.params, state, work, dt);
+  const auto start = std::chrono::steady_clock::now();
+  fluid::substep(small.params, state, work, dt);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return static_cast<double>(state.size()) / std::max(seconds, 1e-6);
+}
 
 constexpr auto kJsonKeys = std::to_array<std::string_view>(
     {"initial", "particles", "restDensity", "stiffness", "viscosity", "gravity", "cflNumber", "maxSubsteps",
@@ -194,6 +215,35 @@ public:
   }
   SoakCounts soakCounts() const override { return {4096, 2048}; } // half of it still fills the dam-break block
   void runBench(const BenchOptions& options, BenchReport& report) const override { runFluidBench(options, report); }
+
+  // Particle-substeps: the substeps a frame needs are at least frameDt over the CFL step at rest (the fluid moves,
+  // so more), up to maxSubsteps. The CUDA graph does ~9e8 particle-substeps/s on an H100 (docs/PERFORMANCE.md):
+  // even 8M particles x 32 substeps is a fraction of a second there, so only the CPU is estimated.
+  std::optional<CostEstimate> estimateCost(const SceneSettings& s, bool cpu) const override {
+    const FluidConfig& c = fluidConfig(s);
+    if (!cpu || c.particles < kWorthEstimating) return std::nullopt;
+    FluidConfig sized = c;
+    sized.params = fluid::validateFluidConfig(c);
+    const fluid::FluidParams& p = sized.params;
+    const float restDt = sph_math::cflDt(p.cflNumber, fluid::smoothingLength(p), fluid::speedOfSound(p), 0.0f);
+    const int atRest = std::max(1, static_cast<int>(std::ceil(c.frameDt / restDt)));
+    const int substeps = std::min(atRest, p.maxSubsteps);
+    double rate = 0;
+    try {
+      rate = measureCpuSubstepRate(sized);
+    } catch (const std::invalid_argument&) { // 8,192 particles do not fit this box's lattice: no estimate
+      return std::nullopt;
+    }
+    CostEstimate cost;
+    cost.frameSeconds = static_cast<double>(c.particles) * substeps / rate;
+    cost.basis = (atRest > p.maxSubsteps
+                      ? "maxSubsteps = " + std::to_string(substeps) + " substeps per frame"
+                      : "at least " + std::to_string(substeps) + " substeps per frame (the CFL step at rest)") +
+                 " of " + std::to_string(c.particles) + " particles at " + rateText(rate) +
+                 " particle-substeps per second, measured on this machine just now";
+    cost.advice = "--backend cuda or fewer particles is practical";
+    return cost;
+  }
 };
 
 } // namespace

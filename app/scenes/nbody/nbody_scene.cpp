@@ -4,13 +4,18 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
+#include <vector>
 
 #include "app/cli/errors.h"
 #include "app/reliability/soak.h"
 #include "app/run/frame_producer.h"
+#include "app/run/slow_config.h"
 #include "app/scenes/json_reader.h"
 #include "app/scenes/nbody/nbody_parts.h"
 #include "app/scenes/nbody/nbody_producer.h"
+#include "compute/cpu_stages.h"
+#include "compute/initial_conditions.h"
 #include "render/particle_renderer.h"
 
 namespace graphsim::app {
@@ -22,6 +27,22 @@ constexpr std::int64_t kMinRenderCapacity = 65536;
 
 constexpr auto kJsonKeys =
     std::to_array<std::string_view>({"initial", "bodies", "max_bodies", "seed", "substeps", "params", "stages"});
+
+constexpr double kCudaInteractionsPerSecond = 3.0e12; // H100, the symmetric-pair forces stage (issue 14)
+constexpr std::int64_t kWorthEstimating = 32768;      // below this, no backend takes a minute per frame
+
+// Pair interactions per second of the CPU forces stage on this machine: one 2,048-body stage, timed (~10 ms).
+double measureCpuForcesRate() {
+  SceneConfig config;
+  config.bodies = 2048;
+  const BodyState state = makeInitialConditions(config);
+  cpu::ForceScratch scratch;
+  std::vector<Float4> accel;
+  const auto start = std::chrono::steady_clock::now();
+  cpu::computeForces(state.posMass, config.params, scratch, accel);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return 2048.0 * 2048.0 / std::max(seconds, 1e-6);
+}
 
 void applyParams(NBodyParams& p, const JsonReader& r) {
   r.allowOnly(
@@ -138,6 +159,22 @@ public:
   }
   SoakCounts soakCounts() const override { return {1024, 2}; } // the replay needs two bodies to interact
   void runBench(const BenchOptions& options, BenchReport& report) const override { runNBodyBench(options, report); }
+
+  // The forces cost N^2 pair interactions per substep; the CPU backend's start adds one double-precision direct sum
+  // of the same size (startLeapfrog), ~4x the float stage per interaction.
+  std::optional<CostEstimate> estimateCost(const SceneSettings& s, bool cpu) const override {
+    const std::int64_t n = s.sim.bodies;
+    if (n < kWorthEstimating) return std::nullopt;
+    const double interactions = static_cast<double>(n) * static_cast<double>(n);
+    const double rate = cpu ? measureCpuForcesRate() : kCudaInteractionsPerSecond;
+    CostEstimate cost;
+    cost.frameSeconds = interactions * s.sim.substeps / rate;
+    cost.startupSeconds = cpu ? interactions * 4 / rate : 0;
+    cost.basis = "N^2 = " + std::to_string(n) + "^2 pair interactions per forces stage at " + rateText(rate) +
+                 " per second, " + (cpu ? "measured on this machine just now" : "an H100's rate");
+    if (cpu) cost.advice = "--backend cuda or fewer bodies is practical";
+    return cost;
+  }
 };
 
 } // namespace
