@@ -51,9 +51,10 @@ void checkInstanceCreated(VkResult result, const char* apiVersion) {
                            " driver found (vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER); " + install);
   }
   if (result == VK_ERROR_INITIALIZATION_FAILED) {
-    throw EnvironmentError("the Vulkan loader could not start a driver (vkCreateInstance: "
-                           "VK_ERROR_INITIALIZATION_FAILED); check VK_DRIVER_FILES / VK_ICD_FILENAMES, or " +
-                           install);
+    throw EnvironmentError(
+        "the Vulkan loader could not start a driver (vkCreateInstance: "
+        "VK_ERROR_INITIALIZATION_FAILED); check VK_DRIVER_FILES / VK_ICD_FILENAMES, or " +
+        install);
   }
   VK_CHECK(result);
 }
