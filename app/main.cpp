@@ -64,11 +64,14 @@ int run(RunOptions options) {
                  static_cast<long long>(options.captureEvery), static_cast<unsigned long long>(s.frames),
                  static_cast<long long>(options.captureEvery));
   }
+  if (!s.diagnostics.empty()) std::fprintf(stderr, "graphsim: %s\n", s.diagnostics.c_str());
+  if (!s.replay.empty()) std::fprintf(stderr, "graphsim: %s\n", s.replay.c_str());
   if (options.validation) {
     std::fprintf(stderr, "graphsim: validation messages: %llu\n",
                  static_cast<unsigned long long>(s.validationMessages));
     if (s.validationMessages > 0) return kExitInternal;
   }
+  if (s.replayFailed && !interruptRequested()) return kExitInternal;
   if (interruptRequested()) {
     std::fprintf(stderr, "graphsim: interrupted by %s after %llu frames; both APIs drained and released\n",
                  signalName(interruptSignal()).c_str(), static_cast<unsigned long long>(s.frames));

@@ -28,6 +28,19 @@ void CpuBackend::reset(const SceneConfig& config) {
   accel_ = std::move(accel);
   colour_ = std::move(colour);
   blowUp_.reset();
+  startDiagnosticsSeries();
+  nodesStale_ = true;
+}
+
+void CpuBackend::startDiagnosticsSeries() {
+  ++diagnosticsSeries_;
+  diagnosticsFirstPending_ = true;
+  diagnostics_.reset(); // it described a state that is gone
+}
+
+void CpuBackend::setDiagnosticsEnabled(bool enabled) {
+  if (enabled == diagnosticsOn_) return;
+  diagnosticsOn_ = enabled;
   nodesStale_ = true;
 }
 
@@ -63,6 +76,7 @@ void CpuBackend::setState(BodyState state, std::vector<Float4> accel) {
   config_.bodies = static_cast<std::int64_t>(state_.size());
   cpu::computeColour(state_.vel, config_.params.colourScale, colour_);
   blowUp_.reset();
+  startDiagnosticsSeries();
 }
 
 void CpuBackend::setParams(const NBodyParams& params) { config_.params = params; }
@@ -135,9 +149,14 @@ void CpuBackend::stepFrame(std::uint64_t k) {
   const NBodyParams& p = config_.params;
   const float dampFactor = dampingFactor(p); // once per frame, as the CUDA backend pushes it to its damping nodes
   if (profiling_) {
-    nodeMs_.assign(static_cast<std::size_t>(stageInstanceCount(config_.substeps)), -1.0);
+    nodeMs_.assign(nodeCount(), -1.0);
     nodesStale_ = true;
   }
+  // Diagnostics (nbody_diagnostics.h): right after forces of substep 0, whose a(t) re-synchronises the velocities of
+  // the state this frame starts from; the same frames as the CUDA graph samples.
+  const bool hasDiagnostics = config_.diagnosticsEvery > 0;
+  const bool sample = hasDiagnostics && diagnosticsOn_ && p.dt != 0.0f && stageEnabled(Stage::Forces) &&
+                      diagnosticsDue(k, config_.diagnosticsEvery, diagnosticsFirstPending_);
   // A disabled stage is skipped, not run as identity: with forces off, accel keeps its last values. A stage that ran
   // is checked for non-finite output until the first blow-up is recorded (O(N) passes; not in its profiled time).
   const auto run = [&](Stage stage, int substep, std::size_t node, const auto& body) {
@@ -149,7 +168,15 @@ void CpuBackend::stepFrame(std::uint64_t k) {
   forEachStageInstance(config_.substeps, [&](Stage stage, int s) {
     const std::size_t n = node++;
     switch (stage) {
-    case Stage::Forces: run(stage, s, n, [&] { cpu::computeForces(state_.posMass, p, forceScratch_, accel_); }); break;
+    case Stage::Forces:
+      run(stage, s, n, [&] { cpu::computeForces(state_.posMass, p, forceScratch_, accel_); });
+      if (s == 0 && hasDiagnostics) {
+        runStage(sample, profiling_, nodeMs_, node++, [&] {
+          diagnostics_ = DiagnosticsSample{k, diagnosticsSeries_, computeDiagnostics(state_, accel_, p)};
+          diagnosticsFirstPending_ = false;
+        });
+      }
+      break;
     case Stage::Attractor: run(stage, s, n, [&] { cpu::applyAttractor(state_.posMass, state_.vel, p); }); break;
     case Stage::Integrate: run(stage, s, n, [&] { cpu::integrate(state_.posMass, state_.vel, accel_, p.dt); }); break;
     case Stage::Damping: run(stage, s, n, [&] { cpu::damp(state_.vel, dampFactor); }); break;
@@ -175,8 +202,12 @@ void CpuBackend::download(BodyState& state, std::vector<float>& colour) {
   colour = colour_;
 }
 
+std::size_t CpuBackend::nodeCount() const {
+  return static_cast<std::size_t>(stageInstanceCount(config_.substeps)) + (config_.diagnosticsEvery > 0 ? 1 : 0);
+}
+
 const std::vector<NodeInfo>& CpuBackend::nodes() const {
-  const auto count = static_cast<std::size_t>(stageInstanceCount(config_.substeps));
+  const std::size_t count = nodeCount();
   if (nodes_.size() != count) {
     nodes_.clear();
     nodes_.reserve(count);
@@ -189,13 +220,20 @@ const std::vector<NodeInfo>& CpuBackend::nodes() const {
       info.substep = substep;
       info.togglable = row.togglable();
       info.whyNotTogglable = std::string(row.whyNotTogglable);
+      if (stage == Stage::Forces && substep == 0 && config_.diagnosticsEvery > 0) {
+        NodeInfo& diagnostics = nodes_.emplace_back();
+        diagnostics.name = kDiagnosticsNodeName;
+        diagnostics.type = "cpu";
+        diagnostics.togglable = true;
+        diagnostics.diagnostics = true;
+      }
     });
     nodesStale_ = true;
   }
   if (nodesStale_) {
     const bool timed = profiling_ && nodeMs_.size() == nodes_.size();
     for (std::size_t i = 0; i < nodes_.size(); ++i) {
-      nodes_[i].enabled = stageEnabled(*nodes_[i].stage);
+      nodes_[i].enabled = nodes_[i].diagnostics ? diagnosticsOn_ : stageEnabled(*nodes_[i].stage);
       nodes_[i].ms = timed ? nodeMs_[i] : -1.0;
     }
     nodesStale_ = false;

@@ -28,6 +28,11 @@ public:
   // Checked after every stage instance that wrote positions or velocities (accelerations where integrate uses them),
   // until the first report.
   std::optional<BlowUp> blowUp() const override { return blowUp_; }
+  // With config().diagnosticsEvery > 0: computeDiagnostics on the frames that sample (nbody_diagnostics.h), right
+  // after the first forces stage, from its accelerations; nodes() lists it there as "diagnostics".
+  void setDiagnosticsEnabled(bool enabled) override;
+  bool diagnosticsEnabled() const override { return diagnosticsOn_; }
+  std::optional<DiagnosticsSample> diagnostics() const override { return diagnostics_; }
 
   // The write_render stage: packs (x, y, z, colour) per body into dst (config().bodies entries), e.g. a mapped
   // Vulkan buffer. write_render is not togglable: the renderer draws a buffer every frame.
@@ -48,12 +53,20 @@ private:
   std::vector<float> colour_;
   cpu::ForceScratch forceScratch_; // reused by every forces stage: a step allocates nothing after the first
   bool profiling_ = false;
-  std::uint64_t nextFrame_ = 0;        // the frame step() runs next
-  std::optional<BlowUp> blowUp_;       // the first non-finite value since the last reset or setState
+  std::uint64_t nextFrame_ = 0;  // the frame step() runs next
+  std::optional<BlowUp> blowUp_; // the first non-finite value since the last reset or setState
+  // Diagnostics: the panel's toggle, whether the series' first sample is still to be taken, the series (one per
+  // reset or setState) and its latest sample.
+  bool diagnosticsOn_ = true;
+  bool diagnosticsFirstPending_ = true;
+  std::uint64_t diagnosticsSeries_ = 0;
+  std::optional<DiagnosticsSample> diagnostics_;
+  void startDiagnosticsSeries();
   mutable std::vector<double> nodeMs_; // in nodes() order, last step (and writeRender)
-  // What nodes() returns: rebuilt when its size is not the stage instance count of config_.substeps (the only
-  // structural change), its enable states and times copied in place when nodesStale_ (a reset, a toggle,
-  // profiling on/off, a profiled step or writeRender).
+  // What nodes() returns: rebuilt when its size is not nodeCount() (the stage instances of config_.substeps, and the
+  // diagnostics row when config_.diagnosticsEvery > 0: the only structural changes), its enable states and times
+  // copied in place when nodesStale_ (a reset, a toggle, profiling on/off, a profiled step or writeRender).
+  std::size_t nodeCount() const;
   mutable std::vector<NodeInfo> nodes_;
   mutable bool nodesStale_ = true;
 };

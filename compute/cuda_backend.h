@@ -65,6 +65,12 @@ public:
   // blow-up in frame k is seen once frame k has completed on the GPU: in the frame loop, by the time frame k+F is
   // launched (the renderDone throttle before it implies that).
   std::optional<BlowUp> blowUp() const override;
+  // With config().diagnosticsEvery > 0: the graph's diagnostics node (docs/DIAGNOSTICS.md). diagnostics() reads the
+  // mapped pinned report the node's kernel writes (a few loads, no CUDA call, never waits): a sample of frame k is
+  // there once frame k completed on the GPU.
+  void setDiagnosticsEnabled(bool enabled) override;
+  bool diagnosticsEnabled() const override;
+  std::optional<DiagnosticsSample> diagnostics() const override;
 
   // Interop frame k (compute/protocol.h): updates the semaphore nodes (wait renderDone >= renderDoneWaited(k),
   // signal simDone = simDoneSignalled(k)), points write_render at render buffer slot(k), applies changed parameters,

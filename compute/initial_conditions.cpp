@@ -453,16 +453,13 @@ Diagnostics measure(const BodyState& state, const NBodyParams& params) {
   std::vector<double> potential;
   const std::vector<D3> accel = directSum(state, params, &potential);
   const double half = 0.5 * double(params.dt);
-  Diagnostics d;
+  Diagnostics d{};
   for (std::size_t i = 0; i < state.size(); ++i) {
-    const double m = state.posMass[i].w;
+    const Float4& x = state.posMass[i];
     const Float4 vh = state.vel[i];
     const D3 v = D3{vh.x, vh.y, vh.z} + accel[i] * half; // v(t) from v(t - dt/2) and a(t)
-    d.kinetic += 0.5 * m * (v.x * v.x + v.y * v.y + v.z * v.z);
-    d.potential -= 0.5 * double(params.G) * m * potential[i]; // each pair counted twice in the per-body sums
-    d.momentum[0] += m * v.x;
-    d.momentum[1] += m * v.y;
-    d.momentum[2] += m * v.z;
+    diagnostics_math::addKinematics(d, x.w, {x.x, x.y, x.z}, {v.x, v.y, v.z});
+    diagnostics_math::addPotential(d, x.w, potential[i], double(params.G));
   }
   return d;
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "compute/nbody.h"
+#include "compute/nbody_diagnostics.h"
 
 namespace graphsim {
 
@@ -19,13 +20,10 @@ void startLeapfrog(BodyState& state, const NBodyParams& params);
 // The same, also handing back a(0) rounded to float (the accel array's value before the first forces stage runs).
 void startLeapfrog(BodyState& state, const NBodyParams& params, std::vector<Float4>& accel0);
 
-// Total energy and momentum of a state whose velocities are half-step velocities (for tests and diagnostics):
-// velocities are re-synchronised to t with the accelerations at t.
-struct Diagnostics {
-  double kinetic = 0, potential = 0;
-  double momentum[3] = {0, 0, 0};
-  double total() const { return kinetic + potential; }
-};
+// The diagnostics (compute/nbody_diagnostics.h: energy, momentum, angular momentum) of a state whose velocities are
+// half-step velocities, for tests: velocities are re-synchronised to t with the accelerations at t from this file's
+// double-precision direct sum (computeDiagnostics takes the forces stage's float ones instead).
+using Diagnostics = DiagnosticSums;
 Diagnostics measure(const BodyState& state, const NBodyParams& params);
 
 } // namespace graphsim

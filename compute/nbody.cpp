@@ -1,6 +1,7 @@
 // Stage names and scene-config checks of the nbody scene, shared by the CPU and CUDA backends and the app, so that a
 // name typed in a preset, shown in the panel or used in a test resolves the same way everywhere.
 #include "compute/nbody.h"
+#include "compute/nbody_diagnostics.h"
 
 #include <stdexcept>
 
@@ -27,6 +28,10 @@ void validateSceneConfig(const SceneConfig& config) {
   if (config.substeps < 1 || config.substeps > kMaxSubsteps) {
     throw std::invalid_argument("substeps: " + std::to_string(config.substeps) + " is out of range (allowed: 1 to " +
                                 std::to_string(kMaxSubsteps) + ")");
+  }
+  if (config.diagnosticsEvery < 0 || config.diagnosticsEvery > kMaxDiagnosticsEvery) {
+    throw std::invalid_argument("diagnostics_every: " + std::to_string(config.diagnosticsEvery) +
+                                " is out of range (allowed: 0 to " + std::to_string(kMaxDiagnosticsEvery) + ")");
   }
   for (const StageInfo& row : kStages) {
     if (row.togglable() || config.enabled[static_cast<std::size_t>(row.stage)]) continue;

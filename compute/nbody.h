@@ -150,6 +150,11 @@ struct SceneConfig {
   // render buffers' capacity (one number for both: --max-bodies, the scene file's max_bodies, or its default rule).
   // The CPU backend has no graph and ignores it.
   std::int64_t maxBodies = 0;
+  // Live diagnostics (issue 15, compute/nbody_diagnostics.h): a sample every this many frames, 0 to
+  // kMaxDiagnosticsEvery. 0: the frame has no diagnostics node at all (the default here; the app's default is
+  // kDefaultDiagnosticsEvery); > 0: the node exists and is enabled only on the frames that sample. Structural: on
+  // CUDA going between 0 and > 0 adds or removes the node (a rebuild); another non-zero interval is not.
+  int diagnosticsEvery = 0;
 };
 
 // Bodies the state arrays of `config` hold: the larger of its body count and its capacity.
@@ -162,8 +167,8 @@ inline constexpr int kMaxSubsteps = 64;
 
 // Throws std::invalid_argument naming the field when config cannot be built: scene other than "nbody", body count
 // or capacity (maxBodies) outside [0, kMaxBodies], substeps outside [1, kMaxSubsteps], a stage that is not
-// togglable (write_render) disabled. The initial-condition name is checked by makeInitialConditions
-// (initial_conditions.h).
+// togglable (write_render) disabled, diagnosticsEvery outside [0, 1000000]. The initial-condition name is checked by
+// makeInitialConditions (initial_conditions.h).
 void validateSceneConfig(const SceneConfig& config);
 
 // Body state, structure of float4 arrays: position + mass in posMass, velocity in vel (w unused).

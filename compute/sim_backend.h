@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "compute/nbody.h"
+#include "compute/nbody_diagnostics.h"
 
 namespace graphsim {
 
@@ -22,6 +23,8 @@ struct NodeInfo {
   std::string whyNotTogglable; // empty when togglable
   double ms = -1;              // with profiling on: the node's time in the last measured frame (CUDA: GPU time
                                // between event-record nodes; CPU: wall time); negative when not measured
+  bool diagnostics = false;    // the diagnostics node (kDiagnosticsNodeName): no stage; toggled with
+                               // SimBackend::setDiagnosticsEnabled; `enabled` is that setting, not this frame's
 };
 
 // Counters of how parameter and structure changes were applied (all zero on the CPU backend's graph fields).
@@ -86,6 +89,16 @@ public:
   // returns. CUDA: known once the GPU has run the frame's report node (docs/FRAME.md, "Blow-up detection"): with
   // frames in flight it may appear a few frames after the frame it names.
   virtual std::optional<BlowUp> blowUp() const = 0;
+
+  // Live diagnostics (compute/nbody_diagnostics.h, docs/DIAGNOSTICS.md), with config().diagnosticsEvery > 0 (else
+  // there is nothing to toggle and no sample). On by default; off: no samples (the node stays disabled), the last
+  // one stays readable. Not a stage: it changes no state, so toggling it changes no result.
+  virtual void setDiagnosticsEnabled(bool enabled) = 0;
+  virtual bool diagnosticsEnabled() const = 0;
+  // The latest sample known now; never waits. CPU: of the frames stepped so far. CUDA: of the frames the GPU has
+  // completed (the diagnostics kernel writes mapped pinned memory; with frames in flight a sample of frame k is
+  // seen once frame k completed, at the latest when frame k + F is launched). None before the first sample.
+  virtual std::optional<DiagnosticsSample> diagnostics() const = 0;
 };
 
 } // namespace graphsim

@@ -8,8 +8,10 @@ packages=(
   libvulkan-dev glslc vulkan-validationlayers mesa-vulkan-drivers vulkan-tools
   libglfw3-dev libglm-dev libimgui-dev libstb-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libbenchmark-dev
+  libavcodec-dev libavformat-dev libavutil-dev libswscale-dev # --video (FFmpeg: libx264 and friends)
   xvfb xauth
   clang-format
+  dpkg-dev file # the .deb (scripts/package-test.sh): CPack runs dpkg-shlibdeps, which needs file(1) too
 )
 [ -x /usr/local/cuda/bin/nvcc ] || command -v nvcc >/dev/null 2>&1 || packages+=(nvidia-cuda-toolkit)
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what is missing, checks the format, builds, runs every test (ctest). GPU tests
 # report "skipped" with the reason on machines without a CUDA device; Vulkan tests use whatever device exists (Mesa
-# lavapipe in CI), and the windowed tests a virtual display when there is no real one.
+# lavapipe in CI), and the windowed tests a virtual display when there is no real one. Then the .deb: built with
+# CPack, extracted into a temporary root, its graphsim --version run (scripts/package-test.sh).
 #
 # Then the CPU test labels (unit, render, cli, ui) again, built with AddressSanitizer + UndefinedBehaviorSanitizer
 # (CMakePresets.json "asan": build-asan/, only the targets those labels need). Any sanitizer report fails the run;
@@ -26,6 +27,9 @@ with_display() {
 start=$(date +%s)
 with_display ctest --preset default -j2 --timeout 600
 echo "test.sh: default build, all labels: $(( $(date +%s) - start )) s"
+
+# The .deb (CPack) from that build, extracted into a temporary root, its graphsim --version run.
+scripts/package-test.sh
 
 if [ "${GRAPHSIM_SKIP_ASAN:-0}" != "1" ]; then
   start=$(date +%s)

@@ -6,6 +6,7 @@
 
 #include "app/io/output_file.h"
 #include "app/run/progress.h"
+#include "app/video/video_writer.h"
 #include "render/particle_renderer.h"
 
 namespace graphsim::app {
@@ -74,7 +75,13 @@ CaptureWriter::CaptureWriter(fs::path dir, std::uint32_t width, std::uint32_t he
   for (unsigned i = 0; i < threads; ++i) workers_.emplace_back([this] { work(); });
 }
 
+CaptureWriter::CaptureWriter(const VideoSettings& video, std::uint64_t warmup, std::uint32_t width,
+                             std::uint32_t height)
+    : dir_(video.path.parent_path()), width_(width), height_(height), video_(std::make_unique<VideoWriter>(video)),
+      videoFrom_(warmup) {}
+
 CaptureWriter::~CaptureWriter() {
+  video_.reset(); // finished, or abandoned by a failed bench: its temporary goes
   try {
     finish();
   } catch (const std::exception& e) {
@@ -90,6 +97,14 @@ CaptureWriter::~CaptureWriter() {
 }
 
 void CaptureWriter::enqueue(CapturedFrame frame) {
+  if (video_) { // the warm-up's frames were read back (every frame is), but only the measured ones are encoded
+    if (frame.frame < videoFrom_) {
+      video_->recycle(std::move(frame.rgba));
+    } else {
+      video_->enqueue(std::move(frame.rgba), width_, height_);
+    }
+    return;
+  }
   std::unique_lock lock(mutex_);
   changed_.wait(lock, [&] { return queue_.size() < kMaxQueued || error_; });
   if (error_) std::rethrow_exception(error_);
@@ -98,6 +113,7 @@ void CaptureWriter::enqueue(CapturedFrame frame) {
 }
 
 std::vector<std::uint8_t> CaptureWriter::takeBuffer() {
+  if (video_) return video_->takeBuffer();
   std::lock_guard lock(mutex_);
   if (spare_.empty()) return {};
   std::vector<std::uint8_t> buffer = std::move(spare_.back());
@@ -106,6 +122,15 @@ std::vector<std::uint8_t> CaptureWriter::takeBuffer() {
 }
 
 void CaptureWriter::finish() {
+  if (video_) {
+    const VideoStats stats = video_->finish();
+    endProgressLine();
+    std::fprintf(stderr, "graphsim bench: wrote video %s\n", describeVideo(video_->settings(), stats).c_str());
+    video_.reset();
+    std::lock_guard lock(mutex_);
+    written_ = stats.frames;
+    return;
+  }
   std::unique_lock lock(mutex_);
   changed_.wait(lock, [&] { return (queue_.empty() && busy_ == 0) || error_; });
   if (error_) std::rethrow_exception(error_);

@@ -5,6 +5,8 @@
 // says that slot is free again (the frame is complete by then, so finishCapture does not wait); the pixels and the
 // sidecar go to a bounded queue. Every file goes through the output writer (app/io/output_file.h: a temporary
 // beside it, fsync, rename), the PNG before its sidecar: a sidecar that exists names a complete PNG.
+// With --video the same frames go, in order, to one mp4 instead (app/video/video_writer.h: one encoder thread, its
+// own buffer pool and bounded queue); the warm-up's frames are read back but not encoded.
 #pragma once
 
 #include <condition_variable>
@@ -12,6 +14,7 @@
 #include <deque>
 #include <exception>
 #include <filesystem>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -19,6 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/video/video_settings.h"
 #include "compute/nbody.h"
 #include "compute/sim_backend.h"
 
@@ -34,9 +38,14 @@ struct CapturedFrame {
 nlohmann::ordered_json captureSidecar(std::uint64_t frame, bool warmup, const std::string& variant,
                                       const SceneConfig& scene, const std::vector<NodeInfo>& nodes);
 
+class VideoWriter;
+
 class CaptureWriter {
 public:
   CaptureWriter(std::filesystem::path dir, std::uint32_t width, std::uint32_t height);
+  // --video: frames from `warmup` on into one video (UsageError/OutputError when it cannot be opened). Destroyed
+  // without a successful finish() (the bench failed), nothing is left at the video's path.
+  CaptureWriter(const VideoSettings& video, std::uint64_t warmup, std::uint32_t width, std::uint32_t height);
   ~CaptureWriter(); // finishes the queue; errors are printed (call finish() to have them thrown)
   CaptureWriter(const CaptureWriter&) = delete;
   CaptureWriter& operator=(const CaptureWriter&) = delete;
@@ -70,7 +79,9 @@ private:
   bool stopping_ = false;
   std::uint64_t written_ = 0;
   std::exception_ptr error_;
-  std::vector<std::thread> workers_; // last: started after everything they use exists, joined first
+  std::unique_ptr<VideoWriter> video_; // --video instead of PNGs
+  std::uint64_t videoFrom_ = 0;        // the first frame encoded: the warm-up's are not
+  std::vector<std::thread> workers_;   // last: started after everything they use exists, joined first
 };
 
 } // namespace graphsim::app

@@ -9,6 +9,8 @@
 #include <CLI/CLI.hpp>
 
 #include "app/cli/errors.h"
+#include "app/cli/scene_config.h"
+#include "app/video/video_flags.h"
 #include "compute/protocol.h"
 
 namespace graphsim::app {
@@ -108,6 +110,7 @@ BenchCommandLine::BenchCommandLine(CLI::App& app) {
   bench_->add_option("--scene", scene_, "Scene to run: " + sceneChoices() + " (each has its own variants, below)")
       ->capture_default_str();
   counts_.add(*bench_, "default: the preset's; ");
+  bench_->add_option("--config", config_, "Scene file (JSON) overriding the preset, as run's (e.g. the render size)");
   addIntegerOption(*bench_, "--frames", frames_, "Measured frames per variant (after the warm-up), 1..10000000")
       ->capture_default_str();
   addIntegerOption(*bench_, "--warmup", warmup_,
@@ -128,6 +131,10 @@ BenchCommandLine::BenchCommandLine(CLI::App& app) {
   addIntegerOption(*bench_, "--capture-every", captureEvery_,
                    "Capture frames K, 2K, ... of the product path (PNG + JSON), K >= 1");
   bench_->add_option("--capture-dir", captureDir_, "Directory for --capture-every (created if missing)");
+  addDiagnosticsEveryOption(*bench_, diagnosticsEvery_, 0);
+  addVideoFlags(*bench_,
+                "the product path's measured frames (instead of --capture-every's PNGs; compare its frame "
+                "times with a run without --video)");
   shared_.addValidation(*bench_, "run");
   shared_.addGpu(*bench_, "cpu backend: Vulkan device index; cuda backend: CUDA device index");
   shared_.addWaitTimeout(*bench_);
@@ -145,6 +152,9 @@ BenchOptions BenchCommandLine::options(int argc, char** argv) const {
   o.backend = shared_.backend();
   o.interop = shared_.interop();
   o.scene = loadPreset(scene_);
+  if (bench_->count("--config") > 0 && config_.empty()) throw UsageError("--config: empty path");
+  if (!config_.empty()) applyConfigFile(o.scene, config_);
+  applyDiagnosticsEvery(*bench_, diagnosticsEvery_, o.scene);
   o.framesInFlight = parseCountAndFramesInFlight(o.scene, counts_, framesInFlight_);
   o.frames = static_cast<std::uint64_t>(parseIntegerFlag("--frames", frames_, 1, kMaxMeasuredFrames));
   if (bench_->count("--warmup") > 0) {
@@ -165,6 +175,11 @@ BenchOptions BenchCommandLine::options(int argc, char** argv) const {
   if (captureEvery > 0 && captureDir_.empty()) throw UsageError("--capture-every: needs --capture-dir DIR");
   if (!captureDir_.empty() && captureEvery == 0) throw UsageError("--capture-dir: needs --capture-every K");
   if (captureEvery > 0 && o.simOnly) throw UsageError("--capture-every: --sim-only renders nothing to capture");
+  o.video = parseVideoFlags(*bench_, o.scene.render.width, o.scene.render.height);
+  if (o.video && o.simOnly) throw UsageError("--video: --sim-only renders nothing to record");
+  if (o.video && captureEvery > 0)
+    throw UsageError("--video: records every measured frame itself; give --video or --capture-every, not both");
+  if (o.video) o.captureEvery = 1; // every frame read back; app/bench/bench_capture.cpp encodes the measured ones
   if (captureEvery > 0) {
     const fs::path dir(captureDir_);
     std::error_code ec;

@@ -12,6 +12,7 @@
 
 #include "app/cli/run_options.h"
 #include "app/cli/scene_config.h"
+#include "app/video/video_settings.h"
 
 namespace graphsim::app {
 
@@ -47,6 +48,9 @@ struct BenchOptions {
   std::optional<std::filesystem::path> frameLog; // per-frame CSV of every variant (completion times, host, GPU)
   std::uint64_t captureEvery = 0;                // > 0: product path, frames K, 2K, ... to captureDir
   std::optional<std::filesystem::path> captureDir;
+  // --video: the product path's measured frames as one mp4 instead of PNGs (every frame read back, captureEvery = 1;
+  // the warm-up's are not encoded). Compare its frame times with a run without --video.
+  std::optional<VideoSettings> video;
   bool validation = false;
   std::optional<int> gpu; // cpu: Vulkan device index; cuda: CUDA device index
   std::chrono::milliseconds waitTimeout{5000};

@@ -23,6 +23,7 @@ public:
 
   std::optional<std::uint64_t> produce(std::uint64_t k) override {
     sim_.launchFrame(k);
+    diagnostics_.update(sim_.diagnostics()); // a few loads of pinned memory: the samples of completed frames
     const LaunchHostTiming launch = CudaInstruments::lastLaunchHostTiming(sim_);
     times_ = ProducerTimes{};
     times_.nodeUpdatesUs = launch.nodeUpdatesUs;
@@ -43,7 +44,10 @@ public:
   // and writes the slot's staging buffer; compute-only has no wait node.
   bool gpuOrdered() const override { return path_ == CudaPath::Interop; }
   void waitProduced(std::uint64_t k) override { CudaInstruments::waitForFrame(sim_, k); }
-  void finish() override { sim_.synchronize(); }
+  void finish() override {
+    sim_.synchronize();
+    diagnostics_.update(sim_.diagnostics()); // the last frames' sample, now complete
+  }
   ProducerTimes lastTimes() const override { return times_; }
   std::optional<double> simGpuMs(std::uint64_t k) const override { return CudaInstruments::frameGpuMs(sim_, k); }
   UpdateCounters counters() const override { return sim_.counters(); }
@@ -51,6 +55,9 @@ public:
   void styleFrame(render::FrameSubmit& submit) const override { submit.style.pointRadius = pointRadius_; }
   nlohmann::ordered_json captureSidecar(std::uint64_t frame, bool warmup, const std::string& variant) const override {
     return app::captureSidecar(frame, warmup, variant, sim_.config(), sim_.nodes());
+  }
+  std::optional<DiagnosticsFigures> diagnostics() const override {
+    return diagnosticsFigures(diagnostics_, sim_.config().diagnosticsEvery);
   }
 
 private:
@@ -65,6 +72,7 @@ private:
   CudaBackend sim_;
   float pointRadius_;
   ProducerTimes times_;
+  DiagnosticsTrack diagnostics_;
 };
 
 // The product's CPU producer, with the step's wall time as the frame's simulation time.
@@ -78,10 +86,14 @@ public:
     const std::optional<std::uint64_t> simDone = product_->produce(k);
     times_.workUs = us(t0, FrameClock::now());
     times_.stepMs = product_->simMs();
+    diagnostics_.update(product_->backend().diagnostics());
     return simDone;
   }
   void waitProduced(std::uint64_t k) override { product_->waitProduced(k); }
-  void finish() override { product_->finish(); }
+  void finish() override {
+    product_->finish();
+    diagnostics_.update(product_->backend().diagnostics());
+  }
   ProducerTimes lastTimes() const override { return times_; }
   std::optional<double> simGpuMs(std::uint64_t) const override { return std::nullopt; }
   UpdateCounters counters() const override { return product_->backend().counters(); }
@@ -90,11 +102,15 @@ public:
   nlohmann::ordered_json captureSidecar(std::uint64_t frame, bool warmup, const std::string& variant) const override {
     return app::captureSidecar(frame, warmup, variant, product_->backend().config(), product_->backend().nodes());
   }
+  std::optional<DiagnosticsFigures> diagnostics() const override {
+    return diagnosticsFigures(diagnostics_, product_->backend().config().diagnosticsEvery);
+  }
 
 private:
   std::unique_ptr<SimProducer> product_;
   float pointRadius_;
   ProducerTimes times_;
+  DiagnosticsTrack diagnostics_;
 };
 
 } // namespace

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/bench/bench_report.h"
 #include "app/frame/frame_driver.h"
 #include "app/scenes/scene.h"
 #include "compute/cuda_backend.h"
@@ -40,6 +41,8 @@ public:
   virtual void styleFrame(render::FrameSubmit& submit) const = 0; // point radius, palette, box
   // The JSON sidecar of a captured frame (bench_capture.h): index, simulated time, scene, parameters, nodes.
   virtual nlohmann::ordered_json captureSidecar(std::uint64_t frame, bool warmup, const std::string& variant) const = 0;
+  // The live diagnostics over the run (issue 15), read after finish(); none: the scene has none, or no sample.
+  virtual std::optional<DiagnosticsFigures> diagnostics() const { return std::nullopt; }
 };
 
 enum class CudaPath {

@@ -42,6 +42,31 @@ void putFigures(json& j, const VariantResult& v) {
   j["gflops"] = v.gflops;
 }
 
+json sumsJson(const DiagnosticSums& s) {
+  return {{"energy", s.total()},
+          {"kinetic", s.kinetic},
+          {"potential", s.potential},
+          {"momentum", {s.momentum[0], s.momentum[1], s.momentum[2]}},
+          {"angular_momentum", {s.angularMomentum[0], s.angularMomentum[1], s.angularMomentum[2]}}};
+}
+
+json driftJson(const DiagnosticsDrift& d) {
+  return {{"energy", d.energy}, {"momentum", d.momentum}, {"angular_momentum", d.angularMomentum}};
+}
+
+// "diagnostics": the first and last sample and the drift (energy E/E0 - 1; momentum and angular momentum |X - X0|
+// over their scales sum m|v| and sum m|x x v|).
+json diagnosticsJson(const DiagnosticsFigures& d) {
+  return {{"every", d.every},
+          {"samples", d.samples},
+          {"first_frame", d.firstFrame},
+          {"last_frame", d.lastFrame},
+          {"initial", sumsJson(d.first)},
+          {"final", sumsJson(d.last)},
+          {"drift", driftJson(d.drift)},
+          {"drift_per_1000_frames", d.driftPer1000Frames ? driftJson(*d.driftPer1000Frames) : json(nullptr)}};
+}
+
 std::string fixed(double v, int decimals) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%.*f", decimals, v);
@@ -89,6 +114,20 @@ Percentiles percentiles(std::vector<double> samples) {
 
 double median(std::vector<double> samples) { return percentiles(std::move(samples)).p50; }
 
+std::optional<DiagnosticsFigures> diagnosticsFigures(const DiagnosticsTrack& track, int every) {
+  if (!track.first() || !track.last()) return std::nullopt;
+  DiagnosticsFigures d;
+  d.every = every;
+  d.samples = track.samples();
+  d.firstFrame = track.first()->frame;
+  d.lastFrame = track.last()->frame;
+  d.first = track.first()->sums;
+  d.last = track.last()->sums;
+  d.drift = track.drift();
+  d.driftPer1000Frames = track.driftPer1000Frames();
+  return d;
+}
+
 nlohmann::ordered_json toJson(const BenchReport& r) {
   const auto orNull = [](const std::optional<std::string>& text) { return text ? json(*text) : json(nullptr); };
   const auto nonEmpty = [](const std::string& text) { return text.empty() ? std::nullopt : std::optional(text); };
@@ -126,6 +165,8 @@ nlohmann::ordered_json toJson(const BenchReport& r) {
                  {"host", "steady_clock, median per frame"},
                  {"cpu", "clock_gettime thread and process CPU time over the measured frames, mean per frame"}};
   if (!r.variants.empty()) putFigures(j, r.variants.front());
+  if (!r.variants.empty() && r.variants.front().diagnostics)
+    j["diagnostics"] = diagnosticsJson(*r.variants.front().diagnostics);
   json variants = json::array();
   for (const VariantResult& v : r.variants) {
     json e;
@@ -142,6 +183,7 @@ nlohmann::ordered_json toJson(const BenchReport& r) {
       e["validation_messages"] = v.validationMessages;
       e["captures"] = v.captures;
       for (const auto& [key, value] : v.sceneFigures) e[key] = optionalNumber(value);
+      if (v.diagnostics) e["diagnostics"] = diagnosticsJson(*v.diagnostics);
     }
     variants.push_back(std::move(e));
   }
@@ -214,6 +256,18 @@ std::string toTable(const BenchReport& r) {
       for (const auto& [key, value] : v.sceneFigures)
         figures += " " + key + " " + (value ? formatFigure(*value) : std::string("-"));
       out += figures + "\n";
+    }
+    if (v.diagnostics) {
+      const DiagnosticsFigures& d = *v.diagnostics;
+      const DiagnosticsDrift drift = d.driftPer1000Frames.value_or(d.drift);
+      std::snprintf(line, sizeof line,
+                    "                diagnostics (%llu samples, frames %llu..%llu): E %.6g -> %.6g; drift%s: E %.2e, "
+                    "P %.2e, L %.2e\n",
+                    static_cast<unsigned long long>(d.samples), static_cast<unsigned long long>(d.firstFrame),
+                    static_cast<unsigned long long>(d.lastFrame), d.first.total(), d.last.total(),
+                    d.driftPer1000Frames ? " per 1000 frames" : "", drift.energy, drift.momentum,
+                    drift.angularMomentum);
+      out += line;
     }
   }
   for (const std::string& note : r.notes) out += "note: " + note + "\n";

@@ -38,6 +38,19 @@ struct CpuPerFrameUs {
   double process = 0;    // every thread of the process (CUDA's and the Vulkan driver's included)
 };
 
+// The live diagnostics over a variant's run (issue 15, docs/DIAGNOSTICS.md): the first and the last sample of the
+// series (frames counted from the start of the variant, warm-up included) and their drift. JSON "diagnostics"; a
+// line under the variant's row in the table.
+struct DiagnosticsFigures {
+  int every = 0;
+  std::uint64_t samples = 0, firstFrame = 0, lastFrame = 0;
+  DiagnosticSums first{}, last{};
+  DiagnosticsDrift drift;
+  std::optional<DiagnosticsDrift> driftPer1000Frames; // none before two samples
+};
+// The figures of a track (none without a sample).
+std::optional<DiagnosticsFigures> diagnosticsFigures(const DiagnosticsTrack& track, int every);
+
 struct VariantResult {
   std::string name;
   std::string description;
@@ -59,6 +72,7 @@ struct VariantResult {
   // A scene's own per-variant figures (JSON keys, e.g. the fluid's particle_steps_per_second, substeps_per_frame,
   // sort_share, gpu_bytes_per_particle), in order; a null value is written as null ("not measured").
   std::vector<std::pair<std::string, std::optional<double>>> sceneFigures;
+  std::optional<DiagnosticsFigures> diagnostics; // none: the scene has none, they were off, or no sample came
 };
 
 struct BenchReport {

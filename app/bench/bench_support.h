@@ -30,7 +30,11 @@ void describeCuda(BenchReport& report, const CudaDeviceInfo& info, const CudaDev
 template <class Run>
 LoopResult runProduct(const BenchOptions& options, const BenchReport& report, LoopSetup& setup, Run&& run) {
   std::optional<CaptureWriter> capture;
-  if (options.captureEvery > 0) capture.emplace(*options.captureDir, report.width, report.height);
+  if (options.video) {
+    capture.emplace(*options.video, options.warmup, report.width, report.height); // --video: one mp4
+  } else if (options.captureEvery > 0) {
+    capture.emplace(*options.captureDir, report.width, report.height);
+  }
   setup.capture = capture ? &*capture : nullptr;
   LoopResult product = run();
   if (capture) capture->finish();

@@ -11,6 +11,7 @@
 #include "app/run/progress.h"
 #include "app/run/signals.h"
 #include "compute/errors.h"
+#include "compute/nvtx.h"
 #include "render/particle_renderer.h"
 
 namespace graphsim::app {
@@ -61,6 +62,7 @@ public:
     while (!pending_.empty() && (next == UINT64_MAX || pending_.front().frame + f_ <= next)) {
       Pending p = std::move(pending_.front());
       pending_.pop_front();
+      const nvtx::Range range(nvtx::Phase::Capture, p.frame);
       std::vector<std::uint8_t> pixels = setup_.capture->takeBuffer();
       renderer.finishCapture(p.frame, pixels);
       setup_.capture->enqueue({p.frame, std::move(pixels), std::move(p.sidecar)});
@@ -257,6 +259,7 @@ LoopResult runVariant(const Variant& v, double startupSeconds) {
   out.result.framesInFlight = v.framesInFlight;
   out.result.counters = v.producer.counters();
   out.result.captures = capture.count();
+  out.result.diagnostics = v.producer.diagnostics(); // after the drain: the producer saw the last sample
   return out;
 }
 

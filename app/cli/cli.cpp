@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
+#include <cstdlib>
 #include <iostream>
 #include <limits>
 #include <optional>
@@ -16,9 +18,11 @@
 #include "app/cli/output_paths.h"
 #include "app/cli/standard_streams.h"
 #include "app/cli/user_text.h"
+#include "app/snapshot/snapshot.h"
 #include "app/ui/keys.h"
 #include "app/ui/resize_storm.h"
 #include "app/version.h"
+#include "app/video/video_flags.h"
 #include "compute/protocol.h"
 
 namespace graphsim::app {
@@ -183,6 +187,26 @@ std::int64_t parseIntegerFlag(const std::string& flag, const std::string& text, 
   if (!value && !overflow) throw UsageError(flag + ": must be a whole number " + range + ", got " + asTyped(text));
   if (!value || *value < lo || *value > hi) throw UsageError(flag + ": must be " + range + ", got " + asTyped(text));
   return *value;
+}
+
+CLI::Option* addDiagnosticsEveryOption(CLI::App& app, std::string& text, int defaultEvery) {
+  text = std::to_string(defaultEvery);
+  return addIntegerOption(app, "--diagnostics-every", text,
+                          "Live diagnostics (energy, momentum, angular momentum; nbody) every K frames, 0.." +
+                              std::to_string(kMaxDiagnosticsEvery) + "; 0: off, no diagnostics node (default: " +
+                              std::to_string(defaultEvery) + "; docs/DIAGNOSTICS.md)");
+}
+
+void applyDiagnosticsEvery(const CLI::App& app, const std::string& text, SceneSettings& settings) {
+  const Scene& scene = findScene(settings.scene);
+  if (app.count("--diagnostics-every") == 0) { // the command's default (the text addDiagnosticsEveryOption set)
+    if (scene.hasDiagnostics()) scene.setDiagnosticsEvery(settings, std::stoi(text));
+    return;
+  }
+  const auto every = static_cast<int>(parseIntegerFlag("--diagnostics-every", text, 0, kMaxDiagnosticsEvery));
+  if (!scene.hasDiagnostics())
+    throw UsageError("--diagnostics-every: the " + std::string(scene.name()) + " scene has no live diagnostics yet");
+  scene.setDiagnosticsEvery(settings, every);
 }
 
 std::uint64_t parseSeedFlag(const std::string& flag, const std::string& text) {
@@ -389,11 +413,15 @@ public:
   RunOptions options() const;
 
 private:
+  void applyLoadState(RunOptions& options) const; // --load-state: the file's scene, settings and state
+
   CLI::App* run_ = nullptr;
   SharedFlags shared_{{BackendKind::Auto, BackendKind::Cpu, BackendKind::Cuda}, BackendKind::Auto};
   std::string scene_ = "nbody", config_, capture_, dumpGraph_, present_ = "fifo", windowScript_, inject_;
+  std::string loadState_, saveState_, record_, recordEvery_ = std::to_string(RunOptions{}.recordCheckpointEvery);
   // Number flags as typed (parseIntegerFlag): defaults shown by --help are the strings.
   std::string frames_, captureEvery_, seed_, framesInFlight_ = std::to_string(RunOptions{}.framesInFlight);
+  std::string diagnosticsEvery_;
   CountFlags counts_; // --bodies, --particles
   bool headless_ = false, profile_ = false, panel_ = false;
 };
@@ -413,7 +441,12 @@ RunCommandLine::RunCommandLine(CLI::App& app) {
   addIntegerOption(*run_, "--capture-every", captureEvery_,
                    "Capture every K-th frame, K >= 1, to <stem>_<frame>.png (needs --capture; without it only the "
                    "last frame is captured)");
+  addVideoFlags(*run_,
+                "every frame rendered, as the window shows it (the panel too while it is visible; headless: "
+                "the offscreen image, with --panel the panel), at the scene's render size");
+  addCameraPathFlag(*run_);
   addIntegerOption(*run_, "--seed", seed_, "Seed of the initial conditions, 0..2^64-1 (default: the preset's)");
+  addDiagnosticsEveryOption(*run_, diagnosticsEvery_, kDefaultDiagnosticsEvery);
   run_->add_option("--config", config_, "Scene file (JSON) overriding the preset");
   shared_.addValidation(*run_, "run");
   shared_.addGpu(*run_, "cpu backend: Vulkan device index; cuda backend: CUDA device index (see list-gpus)");
@@ -421,6 +454,22 @@ RunCommandLine::RunCommandLine(CLI::App& app) {
                    "Frames in flight F, 1.." + std::to_string(kMaxFramesInFlight) + " (render buffers in the ring)")
       ->capture_default_str();
   run_->add_option("--dump-graph", dumpGraph_, "cuda backend: write the frame's CUDA graph as DOT to FILE");
+  run_->add_option("--save-state", saveState_,
+                   "Write a snapshot of the state after the last frame to FILE (F5 in the window: "
+                   "graphsim_state_<frame>.gss beside the captures); docs/SNAPSHOTS.md")
+      ->type_name("FILE");
+  run_->add_option("--load-state", loadState_,
+                   "Resume from a snapshot FILE: its scene, count, parameters and state replace the preset's (cpu "
+                   "backend only for now); --config, --seed, another --scene or count are refused")
+      ->type_name("FILE");
+  run_->add_option("--record", record_,
+                   "Record the session to FILE (JSON): the scene, its settings and every change made in the window "
+                   "(panel, keys, mouse, camera, F12 captures) with its frame, and state checkpoints; replay it with "
+                   "'graphsim replay FILE' (docs/RECORDING.md)");
+  addIntegerOption(*run_, "--record-checkpoint-every", recordEvery_,
+                   "With --record: a checkpoint (the state's hash, and its positions up to 65536 elements) after "
+                   "every K-th frame, 1..1000000, and after the last")
+      ->capture_default_str();
   shared_.addWaitTimeout(*run_);
   shared_.addThrottleWait(*run_);
   shared_.addQuiet(*run_, "No progress lines (see 'Progress' below)");
@@ -448,9 +497,13 @@ RunOptions RunCommandLine::options() const {
   options.profile = profile_;
   options.backend = shared_.backend();
   options.interop = shared_.interop();
-  options.scene = loadPreset(scene_);
-  if (run_->count("--config") > 0 && config_.empty()) throw UsageError("--config: empty path");
-  if (!config_.empty()) applyConfigFile(options.scene, config_);
+  if (run_->count("--load-state") > 0) {
+    applyLoadState(options);
+  } else {
+    options.scene = loadPreset(scene_);
+    if (run_->count("--config") > 0 && config_.empty()) throw UsageError("--config: empty path");
+    if (!config_.empty()) applyConfigFile(options.scene, config_);
+  }
   if (run_->count("--frames") > 0) options.frames = parseIntegerFlag("--frames", frames_, 0, kMaxFrames);
   options.untilClosed = !options.headless && run_->count("--frames") == 0;
   options.presentMode = parsePresentMode(present_);
@@ -468,6 +521,7 @@ RunOptions RunCommandLine::options() const {
       throw UsageError("--seed: the " + std::string(scene.name()) + " scene has no random initial conditions");
     scene.setSeed(options.scene, seed);
   }
+  applyDiagnosticsEvery(*run_, diagnosticsEvery_, options.scene);
   options.gpu = shared_.gpu();
   if (run_->count("--capture-every") > 0) {
     // 0 used to mean "the last frame only", which is what leaving the flag out does: one way to say it.
@@ -489,10 +543,162 @@ RunOptions RunCommandLine::options() const {
     checkDumpGraphPath(dumpGraph_, options.backend);
     options.dumpGraph = fs::path(dumpGraph_);
   }
-  if (options.capture && options.dumpGraph)
-    checkDistinctOutputs({{"--capture", *options.capture}, {"--dump-graph", *options.dumpGraph}});
+  if (run_->count("--save-state") > 0) options.saveState = checkOutputPath("--save-state", saveState_);
+  if (run_->count("--record-checkpoint-every") > 0 && run_->count("--record") == 0)
+    throw UsageError("--record-checkpoint-every: needs --record FILE");
+  options.recordCheckpointEvery =
+      static_cast<std::uint64_t>(parseIntegerFlag("--record-checkpoint-every", recordEvery_, 1, 1'000'000));
+  if (run_->count("--record") > 0) {
+    if (options.loadState)
+      throw UsageError(
+          "--record: a run resumed with --load-state cannot be recorded yet (the replay starts from "
+          "the scene's initial conditions)");
+    options.record = checkOutputPath("--record", record_);
+  }
+  std::vector<std::pair<std::string, fs::path>> outputs;
+  if (options.capture) outputs.emplace_back("--capture", *options.capture);
+  if (options.dumpGraph) outputs.emplace_back("--dump-graph", *options.dumpGraph);
+  if (options.saveState) outputs.emplace_back("--save-state", *options.saveState);
+  if (options.record) outputs.emplace_back("--record", *options.record);
+  options.video = parseVideoFlags(*run_, options.scene.render.width, options.scene.render.height);
+  if (options.video && !options.untilClosed && options.frames == 0)
+    throw UsageError("--video: --frames 0 renders nothing to record");
+  if (options.video) outputs.emplace_back("--video", options.video->path);
+  options.cameraPath = parseCameraPathFlag(*run_, options.video);
+  checkDistinctOutputs(outputs);
   options.waitTimeout = shared_.waitTimeout();
   options.throttleWait = shared_.throttleWait();
+  return options;
+}
+
+// The file's scene, count and parameters are the run's: flags that would change them are refused rather than ranked.
+void RunCommandLine::applyLoadState(RunOptions& options) const {
+  if (loadState_.empty()) throw UsageError("--load-state: empty path");
+  auto state = std::make_shared<SceneState>(readSnapshotFile(loadState_));
+  const std::string& name = state->source; // "--load-state PATH"
+  if (run_->count("--scene") > 0 && scene_ != state->scene)
+    throw UsageError("--scene " + asTyped(scene_) + " contradicts " + name + ", which holds a state of the " +
+                     state->scene + " scene (leave --scene out)");
+  if (run_->count("--config") > 0)
+    throw UsageError("--config: the scene's parameters come from " + name + "; give one of the two");
+  if (run_->count("--seed") > 0) throw UsageError("--seed: the state comes from " + name + "; leave --seed out");
+  options.scene = settingsOfSnapshot(*state);
+  const Scene& scene = findScene(state->scene);
+  if (const std::string* text = counts_.given(scene)) {
+    const std::string flag = CountFlags::flagOf(scene);
+    if (parseIntegerFlag(flag, *text, 1, scene.maxCount()) != state->count)
+      throw UsageError(flag + " " + asTyped(*text) + " contradicts " + name + ", which holds " +
+                       std::to_string(state->count) + " " + std::string(scene.countNoun()) + " (leave " + flag +
+                       " out)");
+  }
+  if (options.backend == BackendKind::Cuda)
+    throw UsageError("--backend cuda: " + name +
+                     " resumes on the cpu backend only for now (the cuda backends have no state upload)");
+  options.backend = BackendKind::Cpu; // auto: the backend that takes a state
+  options.loadState = std::move(state);
+}
+
+// `graphsim replay FILE` (app/record, docs/RECORDING.md): a run whose scene, settings, frame count and every change
+// come from a recording made with `run --record`; the outputs (captures, video) and the machine (backend, GPU) are
+// the flags'. Its options are a RunOptions with `replay` set.
+class ReplayCommandLine {
+public:
+  explicit ReplayCommandLine(CLI::App& app);
+  CLI::App* subcommand() const { return replay_; }
+  bool parsed() const { return replay_->parsed(); }
+  RunOptions options() const; // after a successful parse; bad input throws UsageError (exit 2)
+
+private:
+  CLI::App* replay_ = nullptr;
+  SharedFlags shared_{{BackendKind::Auto, BackendKind::Cpu, BackendKind::Cuda}, BackendKind::Auto};
+  std::string file_, scene_, capture_, captureEvery_, tolerance_ = "1e-5";
+  bool headless_ = false;
+};
+
+ReplayCommandLine::ReplayCommandLine(CLI::App& app) {
+  replay_ = app.add_subcommand("replay",
+                               "Replay a session recorded with 'run --record', frame for frame, and check "
+                               "its state checkpoints.");
+  replay_->add_option("FILE", file_, "The recorded session (JSON)")->required();
+  replay_->add_option("--scene", scene_, "Refuse a recording of another scene than this one");
+  shared_.addBackend(*replay_);
+  shared_.addInterop(*replay_);
+  replay_->add_flag("--headless", headless_, "Render offscreen, no window (no display needed)");
+  replay_->add_option("--capture", capture_, "Write the last frame as PNG to PATH (with --capture-every: a pattern)");
+  addIntegerOption(*replay_, "--capture-every", captureEvery_, "Capture every K-th frame, K >= 1 (needs --capture)");
+  addVideoFlags(*replay_, "every frame replayed, as the window shows it, at the recording's render size");
+  replay_
+      ->add_option("--tolerance", tolerance_,
+                   "Largest position difference, relative to the state's RMS radius, a checkpoint may show when "
+                   "its hash differs (a replay on another backend), 0..1")
+      ->capture_default_str();
+  shared_.addValidation(*replay_, "replay");
+  shared_.addGpu(*replay_, "cpu backend: Vulkan device index; cuda backend: CUDA device index (see list-gpus)");
+  shared_.addWaitTimeout(*replay_);
+  shared_.addQuiet(*replay_, "No progress lines");
+  replay_->footer(
+      "\nThe recording gives the scene, its settings, the render size, the frames in flight, the frame "
+      "count and every\nchange (panel, keys, mouse, camera, F12 captures) with its frame; the window's "
+      "own input is overridden.\nThe backend defaults to the recording's. At each recorded checkpoint "
+      "the state is compared: bit for bit\n(the same backend: expected), else within --tolerance. "
+      "Exit 1 when a checkpoint differs beyond it;\n2 for a recording that is not valid, of a newer "
+      "format version, or of a scene this graphsim lacks or --scene\ndoes not name.");
+}
+
+RunOptions ReplayCommandLine::options() const {
+  auto recording = std::make_shared<SessionRecording>(readSessionRecording(file_));
+  const std::string source = "replay " + shownText(file_, kShownPathLimit);
+  if (replay_->count("--scene") > 0 && scene_ != recording->scene)
+    throw UsageError("--scene " + asTyped(scene_) + ": " + source + " is a recording of the " +
+                     shownText(recording->scene) + " scene");
+  const auto scenes = graphsim::app::scenes();
+  if (std::none_of(scenes.begin(), scenes.end(), [&](const Scene* s) { return s->name() == recording->scene; }))
+    throw UsageError(source + " is a recording of the " + shownText(recording->scene) +
+                     " scene, which this graphsim does not have (scenes: " + sceneChoices() + ")");
+  if (recording->settings.value("scene", recording->scene) != recording->scene)
+    throw UsageError(source + ": its settings are of another scene than its header's " + recording->scene);
+  if (recording->frames == 0) throw UsageError(source + ": the recording has no frames to replay");
+  SceneState start; // the recording's settings, checked as a snapshot's are (app/snapshot)
+  start.scene = recording->scene;
+  start.count = recording->count;
+  start.settings = recording->settings.dump();
+  start.source = source;
+  RunOptions options;
+  options.scene = settingsOfSnapshot(start);
+  options.scene.render.camera = recording->camera;
+  options.scene.render.cameraGiven = true;
+  options.frames = static_cast<std::int64_t>(recording->frames);
+  options.framesInFlight = recording->framesInFlight;
+  options.headless = headless_;
+  options.panel = recording->panel;
+  options.validation = shared_.validation();
+  options.quiet = shared_.quiet();
+  options.interop = shared_.interop();
+  options.backend = replay_->count("--backend") > 0 ? shared_.backend()
+                    : recording->backend == "cuda"  ? BackendKind::Cuda
+                                                    : BackendKind::Cpu;
+  options.gpu = shared_.gpu();
+  options.waitTimeout = shared_.waitTimeout();
+  char* end = nullptr;
+  options.replayTolerance = std::strtod(tolerance_.c_str(), &end);
+  if (tolerance_.empty() || end != tolerance_.c_str() + tolerance_.size() || !(options.replayTolerance >= 0) ||
+      options.replayTolerance > 1)
+    throw UsageError("--tolerance: must be a number in 0..1, got " + asTyped(tolerance_));
+  if (replay_->count("--capture-every") > 0) {
+    options.captureEvery = parseIntegerFlag("--capture-every", captureEvery_, 1, kMaxFrames);
+    if (capture_.empty()) throw UsageError("--capture-every: needs --capture PATH.png as the name pattern");
+  }
+  std::vector<std::pair<std::string, fs::path>> outputs;
+  if (replay_->count("--capture") > 0) {
+    const std::size_t digits = std::max<std::size_t>(6, std::to_string(options.frames).size());
+    checkCapturePath(capture_, options.captureEvery > 0 ? 1 + digits : 0);
+    options.capture = fs::path(capture_);
+    outputs.emplace_back("--capture", *options.capture);
+  }
+  options.video = parseVideoFlags(*replay_, options.scene.render.width, options.scene.render.height);
+  if (options.video) outputs.emplace_back("--video", options.video->path);
+  checkDistinctOutputs(outputs);
+  options.replay = std::move(recording);
   return options;
 }
 
@@ -603,7 +809,7 @@ Command parseCommandLine(int argc, char** argv) {
   CLI::App app{"graphsim — particle simulations (scenes: " + sceneChoices() +
                    "): CUDA graph per frame, Vulkan renderer, shared memory and semaphores.",
                "graphsim"};
-  app.set_version_flag("--version", std::string("graphsim ") + kVersion);
+  app.set_version_flag("--version", std::string(kVersionLine));
   app.require_subcommand(0, 1);
   app.footer("Run 'graphsim run --help' for the simulation flags.");
   // The subcommands in --help order; their flags are bound to these objects.
@@ -611,6 +817,7 @@ Command parseCommandLine(int argc, char** argv) {
   CLI::App* listGpus = app.add_subcommand("list-gpus", "List Vulkan devices (with UUIDs) and CUDA devices.");
   BenchCommandLine bench(app);
   SoakCommandLine soak(app);
+  ReplayCommandLine replay(app);
 
   if (argc <= 1) {
     std::cout << app.help();
@@ -623,13 +830,14 @@ Command parseCommandLine(int argc, char** argv) {
                   : listGpus->parsed() ? listGpus->help()
                   : bench.parsed()     ? bench.subcommand()->help()
                   : soak.parsed()      ? soak.subcommand()->help()
+                  : replay.parsed()    ? replay.subcommand()->help()
                                        : app.help());
     return ExitNow{kExitOk};
   } catch (const CLI::CallForAllHelp&) {
     std::cout << app.help("", CLI::AppFormatMode::All);
     return ExitNow{kExitOk};
   } catch (const CLI::CallForVersion&) {
-    std::cout << "graphsim " << kVersion << "\n";
+    std::cout << kVersionLine << "\n";
     return ExitNow{kExitOk};
   } catch (const CLI::ParseError& e) {
     std::cerr << "graphsim: " << oneLineMessage(e.what()) << " (see --help)\n";
@@ -648,6 +856,11 @@ Command parseCommandLine(int argc, char** argv) {
   }
   if (soak.parsed()) {
     SoakOptions options = soak.options();
+    checkVulkanDriverManifests();
+    return options;
+  }
+  if (replay.parsed()) {
+    RunOptions options = replay.options();
     checkVulkanDriverManifests();
     return options;
   }

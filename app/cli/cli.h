@@ -41,6 +41,12 @@ Command parseCommandLine(int argc, char** argv);
 CLI::Option* addIntegerOption(CLI::App& app, const std::string& name, std::string& text, const std::string& help);
 std::int64_t parseIntegerFlag(const std::string& flag, const std::string& text, std::int64_t lo, std::int64_t hi);
 std::uint64_t parseSeedFlag(const std::string& flag, const std::string& text); // 0..2^64-1
+// --diagnostics-every K (issue 15, docs/DIAGNOSTICS.md), for run and bench: adds the flag, and applies its text to
+// the scene's settings when it was given: 0..1000000, refused (UsageError) for a scene without diagnostics.
+// defaultEvery: what leaving the flag out means for this command (run: kDefaultDiagnosticsEvery; bench: 0, so that
+// a measurement is of the frame alone, comparable with earlier figures and NVIDIA's sample).
+CLI::Option* addDiagnosticsEveryOption(CLI::App& app, std::string& text, int defaultEvery);
+void applyDiagnosticsEvery(const CLI::App& app, const std::string& text, SceneSettings& settings);
 // The element-count flags: one per count noun of the registered scenes (Scene::countNoun: --bodies, --particles),
 // so that a new scene with a new noun gets its flag without an edit here. Only the run's scene's flag applies;
 // another scene's is refused naming the right one ("--bodies: the fluid scene counts particles; use --particles").

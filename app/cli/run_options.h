@@ -4,12 +4,16 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "app/cli/scene_config.h"
+#include "app/record/session_record.h"
 #include "app/reliability/fault_injection.h"
+#include "app/video/camera_path.h"
+#include "app/video/video_settings.h"
 #include "render/render_types.h"
 #include "render/swapchain.h"
 
@@ -52,6 +56,20 @@ struct RunOptions {
   std::vector<WindowEvent> windowScript;
   FaultPlan inject; // hidden --inject FAULT[@FRAME] (docs/RELIABILITY.md)
   InteropMode interop = InteropMode::Auto;
+  // --video: every frame rendered, as the window shows it (app/video, docs/VIDEO.md); --camera-path: the camera of
+  // every frame.
+  std::optional<VideoSettings> video;
+  std::optional<CameraPath> cameraPath;
+  // Snapshots (app/snapshot, docs/SNAPSHOTS.md): --load-state's file, read and checked by the command line (the
+  // scene settings above came from it), and --save-state's path (written after the last frame).
+  std::shared_ptr<const SceneState> loadState;
+  std::optional<std::filesystem::path> saveState;
+  // Session recording (app/record, docs/RECORDING.md): --record's file and its checkpoint period; `graphsim replay`:
+  // the recording this run reproduces, and the tolerance of its checkpoints when their hashes differ.
+  std::optional<std::filesystem::path> record;
+  std::uint64_t recordCheckpointEvery = 100;
+  std::shared_ptr<const SessionRecording> replay;
+  double replayTolerance = 1e-5;
 };
 
 // The file a capture of frame k (0-based) goes to: the --capture path itself, or with --capture-every K the

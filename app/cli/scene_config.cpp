@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/errors.h"
+#include "app/cli/input_file.h"
 #include "app/scenes/json_reader.h"
 
 namespace graphsim::app {
@@ -136,42 +137,9 @@ void applyJson(SceneSettings& settings, const json& doc, std::string_view source
 void applyConfigFile(SceneSettings& settings, const std::filesystem::path& path) {
   namespace fs = std::filesystem;
   const std::string name = "--config " + shownText(path.string(), kShownPathLimit);
-  std::error_code ec;
-  const auto status = fs::status(path, ec);
-  if (struct stat st{}; ::stat(path.c_str(), &st) != 0) {
-    // A symlink loop, a parent that is a file, a path too long: said as what they are, not "no such file".
-    const int error = errno;
-    throw UsageError(name + ": " + (error == ENOENT ? std::string("no such file") : pathFailure(path, error)));
-  }
-  if (fs::is_directory(status)) throw UsageError(name + ": is a directory, expected a JSON file");
-  if (!fs::is_regular_file(status)) throw UsageError(name + ": not a regular file");
-  const auto size = fs::file_size(path, ec);
-  constexpr std::uintmax_t kMaxConfigBytes = 1 << 20;
-  if (ec || size > kMaxConfigBytes) throw UsageError(name + ": larger than 1 MiB, not a scene file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in || ::access(path.c_str(), R_OK) != 0) throw UsageError(name + ": cannot be read (permission denied?)");
-  std::stringstream text;
-  text << in.rdbuf();
-  json doc;
-  try {
-    // A key given twice is a mistake JSON parsers settle silently (the last one wins): refuse it like a typo.
-    std::vector<std::vector<std::string>> keysSeen; // per open object
-    doc = json::parse(text.str(), [&](int, json::parse_event_t event, json& parsed) {
-      if (event == json::parse_event_t::object_start) keysSeen.emplace_back();
-      if (event == json::parse_event_t::object_end) keysSeen.pop_back();
-      if (event == json::parse_event_t::key && !keysSeen.empty()) {
-        std::vector<std::string>& keys = keysSeen.back();
-        const std::string key = parsed.get<std::string>();
-        if (std::find(keys.begin(), keys.end(), key) != keys.end())
-          throw UsageError(name + ": key " + shownJson(json(key)) + " appears twice in one object");
-        keys.push_back(key);
-      }
-      return true;
-    });
-  } catch (const json::exception& e) { // parse_error, and out_of_range for numbers like 1e400
-    throw UsageError(name + ": not valid JSON: " + e.what());
-  }
-  refuseHugeIntegers(text.str(), name);
+  const std::string text = readInputFile(path, name, 1 << 20, "a JSON file");
+  const json doc = parseJsonFile(text, name);
+  refuseHugeIntegers(text, name);
   applyJson(settings, doc, name);
 }
 

@@ -3,11 +3,14 @@
 #include <stdexcept>
 #include <string>
 
+#include "compute/nvtx.h"
+
 namespace graphsim::app {
 
 FrameDriver::FrameDriver(render::ParticleRenderer* renderer, FrameProducer& producer, FrameProtocol protocol,
                          SubmitOrder order, LaunchOrder launch)
     : renderer_(renderer), producer_(producer), protocol_(protocol), order_(order), launch_(launch) {
+  nvtx::nameThisThread("graphsim frame loop"); // the thread that constructs the driver steps it
   if (renderer_ != nullptr && renderer_->config().framesInFlight != protocol_.framesInFlight())
     throw std::logic_error("FrameDriver: the renderer has another number of frames in flight than the protocol");
   if (renderer_ == nullptr && order_ == SubmitOrder::AfterProduced)
@@ -26,6 +29,7 @@ void FrameDriver::observe(FrameObserver& observer) {
 
 void FrameDriver::throttle(std::uint64_t k) {
   if (k != next_) throw std::logic_error("FrameDriver: frames must be stepped in order");
+  const nvtx::Range range(nvtx::Phase::Throttle, k);
   // The only per-frame host wait: on renderDone, a value Vulkan signals (docs/FRAME.md); sim only: on the producer.
   const std::optional<std::uint64_t> done = protocol_.completedBefore(k);
   if (renderer_ != nullptr) {
@@ -36,6 +40,7 @@ void FrameDriver::throttle(std::uint64_t k) {
       throw;
     }
   } else if (done) {
+    const nvtx::Range waiting(nvtx::Phase::WaitProduced, *done);
     producer_.waitProduced(*done);
   }
   if (done && *done >= completed_) complete(*done); // a skipped step throttles for the same k again
@@ -51,6 +56,7 @@ render::FrameSubmit FrameDriver::baseSubmit(std::uint64_t k) const {
 std::optional<std::uint64_t> FrameDriver::produce(std::uint64_t k, FrameTimes& times) {
   if (k != next_) throw std::logic_error("FrameDriver: frames must be stepped in order");
   times.start = FrameClock::now();
+  const nvtx::Range range(nvtx::Phase::Produce, k);
   const std::optional<std::uint64_t> simDone = producer_.produce(k);
   times.produced = FrameClock::now();
   return simDone;
@@ -69,13 +75,17 @@ void FrameDriver::submitProduced(std::uint64_t k, render::FrameSubmit& submit, s
   // AfterThrottle: right after produce. BeforeThrottle: after the throttle and prepare, which are not host overhead.
   times.submitting = times.waited = launch_ == LaunchOrder::BeforeThrottle ? FrameClock::now() : times.produced;
   if (renderer_ != nullptr && order_ == SubmitOrder::WithProduce) {
+    const nvtx::Range range(nvtx::Phase::Submit, k);
     renderer_->submit(submit);
   } else if (renderer_ != nullptr) {
     // Event-ordered: the GPU has frame k queued while the host waits for frame k - 1's simulation, whose render
     // then never waits on a simDone value CUDA has not signalled yet.
     if (held_) {
+      nvtx::Range waiting(nvtx::Phase::WaitProduced, held_->frame);
       producer_.waitProduced(held_->frame);
+      waiting.end();
       times.waited = FrameClock::now();
+      const nvtx::Range range(nvtx::Phase::Submit, held_->frame);
       renderer_->submit(*held_);
     }
     held_ = submit;
@@ -91,8 +101,12 @@ void FrameDriver::complete(std::uint64_t k) {
 }
 
 void FrameDriver::drain() {
+  const nvtx::Range range(nvtx::Phase::Drain, next_); // payload: the frames stepped
   if (held_) {
+    nvtx::Range waiting(nvtx::Phase::WaitProduced, held_->frame);
     producer_.waitProduced(held_->frame);
+    waiting.end();
+    const nvtx::Range submitting(nvtx::Phase::Submit, held_->frame);
     renderer_->submit(*held_);
     held_.reset();
   }
@@ -100,6 +114,7 @@ void FrameDriver::drain() {
     if (renderer_ != nullptr) {
       renderer_->waitRenderDone(protocol_.renderDoneSignalled(k));
     } else {
+      const nvtx::Range waiting(nvtx::Phase::WaitProduced, k);
       producer_.waitProduced(k);
     }
     complete(k);

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "compute/nvtx.h"
 #include "compute/protocol.h"
 #include "render/particle_renderer.h"
 
@@ -91,18 +92,19 @@ public:
   // BeforeThrottle: prepare runs after produce(k) and must not skip (frame k is launched already): std::logic_error.
   template <class Prepare>
   bool step(std::uint64_t k, Prepare&& prepare) {
+    const nvtx::Range frame(nvtx::Phase::Frame, k); // the timeline's "frame k" (docs/PROFILING.md)
     if (launch_ == LaunchOrder::BeforeThrottle) {
       FrameTimes times;
       const std::optional<std::uint64_t> simDone = produce(k, times);
       throttle(k);
       render::FrameSubmit submit = baseSubmit(k);
-      if (!prepare(submit)) refuseSkip(k);
+      if (!prepared(k, prepare, submit)) refuseSkip(k);
       submitProduced(k, submit, simDone, times);
       return true;
     }
     throttle(k);
     render::FrameSubmit submit = baseSubmit(k);
-    if (!prepare(submit)) return false;
+    if (!prepared(k, prepare, submit)) return false;
     FrameTimes times;
     const std::optional<std::uint64_t> simDone = produce(k, times);
     submitProduced(k, submit, simDone, times);
@@ -124,6 +126,11 @@ private:
 
   void throttle(std::uint64_t k);
   render::FrameSubmit baseSubmit(std::uint64_t k) const;
+  template <class Prepare>
+  static bool prepared(std::uint64_t k, Prepare& prepare, render::FrameSubmit& submit) {
+    const nvtx::Range range(nvtx::Phase::Prepare, k);
+    return prepare(submit);
+  }
   std::optional<std::uint64_t> produce(std::uint64_t k, FrameTimes& times); // times.start and .produced
   void submitProduced(std::uint64_t k, render::FrameSubmit& submit, std::optional<std::uint64_t> simDone,
                       FrameTimes& times);

@@ -109,17 +109,13 @@ int writeAll(int fd, std::span<const std::byte> bytes) {
   return 0;
 }
 
-// Why a file could not be created in dir, in the words a user can act on.
+} // namespace
+
 std::string creationFailure(int error, const fs::path& dir) {
   if (std::string problem = directoryProblem(dir); !problem.empty()) return problem;
   return "cannot create a file in directory " + dir.string() + ": " + errorText(error);
 }
 
-// A name for the temporary: ".gs" and random letters and digits, as long as the target's name within 6..12
-// characters. Never longer than the target's name from 6 characters up, so that a name the file system takes for
-// the target it takes for the temporary (the issue-19 bug: `.<name>.tmp<pid>`, 10-11 characters longer, failed a
-// legal 250-character name after the whole run); a shorter target gets 6, which every file system takes. The path
-// length does not count: the temporary is opened and renamed relative to the directory's descriptor.
 std::string temporaryName(std::size_t targetLength) {
   constexpr std::string_view kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
   thread_local std::mt19937_64 random(std::random_device{}() ^ static_cast<std::uint64_t>(::getpid()));
@@ -128,6 +124,8 @@ std::string temporaryName(std::size_t targetLength) {
   while (name.size() < length) name += kAlphabet[random() % kAlphabet.size()];
   return name;
 }
+
+namespace {
 
 // Creates a fresh temporary in the directory (O_EXCL: never writes through something already there, a planted
 // symlink or another writer's temporary; a name taken is drawn again). The descriptor, or throws.

@@ -42,4 +42,14 @@ std::string pathFailure(const std::filesystem::path& path, int error);
 std::string directoryProblem(const std::filesystem::path& dir);
 void writeOutput(const std::filesystem::path& path, std::string_view text);
 
+// For writers that stream into a temporary themselves (app/video): the same rules.
+// A name for the temporary: ".gs" and random letters and digits, as long as the target's name within 6..12
+// characters. Never longer than the target's name from 6 characters up, so that a name the file system takes for
+// the target it takes for the temporary (the issue-19 bug: `.<name>.tmp<pid>`, 10-11 characters longer, failed a
+// legal 250-character name after the whole run); a shorter target gets 6, which every file system takes. The path
+// length does not count: the temporary is opened and renamed relative to the directory's descriptor.
+std::string temporaryName(std::size_t targetLength);
+// Why a file could not be created in dir (errno `error`), in the words a user can act on.
+std::string creationFailure(int error, const std::filesystem::path& dir);
+
 } // namespace graphsim::app

@@ -11,12 +11,16 @@
 
 #include "app/cli/errors.h"
 #include "app/frame/frame_driver.h"
+#include "app/record/session_tape.h"
 #include "app/reliability/fault_injection.h"
 #include "app/run/open_devices.h"
 #include "app/run/progress.h"
 #include "app/run/signals.h"
+#include "app/snapshot/snapshot.h"
 #include "app/ui/imgui_layer.h"
+#include "app/video/video_recorder.h"
 #include "compute/cuda_device.h"
+#include "compute/nvtx.h"
 #include "render/particle_renderer.h"
 #include "render/swapchain.h"
 
@@ -45,6 +49,7 @@ struct Session::Impl {
   void runUi(PanelActions& actions);
   void writeCapture(std::uint64_t frame, const fs::path& path);
   void carryOut(const PanelActions& actions);
+  void saveState(const fs::path& path, std::uint64_t framesDone); // a snapshot (F5, --save-state)
   void watchForBlowUp();
   std::unique_ptr<SceneProducer> makeProducer(bool cuda);
 
@@ -64,6 +69,9 @@ struct Session::Impl {
   std::unique_ptr<SceneProducer> producer;
   std::optional<FrameDriver> driver; // after the producer and renderer it drives: destroyed before them
   std::optional<ImGuiLayer> imgui;
+  std::optional<SessionRecorder> recorder; // --record
+  std::optional<SessionReplayer> replayer; // graphsim replay
+  std::optional<VideoRecorder> video;      // --video: an observer of the driver, which is reset before it
 
   ViewState view;
   FrameStats stats;
@@ -101,6 +109,11 @@ Session::Impl::Impl(const RunOptions& options_, BackendKind backend, Window& win
     info.presentMode = std::string(render::presentModeName(swapchain->mode()));
   }
   createRendererAndProducer(config);
+  if (options.loadState) { // checked whole by the command line; the producer was made from its settings
+    producer->loadState(*options.loadState);
+    std::fprintf(stderr, "graphsim: resumed the %s (%s)\n", describeSnapshot(*options.loadState).c_str(),
+                 options.loadState->source.c_str());
+  }
   if (options.dumpGraph && !producer->hasGraph()) { // --backend auto that resolved to cpu
     std::fprintf(stderr, "graphsim: --dump-graph: the %s backend has no CUDA graph; nothing written\n",
                  std::string(producer->backendName()).c_str());
@@ -109,6 +122,7 @@ Session::Impl::Impl(const RunOptions& options_, BackendKind backend, Window& win
     std::fprintf(stderr, "graphsim: wrote the frame graph to %s\n", options.dumpGraph->c_str());
   }
   driver.emplace(&*renderer, *producer, FrameProtocol(options.framesInFlight));
+  if (options.video) driver->observe(video.emplace(*options.video, *renderer));
   if (options.panel)
     imgui.emplace(*context, renderer->renderPass(), options.framesInFlight, window, options.waitTimeout);
 
@@ -126,6 +140,12 @@ Session::Impl::Impl(const RunOptions& options_, BackendKind backend, Window& win
       std::fprintf(stderr, "graphsim: --profile: the %s backend cannot time its nodes; running without\n",
                    info.backend.c_str());
   }
+  if (options.record) {
+    const render::RendererConfig& size = renderer->config();
+    recorder.emplace(*options.record, options.recordCheckpointEvery, *producer, view, info.backend,
+                     options.framesInFlight, window.headless(), size.width, size.height);
+  }
+  if (options.replay) replayer.emplace(options.replay, options.replayTolerance);
 }
 
 void Session::Impl::createContext() {
@@ -243,7 +263,10 @@ bool Session::Impl::fitToWindow(VkExtent2D size) {
     }
   }
   const render::RendererConfig& config = renderer->config();
-  if (config.width != size.width || config.height != size.height) renderer->resize(size.width, size.height);
+  if (config.width != size.width || config.height != size.height) {
+    if (video) video->collectPending(); // the resize drops the readbacks of the frames in flight
+    renderer->resize(size.width, size.height);
+  }
   return true;
 }
 
@@ -261,6 +284,7 @@ void Session::Impl::runUi(PanelActions& actions) {
 }
 
 void Session::Impl::writeCapture(std::uint64_t k, const fs::path& path) {
+  const nvtx::Range range(nvtx::Phase::Capture, k);
   const auto pixels = renderer->finishCapture(k);
   const render::RendererConfig& config = renderer->config();
   injectBeforeCapture(options.inject, k, path); // test hook: capture-unwritable
@@ -272,9 +296,22 @@ void Session::Impl::writeCapture(std::uint64_t k, const fs::path& path) {
                fs::absolute(path).c_str());
 }
 
+// The header's frame counts on from a loaded snapshot's; the file name (F5) is this run's frame, as captures are.
+void Session::Impl::saveState(const fs::path& path, std::uint64_t framesDone) {
+  SceneState state = producer->saveState();
+  state.frame = (options.loadState ? options.loadState->frame : 0) + framesDone;
+  writeSnapshotFile(path, state); // OutputError "PATH: REASON"; an earlier file there stays intact
+  endProgressLine();
+  std::fprintf(stderr, "graphsim: saved the %s to %s\n", describeSnapshot(state).c_str(), fs::absolute(path).c_str());
+}
+
 void Session::Impl::carryOut(const PanelActions& actions) {
   if (actions.quit) quitting = true;
   if (actions.captureScene) sceneCaptureNext = true;
+  if (actions.saveState) { // after frame `frame` was produced: its state, beside the captures
+    const fs::path dir = options.capture ? options.capture->parent_path() : fs::path();
+    saveState((dir.empty() ? fs::path(".") : dir) / frameFileName("graphsim_state", frame, ".gss"), frame + 1);
+  }
   if (actions.dumpGraph && producer->hasGraph()) {
     const fs::path dir = options.capture ? options.capture->parent_path() : fs::path();
     const fs::path path = (dir.empty() ? fs::path(".") : dir) / frameFileName("graphsim_graph", frame, ".dot");
@@ -328,6 +365,7 @@ bool Session::tick() {
   const std::uint64_t k = s.frame;
   std::optional<render::PresentTarget> target;
   PanelActions actions;
+  if (s.replayer && s.replayer->sceneCaptureAt(k)) s.sceneCaptureNext = true; // the recording's F12 of frame k
   const bool sceneCapture = s.sceneCaptureNext;
   const bool optionCapture = finalCapture || (limited && shouldCapture(s.options, k)) ||
                              (s.options.untilClosed && s.options.captureEvery > 0 && shouldCapture(s.options, k));
@@ -337,11 +375,13 @@ bool Session::tick() {
       if (!target) return false; // out of date: recreate on the next tick, render then
     }
     s.runUi(actions);
+    if (s.replayer) s.replayer->beforeFrame(k, *s.producer, s.view); // the recording's edits, not the window's
+    if (s.recorder) s.recorder->beforeFrame(k, *s.producer, s.view, sceneCapture);
     s.producer->beginFrame(k); // the edits requested so far (panel, keys, soak, test hooks)
     submit.bodyCount = static_cast<std::uint32_t>(s.producer->count());
-    submit.camera = s.view.camera;
+    submit.camera = s.options.cameraPath ? s.options.cameraPath->atFrame(k, s.view.camera) : s.view.camera;
     s.producer->styleFrame(submit);
-    submit.capture = sceneCapture || optionCapture;
+    submit.capture = sceneCapture || optionCapture || s.video; // the video collects every frame (VideoRecorder)
     submit.overlay = s.imgui && s.view.panelVisible && !sceneCapture ? &*s.imgui : nullptr;
     submit.present = target ? &*target : nullptr;
     injectIntoSubmit(s.options.inject, k, submit); // test hook: vulkan-semaphore-stall
@@ -367,6 +407,9 @@ bool Session::tick() {
     s.writeCapture(k, finalCapture ? *s.options.capture : capturePath(s.options, k));
   }
   s.carryOut(actions);
+  if (s.recorder)
+    s.recorder->afterFrame(k, *s.producer, limited && k + 1 == static_cast<std::uint64_t>(s.options.frames));
+  if (s.replayer) s.replayer->afterFrame(k, *s.producer);
 
   const auto now = Clock::now();
   s.stats.addFrame(std::chrono::duration<double, std::milli>(now - s.lastFrameEnd).count());
@@ -388,6 +431,14 @@ bool Session::tick() {
 RunSummary Session::finish() {
   Impl& s = *impl_;
   s.driver->drain();
+  if (s.video) s.video->finish(); // the frames so far, also when interrupted; OutputError "PATH: REASON"
+  if (s.options.saveState && interruptRequested()) {
+    std::fprintf(stderr,
+                 "graphsim: --save-state: not written: the run was interrupted (its last frame may have "
+                 "stopped half-way)\n");
+  } else if (s.options.saveState) {
+    s.saveState(*s.options.saveState, s.frame);
+  }
   RunSummary summary;
   summary.frames = s.frame;
   if (s.simMsSamples > 0) summary.simMsPerFrame = s.simMsSum / static_cast<double>(s.simMsSamples);
@@ -397,6 +448,12 @@ RunSummary Session::finish() {
   summary.captures = s.captures;
   summary.state = s.producer->describeState();
   summary.detail = s.producer->frameDetail();
+  summary.diagnostics = s.producer->diagnosticsSummary(); // after the drain: the last frame's sample is in
+  if (s.recorder) s.recorder->finish(s.frame, *s.producer, interruptRequested()); // OutputError "PATH: REASON"
+  if (s.replayer) {
+    summary.replay = s.replayer->summary();
+    summary.replayFailed = s.replayer->verdict().failed > 0;
+  }
   return summary;
 }
 

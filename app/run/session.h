@@ -33,6 +33,10 @@ struct RunSummary {
   std::string dataPath; // how frames reach the renderer: "cuda interop", "cuda host copy" (--interop), or the cpu's
   std::string state;    // the scene at the end: "16384 bodies", "65536 particles" (SceneProducer::describeState)
   std::string detail;   // its last frame, when the scene says something: "last frame 12 substeps of 1.39 ms"
+  std::string replay;   // `graphsim replay`: the checkpoints' verdict (SessionReplayer::summary); empty otherwise
+  bool replayFailed = false; // a checkpoint beyond the tolerance: exit 1
+  // The live diagnostics' line (SceneProducer::diagnosticsSummary); empty: none.
+  std::string diagnostics;
 };
 
 class Session {

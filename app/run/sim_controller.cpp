@@ -48,6 +48,7 @@ bool SimController::applyTo(SimBackend& backend) {
     const bool want = enabled_[static_cast<std::size_t>(row.stage)];
     if (backend.stageEnabled(row.stage) != want) backend.setStageEnabled(row.stage, want);
   }
+  if (backend.diagnosticsEnabled() != diagnosticsEnabled_) backend.setDiagnosticsEnabled(diagnosticsEnabled_);
   const bool advance = !paused_ || stepRequested_;
   stepRequested_ = false;
   NBodyParams effective = params_;

@@ -24,6 +24,9 @@ public:
   SimController(const SceneConfig& initial, std::int64_t maxBodies);
 
   void setStageEnabled(Stage stage, bool enabled);
+  // The diagnostics node's toggle (SimBackend::setDiagnosticsEnabled; docs/DIAGNOSTICS.md).
+  void setDiagnosticsEnabled(bool enabled) { diagnosticsEnabled_ = enabled; }
+  bool diagnosticsWanted() const { return diagnosticsEnabled_; }
   void setParams(const NBodyParams& params);
   void setBodies(std::int64_t bodies);
   void setSubsteps(int substeps);
@@ -32,6 +35,10 @@ public:
   void requestReset() { resetRequested_ = true; }
 
   bool paused() const { return paused_; }
+  void setPaused(bool paused) { paused_ = paused; }
+  // A step or reset requested and not yet applied (a session recording keeps them with the frame they act in).
+  bool stepPending() const { return stepRequested_; }
+  bool resetPending() const { return resetRequested_; }
   const NBodyParams& params() const { return params_; }
   std::int64_t bodies() const { return bodies_; }
   int substeps() const { return substeps_; }
@@ -44,12 +51,15 @@ public:
   bool applyTo(SimBackend& backend);
   // The simulated time of the state shown (sum of dt over advancing frames x substeps), reset with the scene.
   double simTime() const { return simTime_; }
+  // A loaded snapshot's simulated time (app/snapshot): the count goes on from there.
+  void restoreSimTime(double simTime) { simTime_ = simTime; }
   // "reset: 8192 bodies, 2 substeps" and the like; empty until something structural happened.
   const std::string& lastStructuralChange() const { return lastStructural_; }
 
 private:
   NBodyParams params_;
   std::array<bool, kStageCount> enabled_{};
+  bool diagnosticsEnabled_ = true;
   std::int64_t bodies_;
   int substeps_;
   std::int64_t maxBodies_;

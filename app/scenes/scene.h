@@ -26,6 +26,7 @@
 
 #include "app/frame/frame_driver.h"
 #include "app/reliability/fault_injection.h"
+#include "app/snapshot/scene_state.h"
 #include "app/ui/panel_layout.h"
 #include "compute/nbody.h"
 #include "compute/sim_backend.h" // NodeInfo, UpdateCounters
@@ -120,6 +121,25 @@ public:
   // What the last finished frame did, for the progress line and the summary ("last frame 12 substeps, dt 1.39 ms");
   // empty when nothing is worth saying. Never waits (CUDA: an asynchronous readback, a frame or more late).
   virtual std::string frameDetail() const = 0;
+  // A line for the run's summary on the live diagnostics (issue 15, docs/DIAGNOSTICS.md): the first and last sample
+  // and their drift; empty when the scene has none or took no sample. Never waits.
+  virtual std::string diagnosticsSummary() const { return {}; }
+
+  // Snapshots (issue 15, app/snapshot/, docs/SNAPSHOTS.md). saveState: the state after the last produced frame,
+  // enough for a bit-exact resume on the CPU backend (settings as scene-file JSON, per-element arrays, simulated
+  // time); CUDA downloads it (waits for the frames in flight). loadState: replaces the running state with one this
+  // scene saved, at the same count and settings (the session makes the producer from settingsOfSnapshot). Every
+  // check comes first: another scene, another count, a missing or misshapen array, or a backend that cannot take a
+  // state is a UsageError that leaves the running state as it was.
+  virtual SceneState saveState() = 0;
+  virtual void loadState(const SceneState& state) = 0;
+
+  // Session recording and replay (issue 15, app/record, docs/RECORDING.md): the live controls as the panel, keys
+  // and mouse left them before the next frame (parameters, toggles, count, pause, pending step and reset) as JSON;
+  // setControls takes such a JSON back, checked whole first (UsageError naming the key), then applied as the panel
+  // would apply it, at the start of the next frame.
+  virtual nlohmann::json controls() const = 0;
+  virtual void setControls(const nlohmann::json& controls) = 0;
 };
 
 // One scene's soak (app/reliability/soak.cpp runs the loop): seeded changes through the session's producer, the
@@ -170,6 +190,10 @@ public:
   virtual void checkSettings(const SceneSettings& settings) const = 0;
   virtual bool seeded() const = 0; // whether --seed means something here
   virtual void setSeed(SceneSettings& settings, std::uint64_t seed) const = 0;
+  // Live diagnostics (issue 15, docs/DIAGNOSTICS.md): whether --diagnostics-every means something here, and setting
+  // its interval (0: off).
+  virtual bool hasDiagnostics() const { return false; }
+  virtual void setDiagnosticsEvery(SceneSettings& /*settings*/, int /*every*/) const {}
 
   // The camera a run starts with: the scene file's, else the scene's own framing.
   virtual render::Camera initialCamera(const SceneSettings& settings) const = 0;

@@ -17,7 +17,7 @@ namespace {
 
 static_assert(keys::kSpace == GLFW_KEY_SPACE && keys::kA == GLFW_KEY_A && keys::kR == GLFW_KEY_R &&
               keys::kS == GLFW_KEY_S && keys::kEscape == GLFW_KEY_ESCAPE && keys::kF1 == GLFW_KEY_F1 &&
-              keys::kF12 == GLFW_KEY_F12);
+              keys::kF5 == GLFW_KEY_F5 && keys::kF12 == GLFW_KEY_F12);
 
 std::string glfwErrorText() {
   const char* description = nullptr;

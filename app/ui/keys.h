@@ -11,11 +11,13 @@ inline constexpr int kR = 82;       // reset the scene
 inline constexpr int kS = 83;       // single step while paused
 inline constexpr int kEscape = 256; // quit
 inline constexpr int kF1 = 290;     // hide / show the panel
+inline constexpr int kF5 = 294;     // save a snapshot of the state
 inline constexpr int kF12 = 301;    // capture a PNG without the panel
 
 // One line per binding, for --help and the panel.
 inline constexpr const char* kHelp =
     "left-drag orbit | right-drag or scroll zoom | middle-drag pan | Space pause | S step (paused) | R reset\n"
-    "A (hold) attractor / obstacle follows the mouse | F1 panel | F12 capture PNG (no panel) | Esc quit";
+    "A (hold) attractor / obstacle follows the mouse | F1 panel | F5 save state | F12 capture PNG (no panel)\n"
+    "Esc quit";
 
 } // namespace graphsim::app::keys

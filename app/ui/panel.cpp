@@ -124,6 +124,11 @@ void drawActions(const PanelInfo& info, SceneProducer& controller, PanelActions&
   recordWidget(layout, "action:dot");
   if (!info.canDumpGraph && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
     ImGui::SetTooltip("only the cuda backend runs a CUDA graph");
+  ImGui::SameLine();
+  if (ImGui::Button("Save state")) actions.saveState = true;
+  recordWidget(layout, "action:save_state");
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("F5: a snapshot to graphsim_state_<frame>.gss (--load-state resumes it)");
   ImGui::PushTextWrapPos(0.0f);
   ImGui::TextDisabled("%s", keys::kHelp);
   ImGui::PopTextWrapPos();
@@ -178,6 +183,7 @@ void handleViewInput(ViewState& view, SceneProducer& controller, PanelActions& a
   if (ImGui::IsKeyPressed(keys::kR, false)) controller.requestReset();
   if (ImGui::IsKeyPressed(keys::kF1, false)) view.panelVisible = !view.panelVisible;
   if (ImGui::IsKeyPressed(keys::kF12, false)) actions.captureScene = true;
+  if (ImGui::IsKeyPressed(keys::kF5, false)) actions.saveState = true;
   if (ImGui::IsKeyPressed(keys::kEscape, false)) actions.quit = true;
   if (ImGui::IsKeyDown(keys::kA) && ImGui::IsMousePosValid() && !io.WantCaptureMouse) {
     controller.pointAt(mouseOnTargetPlane(camera, io.MousePos, io.DisplaySize), ImGui::IsKeyPressed(keys::kA, false));

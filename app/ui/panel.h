@@ -36,6 +36,7 @@ struct ViewState {
 struct PanelActions {
   bool quit = false;
   bool captureScene = false; // F12 / button: the next frame without the panel, to a PNG
+  bool saveState = false;    // F5 / button: a snapshot of this frame's state (app/snapshot)
   bool dumpGraph = false;
 };
 

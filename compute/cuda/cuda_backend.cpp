@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -18,6 +19,8 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+
+#include <nvtx3/nvToolsExtCudaRt.h>
 
 #include "compute/cpu_stages.h"
 #include "compute/cuda/cuda_check.h"
@@ -116,6 +119,14 @@ struct CudaBackend::Impl {
   std::uint32_t nextLaunchOrdinal = 0; // wraps with the GPU's 32-bit count
   mutable std::optional<BlowUp> blowUp;
 
+  // Diagnostics (docs/DIAGNOSTICS.md): the node's device state (zeroed once) and the mapped pinned report it writes;
+  // the series (one per reset) and the latest sample read from the report.
+  cuda::DeviceArray<cuda::DiagnosticsDeviceState> diagnosticsState;
+  cuda::PinnedArray<cuda::DiagnosticsHostReport> diagnosticsReport;
+  cuda::DiagnosticsHostReport* d_diagnosticsReport = nullptr;
+  std::uint64_t diagnosticsSeries = 0;
+  mutable std::optional<DiagnosticsSample> diagnostics;
+
   std::optional<cuda::FrameGraph> graph;
 
   struct InjectedFailure {
@@ -182,6 +193,50 @@ struct CudaBackend::Impl {
     *blowUpWord.get() = ~0ull;
     nextLaunchOrdinal = 0;
     blowUp.reset();
+  }
+
+  void allocateDiagnostics() {
+    diagnosticsState = cuda::DeviceArray<cuda::DiagnosticsDeviceState>(1);
+    CUDA_CHECK(cudaMemset(diagnosticsState.get(), 0, sizeof(cuda::DiagnosticsDeviceState)));
+    diagnosticsReport = cuda::PinnedArray<cuda::DiagnosticsHostReport>(1, cudaHostAllocMapped);
+    std::memset(static_cast<void*>(diagnosticsReport.get()), 0, sizeof(cuda::DiagnosticsHostReport));
+    void* onDevice = nullptr;
+    CUDA_CHECK(cudaHostGetDevicePointer(&onDevice, diagnosticsReport.get(), 0));
+    d_diagnosticsReport = static_cast<cuda::DiagnosticsHostReport*>(onDevice);
+  }
+
+  // A new series: nothing of the old state is shown again. The caller made sure no launch is running.
+  void clearDiagnostics() {
+    static_cast<volatile cuda::DiagnosticsHostReport*>(diagnosticsReport.get())->seq = 0;
+    ++diagnosticsSeries;
+    diagnostics.reset();
+    graph->restartDiagnostics();
+  }
+
+  // The report's sample if one is complete (seqlock: seq, the fields, seq again); never a CUDA call, never a wait.
+  void harvestDiagnostics() const {
+    const volatile cuda::DiagnosticsHostReport* h = diagnosticsReport.get();
+    for (int attempt = 0; attempt < 4; ++attempt) {
+      const unsigned long long s1 = h->seq;
+      if (s1 == 0) return;
+      std::atomic_thread_fence(std::memory_order_acquire);
+      DiagnosticsSample sample;
+      sample.frame = h->frame;
+      sample.series = diagnosticsSeries;
+      sample.sums.kinetic = h->sums.kinetic;
+      sample.sums.potential = h->sums.potential;
+      for (int k = 0; k < 3; ++k) {
+        sample.sums.momentum[k] = h->sums.momentum[k];
+        sample.sums.angularMomentum[k] = h->sums.angularMomentum[k];
+      }
+      sample.sums.momentumScale = h->sums.momentumScale;
+      sample.sums.angularMomentumScale = h->sums.angularMomentumScale;
+      std::atomic_thread_fence(std::memory_order_acquire);
+      if ((s1 & 1) == 0 && h->seq == s1) {
+        diagnostics = sample;
+        return;
+      }
+    }
   }
 
   // One load of the mapped host word (never a CUDA call, never a wait). It is written once, with one 8-byte store,
@@ -380,6 +435,7 @@ CudaBackend::CudaBackend(const SceneConfig& config, int device, const InteropDes
   m.leapfrogStart = start;
   CUDA_CHECK(cudaSetDevice(device));
   m.stream = cuda::makeStream();
+  nvtxNameCudaStreamA(m.stream.get(), "graphsim nbody frames"); // the timeline's name; a no-op without a tool
   for (Impl::FrameTiming& t : m.timing) {
     t.start = cuda::makeTimingEvent();
     t.end = cuda::makeTimingEvent();
@@ -399,8 +455,10 @@ CudaBackend::CudaBackend(const SceneConfig& config, int device, const InteropDes
   m.bodies = cuda::DeviceBodies(hostStart.state, hostStart.accel, hostStart.colour, m.capacityFor(config));
   m.startBodies(m.bodies, config.params);
   m.clearBlowUp();
+  m.allocateDiagnostics();
   m.graph.emplace(m.bodies.view(), config.substeps, config.params, config.enabled, semaphores ? &*semaphores : nullptr,
-                  m.outputFor(0), cuda::ReportBlowUpArgs{m.blowUpState.get(), m.d_blowUpWord});
+                  m.outputFor(0), cuda::ReportBlowUpArgs{m.blowUpState.get(), m.d_blowUpWord},
+                  cuda::DiagnosticsBuffers{m.diagnosticsState.get(), m.d_diagnosticsReport}, config.diagnosticsEvery);
   m.config = config;
 }
 
@@ -420,8 +478,10 @@ void CudaBackend::reset(const SceneConfig& config) {
   } else {
     m.resetReallocating(config, start);
   }
+  m.graph->setDiagnosticsEvery(config.diagnosticsEvery); // between 0 and > 0: the node added or removed (a rebuild)
   m.config = config;
   m.clearBlowUp(); // a new state: an old blow-up no longer describes it (nothing runs: synchronised above)
+  m.clearDiagnostics();
 }
 
 void CudaBackend::setParams(const NBodyParams& params) {
@@ -477,6 +537,15 @@ const SceneConfig& CudaBackend::config() const { return impl_->config; }
 std::optional<BlowUp> CudaBackend::blowUp() const {
   impl_->harvestBlowUp();
   return impl_->blowUp;
+}
+
+void CudaBackend::setDiagnosticsEnabled(bool enabled) { impl_->graph->setDiagnosticsEnabled(enabled); }
+
+bool CudaBackend::diagnosticsEnabled() const { return impl_->graph->diagnosticsEnabled(); }
+
+std::optional<DiagnosticsSample> CudaBackend::diagnostics() const {
+  impl_->harvestDiagnostics();
+  return impl_->diagnostics;
 }
 
 double CudaBackend::lastSimGpuMs() const { return impl_->lastSimGpuMs(); }

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "compute/cuda/frame_graph_detail.h"
+#include "compute/nvtx.h"
 
 namespace graphsim::cuda {
 
@@ -43,10 +44,14 @@ const char* updateResultName(cudaGraphExecUpdateResult r) {
 
 FrameGraph::FrameGraph(const BodiesView& bodies, int substeps, const NBodyParams& params,
                        const std::array<bool, kStageCount>& enabled, const FrameSemaphores* semaphores, float4* output,
-                       const ReportBlowUpArgs& blowUp)
-    : bodies_(bodies), substeps_(substeps), params_(params), enabled_(enabled), output_(output), blowUp_(blowUp) {
+                       const ReportBlowUpArgs& blowUp, const DiagnosticsBuffers& diagnostics, int diagnosticsEvery)
+    : bodies_(bodies), substeps_(substeps), params_(params), enabled_(enabled), output_(output), blowUp_(blowUp),
+      diagnostics_(diagnostics), diagnosticsEvery_(diagnosticsEvery) {
   if (blowUp_.state == nullptr || blowUp_.hostWord == nullptr) {
     throw std::invalid_argument("FrameGraph: the blow-up report needs its device state and host word");
+  }
+  if (diagnosticsEvery_ > 0 && (diagnostics_.state == nullptr || diagnostics_.hostReport == nullptr)) {
+    throw std::invalid_argument("FrameGraph: the diagnostics node needs its device state and host report");
   }
   if (semaphores != nullptr) {
     if (semaphores->renderDone == nullptr || semaphores->simDone == nullptr) {
@@ -84,7 +89,7 @@ KernelNodeSpec FrameGraph::stageSpec(Stage stage, int substep) const {
 
 FrameGraph::Built FrameGraph::build(std::uint64_t waitValue, std::uint64_t signalValue) const {
   Built built{makeGraph(), {}};
-  built.nodes.reserve(static_cast<std::size_t>(stageInstanceCount(substeps_)) + 3); // + report, wait, signal
+  built.nodes.reserve(static_cast<std::size_t>(stageInstanceCount(substeps_)) + 4); // + report, wait, signal, diag
   cudaGraph_t g = built.graph.get();
   cudaGraphNode_t prev = nullptr;
   bool prevIsKernel = false; // programmatic edges join two kernel nodes only
@@ -145,6 +150,14 @@ FrameGraph::Built FrameGraph::build(std::uint64_t waitValue, std::uint64_t signa
   };
   const auto addStage = [&](Stage stage, int substep) {
     addKernel(stageInstanceName(stage, substep), Kind::Kernel, stage, substep, stageSpec(stage, substep));
+    if (stage == Stage::Forces && substep == 0 && diagnosticsEvery_ > 0) {
+      // Where a(t) of the state the frame starts from is fresh (docs/DIAGNOSTICS.md). Ordinary edges on both sides,
+      // also with programmatic launch: the node is disabled on most frames, and the kernels around it should not
+      // depend on how a programmatic edge through a disabled node behaves.
+      prevIsKernel = false;
+      addKernel(kDiagnosticsNodeName, Kind::Diagnostics, Stage::Forces, 0, diagnosticsSpecFor(diagnosticsFrame_));
+      prevIsKernel = false;
+    }
   };
   forEachStageInstance(substeps_, addStage);
   // After every stage, before the signal: when Vulkan sees simDone = k+1, the report of frame k is in host memory.
@@ -194,6 +207,14 @@ void FrameGraph::syncEnableStates() {
   // Called once nodes_ and exec_ are (re)built: the node list is rebuilt and read back on its next read.
   nodeList_.structure = true;
   for (const Node& n : nodes_) {
+    if (n.kind == Kind::Diagnostics) {
+      // Disabled until a launch that samples enables it (prepareDiagnostics); not counted (the schedule's).
+      unsigned int isEnabled = 0;
+      CUDA_CHECK_CTX(cudaGraphNodeGetEnabled(exec_.get(), n.node, &isEnabled), n.name);
+      if (isEnabled != 0) CUDA_CHECK_CTX(cudaGraphNodeSetEnabled(exec_.get(), n.node, 0u), n.name);
+      diagnosticsExecEnabled_ = false;
+      continue;
+    }
     if (n.kind != Kind::Kernel) continue;
     const bool want = runsStage(n.stage);
     unsigned int isEnabled = 0;
@@ -217,8 +238,72 @@ void FrameGraph::applyChangedKernels(bool allStages) {
   }
 }
 
+void FrameGraph::setDiagnosticsEvery(int every) {
+  if (every < 0) throw std::invalid_argument("FrameGraph: diagnostics interval " + std::to_string(every) + " < 0");
+  const bool hadNode = diagnosticsEvery_ > 0;
+  if (every > 0 && (diagnostics_.state == nullptr || diagnostics_.hostReport == nullptr)) {
+    throw std::invalid_argument("FrameGraph: the diagnostics node needs its device state and host report");
+  }
+  const int old = diagnosticsEvery_;
+  diagnosticsEvery_ = every;
+  if (hadNode == (every > 0)) return;
+  try {
+    rebuild(bodies_, substeps_, params_, enabled_, output_,
+            std::string("diagnostics ") + (every > 0 ? "on: node added" : "off: node removed"));
+  } catch (...) {
+    diagnosticsEvery_ = old;
+    throw;
+  }
+}
+
+void FrameGraph::setDiagnosticsEnabled(bool enabled) {
+  if (enabled == diagnosticsOn_) return;
+  diagnosticsOn_ = enabled;
+  nodeList_.enableStates = true; // the node's row shows this setting
+}
+
+bool FrameGraph::diagnosticsSamples(std::uint64_t frame) const {
+  // dt 0 (paused) moves nothing and would re-synchronise with dt 0; forces off leaves a(t) stale.
+  return diagnosticsEvery_ > 0 && diagnosticsOn_ && params_.dt != 0.0f && runsStage(Stage::Forces) &&
+         diagnosticsDue(frame, diagnosticsEvery_, diagnosticsFirstPending_);
+}
+
+KernelNodeSpec FrameGraph::diagnosticsSpecFor(std::uint64_t frame) const {
+  const BodiesView& b = bodies_;
+  const NBodyParams& p = params_;
+  // eps^2 as the forces node's (stageSpec); dt / 2 in float is exact.
+  return diagnosticsSpec({b.posMass, b.vel, b.accel, diagnostics_.state, diagnostics_.hostReport, frame, b.n, p.G,
+                          p.softening * p.softening, p.dt * 0.5f});
+}
+
+void FrameGraph::prepareDiagnostics(std::uint64_t frame) {
+  if (diagnosticsEvery_ == 0) return;
+  Node* node = nullptr;
+  for (Node& n : nodes_) {
+    if (n.kind == Kind::Diagnostics) node = &n;
+  }
+  if (node == nullptr) return;
+  const bool sample = diagnosticsSamples(frame);
+  if (sample) {
+    const KernelNodeSpec want = diagnosticsSpecFor(frame);
+    if (!(want == node->applied)) {
+      void* argSlot[1];
+      const cudaKernelNodeParams params = want.nodeParams(argSlot);
+      CUDA_CHECK_CTX(cudaGraphExecKernelNodeSetParams(exec_.get(), node->node, &params), "updating node " + node->name);
+      node->applied = want;
+    }
+    diagnosticsFrame_ = frame;
+    diagnosticsFirstPending_ = false;
+  }
+  if (sample != diagnosticsExecEnabled_) {
+    CUDA_CHECK_CTX(cudaGraphNodeSetEnabled(exec_.get(), node->node, sample ? 1u : 0u), node->name);
+    diagnosticsExecEnabled_ = sample;
+  }
+}
+
 void FrameGraph::launch(std::uint64_t frame, float4* output, cudaStream_t stream) {
   const auto t0 = std::chrono::steady_clock::now();
+  nvtx::Range updates(nvtx::Phase::NodeUpdates, frame);
   if (hasSemaphores()) {
     cudaExternalSemaphore_t renderDone = semaphores_.renderDone;
     cudaExternalSemaphore_t simDone = semaphores_.simDone;
@@ -237,13 +322,16 @@ void FrameGraph::launch(std::uint64_t frame, float4* output, cudaStream_t stream
   }
   if (paramsDirty_ || outputDirty_) applyChangedKernels(paramsDirty_);
   paramsDirty_ = outputDirty_ = false;
+  prepareDiagnostics(frame);
   if (profiling_) {
     const std::size_t slot = protocol().slot(frame);
     harvestMarks(slot);
     pointMarksAt(slot);
     markFrame_[slot] = frame;
   }
+  updates.end();
   const auto t1 = std::chrono::steady_clock::now();
+  const nvtx::Range launching(nvtx::Phase::GraphLaunch, frame);
   CUDA_CHECK_CTX(cudaGraphLaunch(exec_.get(), stream), "launching frame " + std::to_string(frame));
   lastUpdateHostUs_ = std::chrono::duration<double, std::micro>(t1 - t0).count();
   lastLaunchHostUs_ = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t1).count();
@@ -349,6 +437,10 @@ const std::vector<NodeInfo>& FrameGraph::nodes() const {
       } else if (n.kind == Kind::BlowUpReport) {
         info.type = "kernel";
         info.whyNotTogglable = kBlowUpNodeReason;
+      } else if (n.kind == Kind::Diagnostics) {
+        info.type = "kernel";
+        info.togglable = true;
+        info.diagnostics = true;
       } else if (n.kind == Kind::EventRecord) {
         info.type = "event record";
         info.whyNotTogglable = "a timing mark of --profile, not part of the simulation";
@@ -361,9 +453,11 @@ const std::vector<NodeInfo>& FrameGraph::nodes() const {
     cache.enableStates = cache.times = true;
   }
   if (cache.enableStates) {
-    // Stage instances show the exec's own state; the other nodes are never disabled.
+    // Stage instances show the exec's own state; the diagnostics node its toggle (the exec's state follows the
+    // schedule, frame by frame); the other nodes are never disabled.
     for (std::size_t i = 0; i < nodes_.size(); ++i) {
       const Node& n = nodes_[i];
+      if (n.kind == Kind::Diagnostics) cache.list[i].enabled = diagnosticsOn_;
       if (n.kind != Kind::Kernel) continue;
       unsigned int isEnabled = 0;
       CUDA_CHECK_CTX(cudaGraphNodeGetEnabled(exec_.get(), n.node, &isEnabled), n.name);
@@ -373,7 +467,8 @@ const std::vector<NodeInfo>& FrameGraph::nodes() const {
   }
   if (cache.times) {
     for (std::size_t i = 0; i < nodes_.size(); ++i) {
-      const bool timed = nodes_[i].kind == Kind::Kernel || nodes_[i].kind == Kind::BlowUpReport;
+      const bool timed =
+          nodes_[i].kind == Kind::Kernel || nodes_[i].kind == Kind::BlowUpReport || nodes_[i].kind == Kind::Diagnostics;
       cache.list[i].ms = timed && profiling_ && i < nodeMs_.size() ? nodeMs_[i] : -1.0;
     }
     cache.times = false;
@@ -383,13 +478,16 @@ const std::vector<NodeInfo>& FrameGraph::nodes() const {
 
 void FrameGraph::setProfiling(bool enabled) {
   if (enabled == profiling_) return;
-  const std::size_t kernels = static_cast<std::size_t>(stageInstanceCount(substeps_)) + 1; // + report_blow_up
+  // + report_blow_up, + diagnostics when configured
+  const std::size_t kernels =
+      static_cast<std::size_t>(stageInstanceCount(substeps_)) + 1 + (diagnosticsEvery_ > 0 ? 1 : 0);
   if (enabled) {
     markEvents_.clear();
     for (std::uint32_t s = 0; s < protocol().framesInFlight(); ++s) {
       std::vector<Event> set;
-      // One mark before the first kernel and one after each; room for substep changes up to kMaxSubsteps.
-      const std::size_t marks = static_cast<std::size_t>(stageInstanceCount(kMaxSubsteps)) + 2;
+      // One mark before the first kernel and one after each (report_blow_up and diagnostics included); room for
+      // substep changes up to kMaxSubsteps.
+      const std::size_t marks = static_cast<std::size_t>(stageInstanceCount(kMaxSubsteps)) + 3;
       for (std::size_t m = 0; m < marks; ++m) set.push_back(makeTimingEvent());
       markEvents_.push_back(std::move(set));
     }
@@ -447,7 +545,9 @@ void FrameGraph::harvestMarks(std::size_t slot) {
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
     if (nodes_[i].kind == Kind::EventRecord) {
       ++m;
-    } else if ((nodes_[i].kind == Kind::Kernel || nodes_[i].kind == Kind::BlowUpReport) && m > 0 && m < marks) {
+    } else if ((nodes_[i].kind == Kind::Kernel || nodes_[i].kind == Kind::BlowUpReport ||
+                nodes_[i].kind == Kind::Diagnostics) &&
+               m > 0 && m < marks) {
       float ms = 0;
       CUDA_CHECK_CTX(cudaEventElapsedTime(&ms, events[m - 1].get(), events[m].get()), nodes_[i].name);
       nodeMs_[i] = ms;

@@ -2,6 +2,7 @@
 //
 //   [wait_render_done: renderDone >= renderDoneWaited(k)]                 (external-semaphore wait node, interop)
 //   -> for each substep s: forces, attractor, integrate, damping, boundary (kernel nodes "forces", "forces#1", ...)
+//      with "diagnostics" right after forces of substep 0 when diagnostics are configured (enabled on sampling frames)
 //   -> colour -> write_render (into the buffer of frame k)                (kernel nodes)
 //   -> report_blow_up (first non-finite value -> mapped pinned host word)  (one-thread kernel node, never toggled)
 //   -> [signal_sim_done: simDone = simDoneSignalled(k)]                   (external-semaphore signal node, interop)
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "compute/cuda/cuda_handles.h"
+#include "compute/cuda/diagnostics_kernel.h"
 #include "compute/cuda/nbody_kernels.h"
 #include "compute/nbody.h"
 #include "compute/protocol.h"
@@ -44,6 +46,13 @@ inline constexpr const char* kBlowUpNodeName = "report_blow_up";
 inline constexpr const char* kBlowUpNodeReason =
     "blow-up detection: hands the stages' non-finite flag to the host; not a simulation stage";
 
+// The diagnostics node's memory (CudaBackend owns it; docs/DIAGNOSTICS.md): its device state and the mapped pinned
+// report it writes, the same for the graph's life.
+struct DiagnosticsBuffers {
+  DiagnosticsDeviceState* state = nullptr;
+  DiagnosticsHostReport* hostReport = nullptr; // device pointer of the mapped pinned report
+};
+
 // One frame's launch as CudaBackend makes it: frame k, write_render's target (render buffer slot(k)), the stream.
 // What the comparison launches of compute/cuda/frame_graph_instruments.h take.
 struct FrameLaunch {
@@ -58,10 +67,11 @@ class FrameGraph {
 public:
   // semaphores == nullptr: compute-only graph without semaphore nodes. output: write_render's first target.
   // blowUp: the device word the stage kernels flag and the host word the report node writes (CudaBackend owns both;
-  // docs/FRAME.md, "Blow-up detection"); the same for the graph's life, rebuilds included.
+  // docs/FRAME.md, "Blow-up detection"); the same for the graph's life, rebuilds included. diagnostics: the
+  // diagnostics node's memory, diagnosticsEvery its interval (0: no node; setDiagnosticsEvery).
   FrameGraph(const BodiesView& bodies, int substeps, const NBodyParams& params,
              const std::array<bool, kStageCount>& enabled, const FrameSemaphores* semaphores, float4* output,
-             const ReportBlowUpArgs& blowUp);
+             const ReportBlowUpArgs& blowUp, const DiagnosticsBuffers& diagnostics = {}, int diagnosticsEvery = 0);
 
   FrameGraph(const FrameGraph&) = delete;
   FrameGraph& operator=(const FrameGraph&) = delete;
@@ -79,6 +89,20 @@ public:
   // not togglable throws std::invalid_argument with the reason; asking for what it already is does nothing.
   void setStageEnabled(Stage stage, bool enabled);
   bool stageEnabled(Stage stage) const { return enabled_[static_cast<int>(stage)]; }
+
+  // Live diagnostics (docs/DIAGNOSTICS.md). With an interval > 0 the graph holds the kernel node "diagnostics" right
+  // after forces of substep 0; launch() enables it only on the frames that sample (diagnosticsDue, dt > 0, forces
+  // on, the toggle on), with that frame's number as its argument, and disables it on the next launch: per sample one
+  // kernel-node update and two cudaGraphNodeSetEnabled, none on the other frames. These follow the schedule, not
+  // user edits, and are not counted in counters(). Another interval > 0 is recorded only; going between 0 and > 0
+  // adds or removes the node: a rebuild, so no launch may be running.
+  void setDiagnosticsEvery(int every);
+  int diagnosticsEvery() const { return diagnosticsEvery_; }
+  // The panel's toggle: off, no frame samples (nodes() shows this setting as the node's enable state).
+  void setDiagnosticsEnabled(bool enabled);
+  bool diagnosticsEnabled() const { return diagnosticsOn_; }
+  // A new series (after a reset): the next frame that may sample does, whatever its number.
+  void restartDiagnostics() { diagnosticsFirstPending_ = true; }
 
   // Structural change (new state arrays, body count, substep count) together with the scene's parameters and
   // enable states. The caller guarantees no launch of this graph is still running. With the same node count it
@@ -129,8 +153,9 @@ private:
   friend struct FrameGraphInstruments;
 
   // Kernel: a stage instance (togglable per whyNotTogglable(stage)). BlowUpReport: the report_blow_up kernel, never
-  // toggled or updated (its arguments are fixed pointers).
-  enum class Kind { Kernel, BlowUpReport, SemaphoreWait, SemaphoreSignal, EventRecord };
+  // toggled or updated (its arguments are fixed pointers). Diagnostics: the diagnostics kernel, enabled and updated
+  // by the schedule (prepareDiagnostics), never by the stage toggles.
+  enum class Kind { Kernel, BlowUpReport, Diagnostics, SemaphoreWait, SemaphoreSignal, EventRecord };
   struct Node {
     std::string name;
     Kind kind = Kind::Kernel;
@@ -153,6 +178,11 @@ private:
   // blow-up flag's node index.
   KernelNodeSpec stageSpec(Stage stage, int substep) const;
   void applyChangedKernels(bool allStages);
+  // Diagnostics: whether frame k samples (without changing anything), its node's parameters, and the per-launch
+  // schedule: enable with frame k's parameters when it samples, else disable (only what differs from the exec).
+  bool diagnosticsSamples(std::uint64_t frame) const;
+  KernelNodeSpec diagnosticsSpecFor(std::uint64_t frame) const;
+  void prepareDiagnostics(std::uint64_t frame);
   void syncEnableStates(); // makes the exec's enable states match enabled_
   std::string describeNode(const std::vector<Node>& nodes, cudaGraphNode_t node) const;
 
@@ -163,6 +193,12 @@ private:
   FrameSemaphores semaphores_;
   float4* output_ = nullptr;
   ReportBlowUpArgs blowUp_{};
+  DiagnosticsBuffers diagnostics_{};
+  int diagnosticsEvery_ = 0;
+  bool diagnosticsOn_ = true;
+  bool diagnosticsFirstPending_ = true;
+  bool diagnosticsExecEnabled_ = false; // the exec's enable state of the diagnostics node
+  std::uint64_t diagnosticsFrame_ = 0;  // the frame argument the node was last given (builds reuse it)
 
   // exec_ was instantiated from instantiatedFrom_ (whose node handles nodes_ holds); latest_ is the graph of the
   // last successful whole-graph update, kept for dumpDot so the DOT shows the parameters in use.

@@ -40,11 +40,18 @@ void FrameGraphInstruments::launchOnStream(FrameGraph& g, const FrameLaunch& lau
     CUDA_CHECK_CTX(cudaWaitExternalSemaphoresAsync(&renderDone, &waitParams, 1, launch.stream),
                    frameContext(launch.frame, ": waiting for renderDone on the stream"));
   }
+  // The diagnostics kernel on the frames the graph would sample, where the graph has its node.
+  const bool sample = g.diagnosticsSamples(launch.frame);
   const auto run = [&](Stage stage, int substep) {
-    if (!g.runsStage(stage)) return;
-    launchKernel(g.stageSpec(stage, substep), launch.stream, [&] { return stageInstanceName(stage, substep); });
+    if (g.runsStage(stage)) {
+      launchKernel(g.stageSpec(stage, substep), launch.stream, [&] { return stageInstanceName(stage, substep); });
+    }
+    if (sample && stage == Stage::Forces && substep == 0) {
+      launchKernel(g.diagnosticsSpecFor(launch.frame), launch.stream, [] { return kDiagnosticsNodeName; });
+    }
   };
   forEachStageInstance(g.substeps_, run);
+  if (sample) g.diagnosticsFirstPending_ = false;
   launchKernel(reportBlowUpSpec(g.blowUp_), launch.stream, [] { return kBlowUpNodeName; });
   if (g.hasSemaphores()) {
     CUDA_CHECK_CTX(cudaSignalExternalSemaphoresAsync(&simDone, &signalParams, 1, launch.stream),
@@ -70,6 +77,7 @@ void FrameGraphInstruments::launchWithWholeUpdate(FrameGraph& g, const FrameLaun
   g.latest_ = std::move(fresh.graph);
   g.paramsDirty_ = g.outputDirty_ = false;
   ++g.counters_.wholeGraphUpdates;
+  g.prepareDiagnostics(launch.frame); // the update kept the node's enable state: the schedule decides it again
   launchExec(g, launch, t0);
 }
 
@@ -88,6 +96,8 @@ void FrameGraphInstruments::launchReinstantiated(FrameGraph& g, const FrameLaunc
   g.nodeList_.structure = true; // new node handles and a new exec: nodes() reads the enable states back from it
   g.paramsDirty_ = g.outputDirty_ = false;
   ++g.counters_.reinstantiations;
+  g.diagnosticsExecEnabled_ = true; // a fresh exec starts with every node enabled: the schedule decides this frame's
+  g.prepareDiagnostics(launch.frame);
   launchExec(g, launch, t0);
 }
 

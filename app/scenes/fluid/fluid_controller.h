@@ -40,6 +40,10 @@ public:
   std::int64_t particles() const { return particles_; }
   std::int64_t maxParticles() const { return maxParticles_; }
   bool paused() const { return paused_; }
+  void setPaused(bool paused) { paused_ = paused; }
+  // A step or reset requested and not yet applied (a session recording keeps them with the frame they act in).
+  bool stepPending() const { return stepRequested_; }
+  bool resetPending() const { return resetRequested_; }
   float frameDt() const { return frameDt_; }
 
   // Applies everything requested since the last call; returns whether this frame advances simulated time.

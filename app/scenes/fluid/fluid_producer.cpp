@@ -12,7 +12,9 @@
 #include "app/cli/errors.h"
 #include "app/run/frame_producer.h" // dumpThroughWriter
 #include "app/run/frame_stats.h"
+#include "app/scenes/fluid/fluid_controls.h"
 #include "app/scenes/fluid/fluid_scene.h"
+#include "app/scenes/fluid/fluid_snapshot.h"
 #include "compute/fluid/fluid_cpu_backend.h"
 #include "render/particle_renderer.h"
 
@@ -188,6 +190,12 @@ public:
   }
   std::string describeState() const override { return std::to_string(count()) + " particles"; }
   std::string frameDetail() const override { return fluidFrameDetail(engine_->backend()); }
+  SceneState saveState() override { return saveFluidState(engine_->backend(), controller_); }
+  void loadState(const SceneState& state) override { loadFluidState(state, engine_->backend(), controller_); }
+  nlohmann::json controls() const override { return fluidControls(controller_); }
+  void setControls(const nlohmann::json& controls) override {
+    applyFluidControls(controls, engine_->backend().config(), controller_);
+  }
 
   FluidController& controller() { return controller_; }
   fluid::FluidBackend& backend() { return engine_->backend(); }

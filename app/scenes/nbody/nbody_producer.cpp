@@ -3,12 +3,16 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <array>
+#include <cfloat>
 #include <cstdio>
 #include <string>
 
 #include "app/run/frame_stats.h"
 #include "app/run/sim_controller.h"
+#include "app/scenes/nbody/nbody_controls.h"
 #include "app/scenes/nbody/nbody_scene.h"
+#include "app/scenes/nbody/nbody_snapshot.h"
 #include "render/render_types.h"
 
 namespace graphsim::app {
@@ -32,6 +36,7 @@ public:
   void beginFrame(std::uint64_t k) override {
     injectIntoController(inject_, k, controller_); // test hook: non-finite
     sim_->setAdvance(controller_.applyTo(sim_->backend()));
+    pollDiagnostics();
   }
   void styleFrame(render::FrameSubmit& submit) const override { submit.style.pointRadius = pointRadius_; }
 
@@ -46,12 +51,25 @@ public:
   double updateHostUs() const override { return sim_->updateHostUs(); }
   UpdateCounters counters() const override { return sim_->backend().counters(); }
   const std::vector<NodeInfo>& nodes() const override { return sim_->backend().nodes(); }
-  bool nodeTogglable(const NodeInfo& node) const override { return node.togglable && node.stage.has_value(); }
+  bool nodeTogglable(const NodeInfo& node) const override {
+    return node.togglable && (node.stage.has_value() || node.diagnostics);
+  }
   void setNodeEnabled(const NodeInfo& node, bool enabled) override {
-    if (nodeTogglable(node)) controller_.setStageEnabled(*node.stage, enabled);
+    if (!nodeTogglable(node)) return;
+    if (node.diagnostics) {
+      controller_.setDiagnosticsEnabled(enabled);
+    } else {
+      controller_.setStageEnabled(*node.stage, enabled);
+    }
   }
   std::string nodeTooltip(const NodeInfo& node) const override {
     if (!nodeTogglable(node)) return "cannot be disabled: " + node.whyNotTogglable;
+    if (node.diagnostics) {
+      return "energy, momentum and angular momentum every " +
+             std::to_string(sim_->backend().config().diagnosticsEvery) +
+             " frames (Stats: Diagnostics); changes no state.\nOn the GPU the node runs only on those frames "
+             "(enabled for them, disabled after); this box turns the sampling on or off";
+    }
     if (stageInfo(*node.stage).perSubstep && controller_.substeps() > 1)
       return "toggles every substep instance of " + std::string(stageName(*node.stage));
     return {};
@@ -80,12 +98,35 @@ public:
   }
   std::string describeState() const override { return std::to_string(count()) + " bodies"; }
   std::string frameDetail() const override { return {}; }
+  std::string diagnosticsSummary() const override {
+    pollDiagnostics(); // after the drain: the last frame's sample may be new
+    const std::string line = diagnostics_.summary();
+    if (line.empty()) return {};
+    return line + " (every " + std::to_string(sim_->backend().config().diagnosticsEvery) + " frames)";
+  }
+  SceneState saveState() override { return saveNBodyState(sim_->backend(), controller_); }
+  void loadState(const SceneState& state) override { loadNBodyState(state, sim_->backend(), controller_); }
+  nlohmann::json controls() const override { return nbodyControls(controller_, pointRadius_); }
+  void setControls(const nlohmann::json& controls) override { applyNBodyControls(controls, controller_, pointRadius_); }
 
   SimController& controller() { return controller_; }
   SimBackend& backend() { return sim_->backend(); }
 
 private:
   void drawStructural(PanelLayout& layout);
+  void drawDiagnostics();
+  // Takes the backend's latest diagnostics sample (never waits); a new one goes into the plots' ring, a new series
+  // empties it. Const: what it updates is a cache of what the backend reported (the summary reads it after the drain).
+  void pollDiagnostics() const {
+    if (!diagnostics_.update(sim_->backend().diagnostics())) return;
+    if (diagnostics_.samples() == 1) plotCount_ = plotNext_ = 0;
+    const DiagnosticsDrift d = diagnostics_.drift();
+    energyDrift_[plotNext_] = static_cast<float>(d.energy);
+    momentumDrift_[plotNext_] = static_cast<float>(d.momentum);
+    angularDrift_[plotNext_] = static_cast<float>(d.angularMomentum);
+    plotNext_ = (plotNext_ + 1) % kPlotSamples;
+    plotCount_ = std::min(plotCount_ + 1, kPlotSamples);
+  }
 
   std::unique_ptr<SimProducer> sim_;
   SimController controller_;
@@ -93,6 +134,12 @@ private:
   FaultPlan inject_;
   int bodiesEdit_ = 0; // structural sliders while dragged (applied on release); 0: show the controller's value
   int substepsEdit_ = 0;
+  // Diagnostics (docs/DIAGNOSTICS.md): the series' first and latest sample, and the relative drift of the last
+  // kPlotSamples samples for the panel's plots, in a ring (nothing allocates per frame). Filled by pollDiagnostics.
+  static constexpr std::size_t kPlotSamples = 300;
+  mutable DiagnosticsTrack diagnostics_;
+  mutable std::array<float, kPlotSamples> energyDrift_{}, momentumDrift_{}, angularDrift_{};
+  mutable std::size_t plotCount_ = 0, plotNext_ = 0;
 };
 
 void NBodyProducer::drawParameters(const FrameStats& stats, PanelLayout& layout) {
@@ -157,6 +204,49 @@ void NBodyProducer::drawStats(const FrameStats& stats) {
   } else {
     ImGui::Text("%lld bodies%s", static_cast<long long>(controller_.bodies()), controller_.paused() ? " (paused)" : "");
   }
+  drawDiagnostics();
+}
+
+// Energy, |P| and |L|: the latest values and the drift of each against the series' first sample (E/E0 - 1; |P - P0|
+// and |L - L0| against sum m|v| and sum m|x x v|, since P0 ~ 0), over the last kPlotSamples samples. A tree node,
+// closed at first (the Actions section stays where it was): its label carries the energy drift.
+void NBodyProducer::drawDiagnostics() {
+  const int every = sim_->backend().config().diagnosticsEvery;
+  if (every == 0) {
+    ImGui::TextDisabled("diagnostics off (--diagnostics-every 0)");
+    return;
+  }
+  const std::optional<DiagnosticsSample>& last = diagnostics_.last();
+  if (!last) {
+    ImGui::TextDisabled(sim_->backend().diagnosticsEnabled()
+                            ? "diagnostics: no sample yet (paused, or forces off)"
+                            : "diagnostics: off (the Graph section's diagnostics node)");
+    return;
+  }
+  const DiagnosticsDrift d = diagnostics_.drift();
+  char label[128];
+  std::snprintf(label, sizeof label, "Diagnostics: E drift %+.2e, frame %llu%s###diagnostics", d.energy,
+                static_cast<unsigned long long>(last->frame), sim_->backend().diagnosticsEnabled() ? "" : " (off)");
+  if (!ImGui::TreeNode(label)) return;
+  ImGui::Text("%llu samples every %d frames since frame %llu", static_cast<unsigned long long>(diagnostics_.samples()),
+              every, static_cast<unsigned long long>(diagnostics_.first()->frame));
+  const int offset = static_cast<int>(plotCount_ < kPlotSamples ? 0 : plotNext_);
+  const auto plot = [&](const char* name, const std::array<float, kPlotSamples>& values, const char* format,
+                        double value, double drift) {
+    char overlay[96];
+    std::snprintf(overlay, sizeof overlay, format, value, drift);
+    ImGui::PlotLines(name, values.data(), static_cast<int>(plotCount_), offset, overlay, FLT_MAX, FLT_MAX,
+                     ImVec2(0, 40));
+    if (ImGui::IsItemHovered())
+      ImGui::SetTooltip(
+          "drift against the series' first sample: E/E0 - 1; |P - P0| / sum m|v|; |L - L0| / sum "
+          "m|x x v|\n(P0 is ~0: the presets are centred). K %.6g, U %.6g",
+          last->sums.kinetic, last->sums.potential);
+  };
+  plot("E drift", energyDrift_, "E %.6g  drift %+.2e", last->sums.total(), d.energy);
+  plot("|P| drift", momentumDrift_, "|P| %.3e  drift %.2e", magnitude(last->sums.momentum), d.momentum);
+  plot("|L| drift", angularDrift_, "|L| %.6g  drift %.2e", magnitude(last->sums.angularMomentum), d.angularMomentum);
+  ImGui::TreePop();
 }
 
 } // namespace

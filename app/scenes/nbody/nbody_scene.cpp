@@ -100,6 +100,7 @@ public:
   SceneSettings defaults() const override {
     SceneSettings s;
     s.scene = "nbody";
+    s.sim.diagnosticsEvery = kDefaultDiagnosticsEvery; // run, bench and soak; --diagnostics-every sets it
     return s;
   }
 
@@ -118,6 +119,8 @@ public:
   }
   bool seeded() const override { return true; }
   void setSeed(SceneSettings& s, std::uint64_t seed) const override { s.sim.seed = seed; }
+  bool hasDiagnostics() const override { return true; }
+  void setDiagnosticsEvery(SceneSettings& s, int every) const override { s.sim.diagnosticsEvery = every; }
 
   render::Camera initialCamera(const SceneSettings& s) const override { return s.render.camera; }
   // One number for the render buffers and the CUDA state arrays (makeProducer hands it to both).

@@ -193,11 +193,17 @@ struct StructuralCost {
   }
 };
 
+// The replay's config: the run's without diagnostics (they change no state; the run's own are what the report shows).
+SceneConfig withoutDiagnostics(SceneConfig config) {
+  config.diagnosticsEvery = 0;
+  return config;
+}
+
 class NBodySoak final : public SceneSoak {
 public:
   NBodySoak(const SceneSettings& settings, const SoakOptions& options, std::int64_t maxCount)
-      : replayBackend_(settings.sim), replay_(settings.sim, maxCount), changes_(options.seed, options.count),
-        every_(options.checkpointEvery), capacity_(replay_.maxBodies()) {
+      : replayBackend_(withoutDiagnostics(settings.sim)), replay_(settings.sim, maxCount),
+        changes_(options.seed, options.count), every_(options.checkpointEvery), capacity_(replay_.maxBodies()) {
     checks_.exact = options.backend != BackendKind::Cuda;
     nextChange_ = static_cast<std::uint64_t>(changes_.gap(3, 12));
     nextStructural_ = static_cast<std::uint64_t>(changes_.gap(200, 400));
@@ -222,6 +228,9 @@ public:
     }
     if (replay_.applyTo(replayBackend_)) replayBackend_.step();
     if (checkpoint) checks_.check(k, *nbodyBackend(producer), replayBackend_);
+    const SimBackend& run = *nbodyBackend(producer);
+    diagnosticsEvery_ = run.config().diagnosticsEvery;
+    if (diagnostics_.update(run.diagnostics()) && diagnostics_.samples() == 1) ++diagnosticsSeries_;
   }
   void printChanges() const override {
     std::printf("changes: %llu (stage toggles %llu, parameter moves %llu, body counts %llu, substep counts %llu)\n",
@@ -231,7 +240,19 @@ public:
     bodyCountCost_.print("body counts within the capacity " + std::to_string(capacity_));
     substepCost_.print("substep counts");
   }
-  void printCheckpoints() const override { checks_.print(every_); }
+  void printCheckpoints() const override {
+    checks_.print(every_);
+    // The live diagnostics (docs/DIAGNOSTICS.md) of the last series: a structural change or reset starts a new one.
+    // With the soak's random damping, attractor and boundary moves the drift measures those, not the integrator.
+    if (diagnosticsEvery_ == 0) {
+      std::printf("diagnostics: off (--diagnostics-every 0)\n");
+    } else if (diagnostics_.samples() == 0) {
+      std::printf("diagnostics: every %d frames, no sample seen\n", diagnosticsEvery_);
+    } else {
+      std::printf("%s; every %d frames, the last of %llu series\n", diagnostics_.summary().c_str(), diagnosticsEvery_,
+                  static_cast<unsigned long long>(diagnosticsSeries_));
+    }
+  }
   bool passed() const override { return checks_.failed == 0; }
 
 private:
@@ -244,6 +265,9 @@ private:
   std::int64_t capacity_; // the body-count changes stay within it (the controllers refuse more)
   std::uint64_t nextChange_ = 0, nextStructural_ = 0;
   StructuralCost bodyCountCost_, substepCost_;
+  DiagnosticsTrack diagnostics_; // the run's (not the replay's) samples, polled after every frame
+  std::uint64_t diagnosticsSeries_ = 0;
+  int diagnosticsEvery_ = 0;
   struct Pending {
     StructuralCost* cost;  // the kind of the structural change made before this frame's tick
     UpdateCounters before; // the counters before it

@@ -6,6 +6,7 @@
 
 #include "compute/cuda/cuda_check.h"
 #include "compute/fluid/cuda/fluid_cuda_impl.h"
+#include "compute/nvtx.h"
 
 namespace graphsim::fluid {
 
@@ -191,6 +192,7 @@ void FluidCudaBackend::Impl::applyChangedSpecs() {
 }
 
 void FluidCudaBackend::Impl::launchGraph(std::uint64_t k) {
+  nvtx::Range updates(nvtx::Phase::NodeUpdates, k);
   if (waitNode != nullptr) {
     cudaExternalSemaphore_t rd = renderDone.get(), sd = simDone.get();
     cudaExternalSemaphoreWaitParams wp{};
@@ -210,6 +212,8 @@ void FluidCudaBackend::Impl::launchGraph(std::uint64_t k) {
   begin.applied = b;
   if (settingsDirty) applyChangedSpecs();
   settingsDirty = false;
+  updates.end();
+  const nvtx::Range launching(nvtx::Phase::GraphLaunch, k);
   CUDA_CHECK_CTX(cudaGraphLaunch(exec.get(), stream.get()), "launching fluid frame " + std::to_string(k));
 }
 

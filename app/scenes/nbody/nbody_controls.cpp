@@ -1,0 +1,79 @@
+#include "app/scenes/nbody/nbody_controls.h"
+
+#include <stdexcept>
+#include <string>
+
+#include "app/cli/errors.h"
+#include "app/run/sim_controller.h"
+#include "app/scenes/json_reader.h"
+#include "app/scenes/nbody/nbody_scene.h"
+
+namespace graphsim::app {
+
+using nlohmann::json;
+
+json nbodyParamsJson(const NBodyParams& p) {
+  return {{"dt", p.dt},
+          {"G", p.G},
+          {"softening", p.softening},
+          {"damping", p.damping},
+          {"attractor_strength", p.attractorStrength},
+          {"attractor_pos", {p.attractorPos[0], p.attractorPos[1], p.attractorPos[2]}},
+          {"boundary_radius", p.boundaryRadius},
+          {"colour_scale", p.colourScale}};
+}
+
+json nbodyStagesJson(const SimController& c) {
+  json stages = json::object();
+  for (const StageInfo& row : kStages) stages[std::string(row.name)] = c.stageWanted(row.stage);
+  return stages;
+}
+
+json nbodyControls(const SimController& c, float pointRadius) {
+  return {{"live",
+           {{"params", nbodyParamsJson(c.params())},
+            {"stages", nbodyStagesJson(c)},
+            {"bodies", c.bodies()},
+            {"substeps", c.substeps()}}},
+          {"point_radius", pointRadius},
+          {"paused", c.paused()},
+          {"step", c.stepPending()},
+          {"reset", c.resetPending()}};
+}
+
+void applyNBodyControls(const json& controls, SimController& c, float& pointRadius) {
+  const JsonReader r(controls, "the recorded controls", "");
+  r.allowOnly({"live", "point_radius", "paused", "step", "reset"});
+  SceneSettings wanted;
+  wanted.sim.params = c.params();
+  for (const StageInfo& row : kStages)
+    wanted.sim.enabled[static_cast<std::size_t>(row.stage)] = c.stageWanted(row.stage);
+  wanted.sim.bodies = c.bodies();
+  wanted.sim.substeps = c.substeps();
+  if (r.has("live")) {
+    const JsonReader live = r.child("live");
+    live.allowOnly({"params", "stages", "bodies", "substeps"});
+    nbodyScene().applyJson(wanted, live);
+    if (wanted.sim.bodies > c.maxBodies())
+      live.fail("bodies",
+                std::to_string(wanted.sim.bodies) + " exceeds this run's capacity " + std::to_string(c.maxBodies()));
+  }
+  float radius = pointRadius;
+  r.number("point_radius", radius, 1e-4, 1.0);
+  bool paused = c.paused(), step = false, reset = false;
+  r.boolean("paused", paused);
+  r.boolean("step", step);
+  r.boolean("reset", reset);
+
+  c.setParams(wanted.sim.params);
+  for (const StageInfo& row : kStages)
+    c.setStageEnabled(row.stage, wanted.sim.enabled[static_cast<std::size_t>(row.stage)]);
+  if (wanted.sim.bodies != c.bodies()) c.setBodies(wanted.sim.bodies);
+  if (wanted.sim.substeps != c.substeps()) c.setSubsteps(wanted.sim.substeps);
+  pointRadius = radius;
+  c.setPaused(paused);
+  if (step && !c.stepPending()) c.requestStep();
+  if (reset && !c.resetPending()) c.requestReset();
+}
+
+} // namespace graphsim::app

@@ -1,0 +1,27 @@
+// The n-body scene's live controls as JSON, for session recording and replay (SceneProducer::controls and
+// setControls, app/record): what the panel, the keys and the mouse change while it runs.
+//
+//   {"live": {"params": {...}, "stages": {...}, "bodies": N, "substeps": S},   scene-file keys, as the controller
+//    "point_radius": R, "paused": P, "step": B, "reset": B}                    wants them before the next frame
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "compute/nbody.h"
+
+namespace graphsim::app {
+
+class SimController;
+
+// The params object of a scene file (floats exact: float -> double is exact and JSON prints the shortest text that
+// reads back as the same double).
+nlohmann::json nbodyParamsJson(const NBodyParams& params);
+// The scene file's "stages" object: the stages the controller wants enabled.
+nlohmann::json nbodyStagesJson(const SimController& controller);
+
+nlohmann::json nbodyControls(const SimController& controller, float pointRadius);
+// Checks everything first (the live keys as a scene file's, through the scene's applyJson; UsageError naming the
+// key), then hands the values to the controller as the panel would.
+void applyNBodyControls(const nlohmann::json& controls, SimController& controller, float& pointRadius);
+
+} // namespace graphsim::app

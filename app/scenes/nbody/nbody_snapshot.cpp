@@ -1,0 +1,73 @@
+#include "app/scenes/nbody/nbody_snapshot.h"
+
+#include <array>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "app/cli/errors.h"
+#include "app/run/sim_controller.h"
+#include "app/scenes/nbody/nbody_controls.h"
+#include "app/snapshot/snapshot.h"
+#include "compute/cpu_backend.h"
+
+namespace graphsim::app {
+namespace {
+
+constexpr auto kArrays = std::to_array<std::string_view>({"posMass", "vel", "accel"});
+
+nlohmann::json settingsJson(const SceneConfig& config, const SimController& controller) {
+  // Floats go through JSON as doubles: float -> double is exact and the writer prints the shortest text that reads
+  // back as the same double, so every parameter returns bit for bit.
+  return {{"scene", "nbody"},
+          {"initial", config.initial},
+          {"bodies", config.bodies},
+          {"seed", config.seed},
+          {"substeps", config.substeps},
+          {"params", nbodyParamsJson(controller.params())},
+          {"stages", nbodyStagesJson(controller)}};
+}
+
+} // namespace
+
+SceneState saveNBodyState(SimBackend& backend, const SimController& controller) {
+  BodyState bodies;
+  std::vector<float> colour; // recomputed from the velocities on load (the colour stage's own rule)
+  backend.download(bodies, colour);
+  const std::vector<Float4> accel = backend.downloadAccelerations();
+  const SceneConfig& config = backend.config();
+  SceneState state;
+  state.scene = "nbody";
+  state.count = config.bodies;
+  state.simTime = controller.simTime();
+  state.backend = std::string(backend.name());
+  state.settings = settingsJson(config, controller).dump();
+  state.arrays.push_back(floatArray("posMass", bodies.posMass));
+  state.arrays.push_back(floatArray("vel", bodies.vel));
+  state.arrays.push_back(floatArray("accel", accel));
+  return state;
+}
+
+void loadNBodyState(const SceneState& state, SimBackend& backend, SimController& controller) {
+  const std::string source = sourceOf(state);
+  requireSceneAndCount(state, "nbody", backend.config().bodies, "bodies");
+  requireOnlyArrays(state, kArrays);
+  BodyState bodies{toFloat4s(requireArray(state, "posMass", 4)), toFloat4s(requireArray(state, "vel", 4))};
+  std::vector<Float4> accel = toFloat4s(requireArray(state, "accel", 4));
+  const SceneConfig saved = settingsOfSnapshot(state).sim;
+  if (saved.substeps != backend.config().substeps)
+    throw UsageError(source + ": holds a state of " + std::to_string(saved.substeps) +
+                     " substeps per frame, this run has " + std::to_string(backend.config().substeps));
+  auto* cpu = dynamic_cast<CpuBackend*>(&backend);
+  if (cpu == nullptr)
+    throw UsageError(source + ": the " + std::string(backend.name()) +
+                     " backend cannot take a saved state yet (no state upload); resume with --backend cpu");
+  // Nothing above changed the run; from here nothing throws.
+  cpu->setState(std::move(bodies), std::move(accel));
+  controller.setParams(saved.params);
+  for (const StageInfo& row : kStages)
+    controller.setStageEnabled(row.stage, saved.enabled[static_cast<int>(row.stage)]);
+  controller.restoreSimTime(state.simTime);
+}
+
+} // namespace graphsim::app

@@ -1,0 +1,20 @@
+// The n-body scene's snapshot (issue 15, docs/SNAPSHOTS.md): what NBodyProducer::saveState writes and loadState
+// reads. Arrays posMass, vel (the leapfrog half-step velocity) and accel (what the next frame's first kick uses), 4
+// floats per body each; settings: the scene-file keys initial, bodies, seed, substeps, params and stages.
+#pragma once
+
+#include "app/snapshot/scene_state.h"
+#include "compute/sim_backend.h"
+
+namespace graphsim::app {
+
+class SimController;
+
+// Waits for the backend's frames (CUDA downloads). Parameters and stages as the controller wants them (a paused run
+// has dt 0 on the backend, not in the file).
+SceneState saveNBodyState(SimBackend& backend, const SimController& controller);
+// Everything is checked before anything changes: the scene, the body count and substeps (structural: the run must
+// have been made with them), the arrays, the settings, and the backend (the CPU one: CUDA has no state upload yet).
+void loadNBodyState(const SceneState& state, SimBackend& backend, SimController& controller);
+
+} // namespace graphsim::app
