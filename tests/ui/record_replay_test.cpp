@@ -33,8 +33,8 @@ RunOptions recordOptions(const fs::path& file) {
   RunOptions options;
   options.scene = loadPreset("nbody");
   options.scene.sim.bodies = 1024;
-  options.scene.render.width = 640;
-  options.scene.render.height = 360;
+  options.scene.render.width = 1280; // the CUDA panel (more graph nodes) must fit, its dt slider included
+  options.scene.render.height = 720;
   options.headless = true;
   options.panel = true;
   options.frames = 80;
@@ -83,12 +83,13 @@ TEST_P(RecordReplay, AScriptedPanelSessionReplaysBitForBitAtEveryCheckpoint) {
     click(window, node.cx(), node.cy()); // tick it again
     ASSERT_NO_FATAL_FAILURE(tick(session, 6));
     const WidgetRect dt = session.layout().at("param:dt"); // where it is now: the panel's lines move as it runs
+    ASSERT_LT(dt.cy(), static_cast<float>(options.scene.render.height)) << "the dt slider is below the window";
     window.inject({dt.cx(), dt.cy(), {false, false, false}, 0, {}});
     window.inject({dt.cx(), dt.cy(), {true, false, false}, 0, {}});
     window.inject({dt.cx() + 30, dt.cy(), {true, false, false}, 0, {}});
     window.inject({dt.cx() + 30, dt.cy(), {false, false, false}, 0, {}});
     ASSERT_NO_FATAL_FAILURE(tick(session, 6));
-    const float sx = 500, sy = 200;    // over the scene, away from the panel
+    const float sx = 1000, sy = 400;   // over the scene, away from the panel
     key(window, sx, sy, keys::kSpace); // pause
     ASSERT_NO_FATAL_FAILURE(tick(session, 4));
     key(window, sx, sy, keys::kS); // one step
