@@ -16,6 +16,7 @@
 #include "app/cli/driver_manifests.h"
 #include "app/cli/errors.h"
 #include "app/cli/output_paths.h"
+#include "app/cli/replay_cli.h"
 #include "app/cli/standard_streams.h"
 #include "app/cli/user_text.h"
 #include "app/snapshot/snapshot.h"
@@ -59,10 +60,7 @@ Exit codes: 0 success, 1 internal error, CUDA error, timeout, unwritable output 
 3 the machine lacks what was asked (no Vulkan device, no CUDA device, no display; with --interop on also no Vulkan
 device with the CUDA GPU's UUID, or a missing extension), 129/130/143 interrupted (above).)";
 
-constexpr std::int64_t kMaxFrames = 1'000'000'000'000;
-
 // A flag's value as typed, for a message: escaped and clipped (app/cli/user_text.h).
-std::string asTyped(const std::string& text) { return text.empty() ? "an empty value" : shownText(text); }
 
 // The text as a whole signed decimal number (an optional sign, digits, nothing else), or nullopt; `overflow` says
 // whether it had that shape but did not fit 64 bits.
@@ -86,19 +84,6 @@ const char* backendFlagName(BackendKind kind) {
   case BackendKind::Cuda: return "cuda";
   }
   return "unknown";
-}
-
-// A capture must be creatable now: checked before any GPU work so a typo fails in milliseconds, not after a run.
-// `numberLength`: the characters --capture-every adds to the name ("_000042"), 0 without it.
-void checkCapturePath(const std::string& capture, std::size_t numberLength) {
-  const fs::path path(capture);
-  if (path.filename() == ".png")
-    throw UsageError("--capture " + shownText(capture, kShownPathLimit) +
-                     ": the file name needs a stem before .png (e.g. " +
-                     shownText((path.parent_path() / "frame.png").string(), kShownPathLimit) + ")");
-  if (path.extension() != ".png")
-    throw UsageError("--capture " + shownText(capture, kShownPathLimit) + ": must end in .png");
-  checkOutputPath("--capture", capture, numberLength);
 }
 
 // --dump-graph FILE: only the cuda backend has a graph to write, and FILE must be creatable.
@@ -175,6 +160,21 @@ std::vector<WindowEvent> parseWindowScript(const std::string& script) {
 }
 
 } // namespace
+
+std::string asTyped(const std::string& text) { return text.empty() ? "an empty value" : shownText(text); }
+
+// A capture must be creatable now: checked before any GPU work so a typo fails in milliseconds, not after a run.
+// `numberLength`: the characters --capture-every adds to the name ("_000042"), 0 without it.
+void checkCapturePath(const std::string& capture, std::size_t numberLength) {
+  const fs::path path(capture);
+  if (path.filename() == ".png")
+    throw UsageError("--capture " + shownText(capture, kShownPathLimit) +
+                     ": the file name needs a stem before .png (e.g. " +
+                     shownText((path.parent_path() / "frame.png").string(), kShownPathLimit) + ")");
+  if (path.extension() != ".png")
+    throw UsageError("--capture " + shownText(capture, kShownPathLimit) + ": must end in .png");
+  checkOutputPath("--capture", capture, numberLength);
+}
 
 CLI::Option* addIntegerOption(CLI::App& app, const std::string& name, std::string& text, const std::string& help) {
   return app.add_option(name, text, help)->type_name("INT");
@@ -596,110 +596,6 @@ void RunCommandLine::applyLoadState(RunOptions& options) const {
                      " resumes on the cpu backend only for now (the cuda backends have no state upload)");
   options.backend = BackendKind::Cpu; // auto: the backend that takes a state
   options.loadState = std::move(state);
-}
-
-// `graphsim replay FILE` (app/record, docs/RECORDING.md): a run whose scene, settings, frame count and every change
-// come from a recording made with `run --record`; the outputs (captures, video) and the machine (backend, GPU) are
-// the flags'. Its options are a RunOptions with `replay` set.
-class ReplayCommandLine {
-public:
-  explicit ReplayCommandLine(CLI::App& app);
-  CLI::App* subcommand() const { return replay_; }
-  bool parsed() const { return replay_->parsed(); }
-  RunOptions options() const; // after a successful parse; bad input throws UsageError (exit 2)
-
-private:
-  CLI::App* replay_ = nullptr;
-  SharedFlags shared_{{BackendKind::Auto, BackendKind::Cpu, BackendKind::Cuda}, BackendKind::Auto};
-  std::string file_, scene_, capture_, captureEvery_, tolerance_ = "1e-5";
-  bool headless_ = false;
-};
-
-ReplayCommandLine::ReplayCommandLine(CLI::App& app) {
-  replay_ = app.add_subcommand("replay",
-                               "Replay a session recorded with 'run --record', frame for frame, and check "
-                               "its state checkpoints.");
-  replay_->add_option("FILE", file_, "The recorded session (JSON)")->required();
-  replay_->add_option("--scene", scene_, "Refuse a recording of another scene than this one");
-  shared_.addBackend(*replay_);
-  shared_.addInterop(*replay_);
-  replay_->add_flag("--headless", headless_, "Render offscreen, no window (no display needed)");
-  replay_->add_option("--capture", capture_, "Write the last frame as PNG to PATH (with --capture-every: a pattern)");
-  addIntegerOption(*replay_, "--capture-every", captureEvery_, "Capture every K-th frame, K >= 1 (needs --capture)");
-  addVideoFlags(*replay_, "every frame replayed, as the window shows it, at the recording's render size");
-  replay_
-      ->add_option("--tolerance", tolerance_,
-                   "Largest position difference, relative to the state's RMS radius, a checkpoint may show when "
-                   "its hash differs (a replay on another backend), 0..1")
-      ->capture_default_str();
-  shared_.addValidation(*replay_, "replay");
-  shared_.addGpu(*replay_, "cpu backend: Vulkan device index; cuda backend: CUDA device index (see list-gpus)");
-  shared_.addWaitTimeout(*replay_);
-  shared_.addQuiet(*replay_, "No progress lines");
-  replay_->footer(
-      "\nThe recording gives the scene, its settings, the render size, the frames in flight, the frame "
-      "count and every\nchange (panel, keys, mouse, camera, F12 captures) with its frame; the window's "
-      "own input is overridden.\nThe backend defaults to the recording's. At each recorded checkpoint "
-      "the state is compared: bit for bit\n(the same backend: expected), else within --tolerance. "
-      "Exit 1 when a checkpoint differs beyond it;\n2 for a recording that is not valid, of a newer "
-      "format version, or of a scene this graphsim lacks or --scene\ndoes not name.");
-}
-
-RunOptions ReplayCommandLine::options() const {
-  auto recording = std::make_shared<SessionRecording>(readSessionRecording(file_));
-  const std::string source = "replay " + shownText(file_, kShownPathLimit);
-  if (replay_->count("--scene") > 0 && scene_ != recording->scene)
-    throw UsageError("--scene " + asTyped(scene_) + ": " + source + " is a recording of the " +
-                     shownText(recording->scene) + " scene");
-  const auto scenes = graphsim::app::scenes();
-  if (std::none_of(scenes.begin(), scenes.end(), [&](const Scene* s) { return s->name() == recording->scene; }))
-    throw UsageError(source + " is a recording of the " + shownText(recording->scene) +
-                     " scene, which this graphsim does not have (scenes: " + sceneChoices() + ")");
-  if (recording->settings.value("scene", recording->scene) != recording->scene)
-    throw UsageError(source + ": its settings are of another scene than its header's " + recording->scene);
-  if (recording->frames == 0) throw UsageError(source + ": the recording has no frames to replay");
-  SceneState start; // the recording's settings, checked as a snapshot's are (app/snapshot)
-  start.scene = recording->scene;
-  start.count = recording->count;
-  start.settings = recording->settings.dump();
-  start.source = source;
-  RunOptions options;
-  options.scene = settingsOfSnapshot(start);
-  options.scene.render.camera = recording->camera;
-  options.scene.render.cameraGiven = true;
-  options.frames = static_cast<std::int64_t>(recording->frames);
-  options.framesInFlight = recording->framesInFlight;
-  options.headless = headless_;
-  options.panel = recording->panel;
-  options.validation = shared_.validation();
-  options.quiet = shared_.quiet();
-  options.interop = shared_.interop();
-  options.backend = replay_->count("--backend") > 0 ? shared_.backend()
-                    : recording->backend == "cuda"  ? BackendKind::Cuda
-                                                    : BackendKind::Cpu;
-  options.gpu = shared_.gpu();
-  options.waitTimeout = shared_.waitTimeout();
-  char* end = nullptr;
-  options.replayTolerance = std::strtod(tolerance_.c_str(), &end);
-  if (tolerance_.empty() || end != tolerance_.c_str() + tolerance_.size() || !(options.replayTolerance >= 0) ||
-      options.replayTolerance > 1)
-    throw UsageError("--tolerance: must be a number in 0..1, got " + asTyped(tolerance_));
-  if (replay_->count("--capture-every") > 0) {
-    options.captureEvery = parseIntegerFlag("--capture-every", captureEvery_, 1, kMaxFrames);
-    if (capture_.empty()) throw UsageError("--capture-every: needs --capture PATH.png as the name pattern");
-  }
-  std::vector<std::pair<std::string, fs::path>> outputs;
-  if (replay_->count("--capture") > 0) {
-    const std::size_t digits = std::max<std::size_t>(6, std::to_string(options.frames).size());
-    checkCapturePath(capture_, options.captureEvery > 0 ? 1 + digits : 0);
-    options.capture = fs::path(capture_);
-    outputs.emplace_back("--capture", *options.capture);
-  }
-  options.video = parseVideoFlags(*replay_, options.scene.render.width, options.scene.render.height);
-  if (options.video) outputs.emplace_back("--video", options.video->path);
-  checkDistinctOutputs(outputs);
-  options.replay = std::move(recording);
-  return options;
 }
 
 // `graphsim soak` (app/reliability/soak.h, docs/RELIABILITY.md): headless, live graph edits, checked against a CPU

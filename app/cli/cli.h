@@ -77,6 +77,14 @@ private:
 std::optional<std::int64_t> parseCapacityFlag(const Scene& scene, const CountFlags& counts, std::int64_t count,
                                               const std::string& countSource);
 
+// The largest --frames of run and replay.
+inline constexpr std::int64_t kMaxFrames = 1'000'000'000'000;
+// A flag's value as typed, for a message: escaped and clipped (app/cli/user_text.h); "an empty value" when empty.
+std::string asTyped(const std::string& text);
+// --capture PATH must end in .png with a stem and be creatable now (UsageError, exit 2): checked before any GPU work.
+// numberLength: the characters --capture-every adds to the name ("_000042"), 0 without it.
+void checkCapturePath(const std::string& capture, std::size_t numberLength);
+
 // --frames-in-flight and, when given, the scene's count and capacity flags into `settings` (the capacity must hold
 // the count, whichever layer gave each), then the checks both need together
 // (the render buffers fit this machine's memory, the scene's own checks such as two-body = 2 bodies; the GPU's
