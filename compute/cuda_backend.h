@@ -42,6 +42,15 @@ public:
   CudaBackend(const SceneConfig& config, int device, const InteropDesc* interop = nullptr,
               std::chrono::milliseconds waitTimeout = std::chrono::milliseconds(5000),
               LeapfrogStart start = LeapfrogStart::Device);
+  // Several GPUs (docs/MULTI-GPU.md): gpus[0] is the one the renderer shares (interop, write_render), every GPU
+  // integrates one share of the bodies in its own frame graph, and NCCL collectives inside the graphs combine the
+  // forces and gather the positions. One GPU: the constructor above. Throws EnvironmentError naming GPUs that do not
+  // exist, or saying NCCL is missing; std::invalid_argument for a GPU listed twice. On several GPUs live
+  // diagnostics are off (config().diagnosticsEvery reads 0), every reset lays the bodies out afresh (a rebuild),
+  // and the comparison launch modes are refused.
+  CudaBackend(const SceneConfig& config, const std::vector<int>& gpus, const InteropDesc* interop = nullptr,
+              std::chrono::milliseconds waitTimeout = std::chrono::milliseconds(5000),
+              LeapfrogStart start = LeapfrogStart::Device);
   ~CudaBackend() override; // synchronises (bounded), then frees in order: mapped pointers, external memory, semaphores
 
   std::string_view name() const override { return "cuda"; }
@@ -80,6 +89,10 @@ public:
   void synchronize();
   // GPU time of the last completed frame's graph (CUDA events), ms; negative before the first.
   double lastSimGpuMs() const;
+  // The GPUs in rank order (gpus[0] renders), and frame k's graph time on each (ms; negative where not known yet or
+  // no longer kept: the last 8 frames are). Never waits.
+  std::vector<int> gpus() const;
+  std::vector<double> gpuMs(std::uint64_t k) const;
   // Host time the last launchFrame/step spent in node updates, in microseconds (after a reset within the capacity:
   // the count change's kernel-node updates).
   double lastUpdateHostUs() const;

@@ -137,6 +137,7 @@ BenchCommandLine::BenchCommandLine(CLI::App& app) {
                 "times with a run without --video)");
   shared_.addValidation(*bench_, "run");
   shared_.addGpu(*bench_, "cpu backend: Vulkan device index; cuda backend: CUDA device index");
+  shared_.addGpus(*bench_);
   shared_.addWaitTimeout(*bench_);
   shared_.addThrottleWait(*bench_);
   shared_.addQuiet(*bench_, "No progress lines on stderr");
@@ -198,6 +199,11 @@ BenchOptions BenchCommandLine::options(int argc, char** argv) const {
   o.validation = shared_.validation();
   if (o.validation && o.simOnly) throw UsageError("--validation: --sim-only uses no Vulkan");
   o.gpu = shared_.gpu();
+  o.gpus = shared_.gpus();
+  if (o.gpus && o.scene.scene != "nbody") {
+    throw UsageError("--gpus: only the nbody scene runs on several GPUs (the " + o.scene.scene +
+                     " scene runs on one: use --gpu)");
+  }
   o.waitTimeout = shared_.waitTimeout();
   o.throttleWait = shared_.throttleWait();
   o.quiet = shared_.quiet();

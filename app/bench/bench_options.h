@@ -52,7 +52,8 @@ struct BenchOptions {
   // the warm-up's are not encoded). Compare its frame times with a run without --video.
   std::optional<VideoSettings> video;
   bool validation = false;
-  std::optional<int> gpu; // cpu: Vulkan device index; cuda: CUDA device index
+  std::optional<int> gpu;      // cpu: Vulkan device index; cuda: CUDA device index
+  std::optional<GpuList> gpus; // --gpus: several GPUs (nbody, cuda); the scaling table (docs/MULTI-GPU.md)
   std::chrono::milliseconds waitTimeout{5000};
   render::ThrottleWait throttleWait = render::RendererConfig{}.throttleWait; // the renderer's frames-in-flight wait
   bool quiet = false;

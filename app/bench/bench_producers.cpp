@@ -13,10 +13,10 @@ double us(FrameClock::time_point from, FrameClock::time_point to) {
 
 class BenchCudaProducer final : public BenchProducer {
 public:
-  BenchCudaProducer(const SceneSettings& settings, int device, CudaPath path, LaunchMode mode,
+  BenchCudaProducer(const SceneSettings& settings, const std::vector<int>& gpus, CudaPath path, LaunchMode mode,
                     render::ParticleRenderer* renderer, std::chrono::milliseconds waitTimeout)
       : path_(path), renderer_(renderer), interop_(interopFor(path, renderer)),
-        sim_(settings.sim, device, interop_ ? &*interop_ : nullptr, waitTimeout),
+        sim_(settings.sim, gpus, interop_ ? &*interop_ : nullptr, waitTimeout),
         pointRadius_(settings.render.pointRadius) {
     CudaInstruments::setLaunchMode(sim_, mode);
   }
@@ -115,10 +115,10 @@ private:
 
 } // namespace
 
-std::unique_ptr<BenchProducer> makeBenchCudaProducer(const SceneSettings& settings, int cudaDevice, CudaPath path,
-                                                     LaunchMode mode, render::ParticleRenderer* renderer,
+std::unique_ptr<BenchProducer> makeBenchCudaProducer(const SceneSettings& settings, const std::vector<int>& gpus,
+                                                     CudaPath path, LaunchMode mode, render::ParticleRenderer* renderer,
                                                      std::chrono::milliseconds waitTimeout) {
-  return std::make_unique<BenchCudaProducer>(settings, cudaDevice, path, mode, renderer, waitTimeout);
+  return std::make_unique<BenchCudaProducer>(settings, gpus, path, mode, renderer, waitTimeout);
 }
 
 std::unique_ptr<BenchProducer> makeBenchCpuProducer(const SceneSettings& settings, render::ParticleRenderer* renderer) {

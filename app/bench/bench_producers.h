@@ -52,8 +52,8 @@ enum class CudaPath {
 };
 
 // The n-body scene's producers. renderer: Exported mode (Interop), Staged (HostCopy), nullptr (ComputeOnly).
-std::unique_ptr<BenchProducer> makeBenchCudaProducer(const SceneSettings& settings, int cudaDevice, CudaPath path,
-                                                     LaunchMode mode, render::ParticleRenderer* renderer,
+std::unique_ptr<BenchProducer> makeBenchCudaProducer(const SceneSettings& settings, const std::vector<int>& gpus,
+                                                     CudaPath path, LaunchMode mode, render::ParticleRenderer* renderer,
                                                      std::chrono::milliseconds waitTimeout);
 // renderer: HostVisible mode, or nullptr (--sim-only).
 std::unique_ptr<BenchProducer> makeBenchCpuProducer(const SceneSettings& settings, render::ParticleRenderer* renderer);

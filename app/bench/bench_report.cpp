@@ -167,6 +167,8 @@ nlohmann::ordered_json toJson(const BenchReport& r) {
   if (!r.variants.empty()) putFigures(j, r.variants.front());
   if (!r.variants.empty() && r.variants.front().diagnostics)
     j["diagnostics"] = diagnosticsJson(*r.variants.front().diagnostics);
+  if (!r.variants.empty() && r.variants.front().sceneDiagnostics)
+    j["diagnostics"] = *r.variants.front().sceneDiagnostics;
   json variants = json::array();
   for (const VariantResult& v : r.variants) {
     json e;
@@ -184,10 +186,12 @@ nlohmann::ordered_json toJson(const BenchReport& r) {
       e["captures"] = v.captures;
       for (const auto& [key, value] : v.sceneFigures) e[key] = optionalNumber(value);
       if (v.diagnostics) e["diagnostics"] = diagnosticsJson(*v.diagnostics);
+      if (v.sceneDiagnostics) e["diagnostics"] = *v.sceneDiagnostics;
     }
     variants.push_back(std::move(e));
   }
   j["variants"] = std::move(variants);
+  if (!r.multiGpu.is_null()) j["multi_gpu"] = r.multiGpu;
   return j;
 }
 
@@ -269,6 +273,7 @@ std::string toTable(const BenchReport& r) {
                     drift.angularMomentum);
       out += line;
     }
+    if (!v.sceneDiagnosticsLine.empty()) out += "                " + v.sceneDiagnosticsLine + "\n";
   }
   for (const std::string& note : r.notes) out += "note: " + note + "\n";
   out += "\nframe: interval between consecutive frame completions (host steady_clock); sim: " + r.simTimer +

@@ -3,11 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
+#include <nlohmann/json.hpp>
 
 #include "compute/sim_backend.h"
 
@@ -73,6 +74,10 @@ struct VariantResult {
   // sort_share, gpu_bytes_per_particle), in order; a null value is written as null ("not measured").
   std::vector<std::pair<std::string, std::optional<double>>> sceneFigures;
   std::optional<DiagnosticsFigures> diagnostics; // none: the scene has none, they were off, or no sample came
+  // A scene's own live diagnostics in place of n-body's (the fluid's, app/scenes/fluid/fluid_bench.cpp): the JSON
+  // "diagnostics" object and the table's line under the row; null / empty: none.
+  std::shared_ptr<const nlohmann::ordered_json> sceneDiagnostics;
+  std::string sceneDiagnosticsLine;
 };
 
 struct BenchReport {
@@ -102,6 +107,7 @@ struct BenchReport {
   double interactionsPerFrame = 0;
   std::vector<VariantResult> variants; // [0] is the product path; the top-level figures are its
   std::string frameLogCsv;             // --frame-log: every frame of every variant (not part of the JSON)
+  nlohmann::ordered_json multiGpu;     // --gpus: the scaling table (JSON "multi_gpu"); null otherwise
 };
 
 nlohmann::ordered_json toJson(const BenchReport& report);

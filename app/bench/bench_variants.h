@@ -81,6 +81,8 @@ struct LoopSetup {
   CaptureWriter* capture = nullptr; // product path only
   std::string variantName;
   render::Camera camera; // the scene's initial camera (Scene::initialCamera)
+  std::vector<int> gpus; // --gpus: several GPUs, gpus[0] == cudaDevice; empty: cudaDevice alone
+  std::vector<int> devices() const { return gpus.empty() ? std::vector<int>{cudaDevice} : gpus; }
 };
 
 struct LoopResult {

@@ -192,7 +192,8 @@ std::int64_t parseIntegerFlag(const std::string& flag, const std::string& text, 
 CLI::Option* addDiagnosticsEveryOption(CLI::App& app, std::string& text, int defaultEvery) {
   text = std::to_string(defaultEvery);
   return addIntegerOption(app, "--diagnostics-every", text,
-                          "Live diagnostics (energy, momentum, angular momentum; nbody) every K frames, 0.." +
+                          "Live diagnostics (nbody: energy, momentum, angular momentum; fluid: mass, density error, "
+                          "speed) every K frames, 0.." +
                               std::to_string(kMaxDiagnosticsEvery) + "; 0: off, no diagnostics node (default: " +
                               std::to_string(defaultEvery) + "; docs/DIAGNOSTICS.md)");
 }
@@ -349,6 +350,14 @@ void SharedFlags::addGpu(CLI::App& command, const std::string& help) {
   gpuOption_ = addIntegerOption(command, "--gpu", gpu_, help);
 }
 
+void SharedFlags::addGpus(CLI::App& command) {
+  gpusOption_ = command
+                    .add_option("--gpus", gpus_,
+                                "cuda backend, n-body scene: run the frame on several GPUs through NCCL, e.g. 0,1 or "
+                                "all; the first renders (docs/MULTI-GPU.md)")
+                    ->type_name("LIST");
+}
+
 void SharedFlags::addWaitTimeout(CLI::App& command) {
   addIntegerOption(command, "--wait-timeout-ms", waitTimeoutMs_, "Timeout of every host wait, in ms, 1..600000")
       ->capture_default_str();
@@ -386,6 +395,35 @@ InteropMode SharedFlags::interop() const {
 std::optional<int> SharedFlags::gpu() const {
   if (gpuOption_ == nullptr || gpuOption_->count() == 0) return std::nullopt;
   return static_cast<int>(parseIntegerFlag("--gpu", gpu_, 0, std::numeric_limits<int>::max()));
+}
+
+std::optional<GpuList> SharedFlags::gpus() const {
+  if (gpusOption_ == nullptr || gpusOption_->count() == 0) return std::nullopt;
+  if (gpuOption_ != nullptr && gpuOption_->count() > 0) {
+    throw UsageError("--gpu and --gpus: give one (with --gpus the first GPU listed is the one that renders)");
+  }
+  if (backend_ == "cpu") throw UsageError("--gpus: needs --backend cuda (the cpu backend runs on the host)");
+  GpuList list;
+  if (gpus_ == "all") {
+    list.all = true;
+    return list;
+  }
+  std::size_t start = 0;
+  while (start <= gpus_.size()) {
+    const std::size_t comma = std::min(gpus_.find(',', start), gpus_.size());
+    const std::string item = gpus_.substr(start, comma - start);
+    if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos || item.size() > 6) {
+      throw UsageError("--gpus: expected CUDA device indices separated by commas (e.g. 0,1) or all, got '" +
+                       asTyped(gpus_) + "'");
+    }
+    const int index = std::stoi(item);
+    if (std::find(list.indices.begin(), list.indices.end(), index) != list.indices.end()) {
+      throw UsageError("--gpus: GPU " + item + " is listed twice");
+    }
+    list.indices.push_back(index);
+    start = comma + 1;
+  }
+  return list;
 }
 
 render::ThrottleWait SharedFlags::throttleWait() const {
@@ -450,6 +488,7 @@ RunCommandLine::RunCommandLine(CLI::App& app) {
   run_->add_option("--config", config_, "Scene file (JSON) overriding the preset");
   shared_.addValidation(*run_, "run");
   shared_.addGpu(*run_, "cpu backend: Vulkan device index; cuda backend: CUDA device index (see list-gpus)");
+  shared_.addGpus(*run_);
   addIntegerOption(*run_, "--frames-in-flight", framesInFlight_,
                    "Frames in flight F, 1.." + std::to_string(kMaxFramesInFlight) + " (render buffers in the ring)")
       ->capture_default_str();
@@ -523,6 +562,7 @@ RunOptions RunCommandLine::options() const {
   }
   applyDiagnosticsEvery(*run_, diagnosticsEvery_, options.scene);
   options.gpu = shared_.gpu();
+  options.gpus = shared_.gpus();
   if (run_->count("--capture-every") > 0) {
     // 0 used to mean "the last frame only", which is what leaving the flag out does: one way to say it.
     bool overflow = false;
@@ -637,6 +677,7 @@ SoakCommandLine::SoakCommandLine(CLI::App& app) {
       ->capture_default_str();
   shared_.addValidation(*soak_, "soak");
   shared_.addGpu(*soak_, "As for run");
+  shared_.addGpus(*soak_);
   shared_.addWaitTimeout(*soak_);
   shared_.addQuiet(*soak_, "No progress lines");
   soak_->footer(
@@ -665,6 +706,7 @@ SoakOptions SoakCommandLine::options() const {
   soak.seed = parseSeedFlag("--seed", seed_);
   soak.checkpointEvery = parseIntegerFlag("--checkpoint-every", checkpointEvery_, 2, kMaxFrames);
   soak.gpu = shared_.gpu();
+  soak.gpus = shared_.gpus();
   soak.waitTimeout = shared_.waitTimeout();
   return soak;
 }

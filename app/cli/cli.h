@@ -111,6 +111,7 @@ public:
   void addInterop(CLI::App& command); // auto | on | off (InteropMode, app/cli/run_options.h)
   void addValidation(CLI::App& command, const std::string& whatFails); // "... any message fails the <whatFails>"
   void addGpu(CLI::App& command, const std::string& help);
+  void addGpus(CLI::App& command); // --gpus LIST (docs/MULTI-GPU.md)
   void addWaitTimeout(CLI::App& command);
   void addThrottleWait(CLI::App& command);
   void addQuiet(CLI::App& command, const std::string& help);
@@ -120,15 +121,19 @@ public:
   InteropMode interop() const;
   bool validation() const { return validation_; }
   std::optional<int> gpu() const; // nullopt when --gpu was not given
+  // nullopt when --gpus was not given; UsageError for bad syntax, a repeated index, --gpus with --gpu, or --gpus
+  // with a backend other than cuda/auto.
+  std::optional<GpuList> gpus() const;
   std::chrono::milliseconds waitTimeout() const;
   render::ThrottleWait throttleWait() const;
   bool quiet() const { return quiet_; }
 
 private:
   std::vector<BackendKind> backends_;
-  std::string backend_, interop_ = "auto", gpu_, waitTimeoutMs_, throttleWait_;
+  std::string backend_, interop_ = "auto", gpu_, gpus_, waitTimeoutMs_, throttleWait_;
   bool validation_ = false, quiet_ = false;
   CLI::Option* gpuOption_ = nullptr;
+  CLI::Option* gpusOption_ = nullptr;
 };
 
 } // namespace graphsim::app

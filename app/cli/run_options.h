@@ -35,6 +35,12 @@ struct WindowEvent {
   std::uint32_t width = 0, height = 0;
 };
 
+// --gpus LIST (docs/MULTI-GPU.md): CUDA device indices, the first one shared with the renderer, or every device.
+struct GpuList {
+  bool all = false;
+  std::vector<int> indices; // in the order given; empty with `all`
+};
+
 struct RunOptions {
   SceneSettings scene;
   BackendKind backend = BackendKind::Auto;
@@ -44,7 +50,8 @@ struct RunOptions {
   std::optional<std::filesystem::path> capture; // PNG of the last frame, or the pattern for --capture-every
   std::int64_t captureEvery = 0;                // > 0: capture frames K, 2K, ... to <stem>_<frame><ext>; 0: not given
   bool validation = false;
-  std::optional<int> gpu; // CPU backend: Vulkan device index; CUDA backend: CUDA device index
+  std::optional<int> gpu;      // CPU backend: Vulkan device index; CUDA backend: CUDA device index
+  std::optional<GpuList> gpus; // --gpus: the n-body frame on several GPUs (CUDA backend)
   std::uint32_t framesInFlight = 3;
   std::optional<std::filesystem::path> dumpGraph; // CUDA backend: the frame graph as DOT
   std::chrono::milliseconds waitTimeout{5000};

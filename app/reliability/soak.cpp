@@ -25,6 +25,7 @@ RunOptions runOptionsFor(const SoakOptions& soak, const Scene& scene) {
                     .frames = soak.frames,
                     .validation = soak.validation,
                     .gpu = soak.gpu,
+                    .gpus = soak.gpus,
                     .framesInFlight = soak.framesInFlight,
                     .waitTimeout = soak.waitTimeout,
                     .quiet = soak.quiet,

@@ -35,6 +35,7 @@ struct SoakOptions {
   bool validation = false;
   bool quiet = false;
   std::optional<int> gpu;
+  std::optional<GpuList> gpus;
   std::uint32_t framesInFlight = 3;
   std::chrono::milliseconds waitTimeout{5000};
 };

@@ -93,10 +93,10 @@ private:
 // frame and copies it into the slot's staging buffer, which the render's commands upload.
 class CudaProducer final : public SimProducer {
 public:
-  CudaProducer(const SceneConfig& config, render::ParticleRenderer& renderer, int device,
+  CudaProducer(const SceneConfig& config, render::ParticleRenderer& renderer, const std::vector<int>& gpus,
                std::chrono::milliseconds waitTimeout, const FaultPlan& inject)
       : renderer_(renderer), interop_(interopFor(renderer, inject)),
-        sim_(config, device, interop_ ? &*interop_ : nullptr, waitTimeout), inject_(inject) {
+        sim_(config, gpus, interop_ ? &*interop_ : nullptr, waitTimeout), inject_(inject) {
     armKernelFailure(inject_, sim_); // test hook: kernel-fail
   }
 
@@ -144,9 +144,9 @@ std::unique_ptr<SimProducer> makeCpuProducer(const SceneConfig& config, render::
 }
 
 std::unique_ptr<SimProducer> makeCudaProducer(const SceneConfig& config, render::ParticleRenderer& renderer,
-                                              int cudaDevice, std::chrono::milliseconds waitTimeout,
+                                              const std::vector<int>& gpus, std::chrono::milliseconds waitTimeout,
                                               const FaultPlan& inject) {
-  return std::make_unique<CudaProducer>(config, renderer, cudaDevice, waitTimeout, inject);
+  return std::make_unique<CudaProducer>(config, renderer, gpus, waitTimeout, inject);
 }
 
 } // namespace graphsim::app

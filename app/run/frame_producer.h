@@ -34,20 +34,20 @@ protected:
 };
 
 // The renderer must be in HostVisible mode (CPU), or Exported (CUDA interop) or Staged (CUDA host copy) mode;
-// cudaDevice: CUDA device index. makeCudaProducer throws InteropImportError when CUDA cannot import the renderer's
-// exported handles (the caller may fall back to host copy, app/run/open_devices.h).
-// renderer == nullptr (CPU only): the simulation alone, nothing written (bench --sim-only). The fault plan's CUDA
-// faults (kernel-fail, cuda-semaphore-stall, import-fail) are armed by makeCudaProducer; on the CPU they are a
-// UsageError.
-// Writes a graph dump made by `dump` (which writes a file itself, e.g. cudaGraphDebugDotPrint) to `path` through the
-// output writer: `dump` writes a private temporary, whose bytes then reach `path` atomically (OutputError on failure).
+// gpus: CUDA device indices, gpus[0] the renderer's (several: docs/MULTI-GPU.md). makeCudaProducer throws
+// InteropImportError when CUDA cannot import the renderer's exported handles (the caller may fall back to host copy,
+// app/run/open_devices.h). renderer == nullptr (CPU only): the simulation alone, nothing written (bench --sim-only).
+// The fault plan's CUDA faults (kernel-fail, cuda-semaphore-stall, import-fail) are armed by makeCudaProducer; on the
+// CPU they are a UsageError. Writes a graph dump made by `dump` (which writes a file itself, e.g.
+// cudaGraphDebugDotPrint) to `path` through the output writer: `dump` writes a private temporary, whose bytes then
+// reach `path` atomically (OutputError on failure).
 void dumpThroughWriter(const std::function<void(const std::filesystem::path&)>& dump,
                        const std::filesystem::path& path);
 
 std::unique_ptr<SimProducer> makeCpuProducer(const SceneConfig& config, render::ParticleRenderer* renderer,
                                              const FaultPlan& inject = {});
 std::unique_ptr<SimProducer> makeCudaProducer(const SceneConfig& config, render::ParticleRenderer& renderer,
-                                              int cudaDevice, std::chrono::milliseconds waitTimeout,
+                                              const std::vector<int>& gpus, std::chrono::milliseconds waitTimeout,
                                               const FaultPlan& inject);
 
 } // namespace graphsim::app

@@ -28,6 +28,25 @@ std::string describeCudaDevices(const CudaDeviceList& list) {
   return s;
 }
 
+std::vector<int> resolveGpus(const GpuList& gpus, const CudaDeviceList& list) {
+  const int count = static_cast<int>(list.devices.size());
+  if (count == 0) throw EnvironmentError("--gpus: " + describeCudaDevices(list));
+  std::vector<int> indices;
+  if (gpus.all) {
+    for (int i = 0; i < count; ++i) indices.push_back(i);
+    return indices;
+  }
+  std::string missing;
+  for (int i : gpus.indices) {
+    if (i >= count) missing += (missing.empty() ? "" : ", ") + std::to_string(i);
+  }
+  if (!missing.empty()) {
+    throw EnvironmentError("--gpus: no CUDA device " + missing + " (this machine has " + std::to_string(count) +
+                           "):" + describeCudaDevices(list));
+  }
+  return gpus.indices;
+}
+
 DataPath openCudaRenderDevice(render::DeviceRequest request, const CudaDeviceInfo& cuda, const CudaDeviceList& all,
                               InteropMode mode, const FaultPlan& inject,
                               std::optional<render::VulkanContext>& context) {

@@ -27,6 +27,9 @@ struct DataPath {
 
 // One line per CUDA device: "  CUDA 0: NVIDIA H100 UUID ...", or why there is none.
 std::string describeCudaDevices(const CudaDeviceList& list);
+// --gpus resolved against the CUDA devices (all: every one, in index order). EnvironmentError (exit 3) naming the
+// indices that do not exist.
+std::vector<int> resolveGpus(const GpuList& gpus, const CudaDeviceList& list);
 
 // Opens `context` for CUDA device `cuda` (request carries validation and the window's needs; its uuid and
 // requireInterop are set here). inject: uuid-mismatch / missing-extension make the interop attempt fail (tests).

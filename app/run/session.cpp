@@ -58,6 +58,7 @@ struct Session::Impl {
   BackendKind backendKind;
   Window& window;
   int cudaDevice = 0;
+  std::vector<int> gpus; // --gpus resolved (gpus[0] == cudaDevice); empty: one GPU
   CudaDeviceList cudaDevices;
   DataPath dataPath; // CUDA: interop or host copy (--interop)
 
@@ -155,7 +156,14 @@ void Session::Impl::createContext() {
     request.instanceExtensions = window.vulkanInstanceExtensions();
     request.createSurface = [this](VkInstance instance) { return window.createSurface(instance); };
   }
+  if (options.gpus && options.scene.scene != "nbody") {
+    throw UsageError("--gpus: only the nbody scene runs on several GPUs (the " + options.scene.scene +
+                     " scene runs on one: use --gpu)");
+  }
   if (backendKind != BackendKind::Cuda) {
+    if (options.gpus) {
+      throw EnvironmentError("--gpus needs the cuda backend: " + describeCudaDevices(listCudaDevices()));
+    }
     request.index = options.gpu;
     injectIntoDeviceRequest(options.inject, request); // test hook: uuid-mismatch, missing-extension
     try {
@@ -168,6 +176,10 @@ void Session::Impl::createContext() {
   }
   cudaDevices = listCudaDevices();
   cudaDevice = options.gpu.value_or(0);
+  if (options.gpus) {
+    gpus = resolveGpus(*options.gpus, cudaDevices); // exit 3 naming a GPU that does not exist
+    cudaDevice = gpus.front();
+  }
   if (cudaDevices.devices.empty()) throw EnvironmentError("--backend cuda: " + describeCudaDevices(cudaDevices));
   if (cudaDevice >= static_cast<int>(cudaDevices.devices.size()))
     throw EnvironmentError("--gpu " + std::to_string(cudaDevice) +
@@ -219,6 +231,7 @@ std::unique_ptr<SceneProducer> Session::Impl::makeProducer(bool cuda) {
   request.cuda = cuda;
   request.renderer = &*renderer;
   request.cudaDevice = cudaDevice;
+  request.gpus = gpus;
   request.waitTimeout = options.waitTimeout;
   request.inject = options.inject;
   return scene.makeProducer(options.scene, request);

@@ -66,6 +66,7 @@ struct ProducerRequest {
   bool cuda = false;
   render::ParticleRenderer* renderer = nullptr;
   int cudaDevice = 0;
+  std::vector<int> gpus; // several GPUs (--gpus): gpus[0] == cudaDevice; empty or one: cudaDevice alone
   std::chrono::milliseconds waitTimeout{5000};
   FaultPlan inject;
 };

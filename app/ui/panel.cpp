@@ -3,6 +3,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -11,6 +12,7 @@
 #include <glm/glm.hpp>
 
 #include "app/ui/keys.h"
+#include "app/ui/plot_ring.h"
 
 namespace graphsim::app {
 namespace {
@@ -29,15 +31,36 @@ glm::vec3 mouseOnTargetPlane(const render::Camera& camera, ImVec2 mouse, ImVec2 
   return nearP + dir * (glm::dot(camera.target - nearP, normal) / denom);
 }
 
+// One node's enable checkbox (disabled with the reason as a tooltip when it cannot be toggled); its place goes into
+// the layout as "node:<name>" for the UI tests.
+void drawNodeCheckbox(const NodeInfo& node, SceneProducer& scene, PanelLayout& layout) {
+  bool enabled = node.enabled;
+  const bool togglable = scene.nodeTogglable(node);
+  if (!togglable) ImGui::BeginDisabled();
+  // "##node:forces#1": the checkbox's ImGui id; without the "##", its key in the layout. On the stack, so that
+  // drawing the node list allocates nothing.
+  char id[96];
+  std::snprintf(id, sizeof id, "##node:%s", node.name.c_str());
+  if (ImGui::Checkbox(id, &enabled) && togglable) scene.setNodeEnabled(node, enabled);
+  if (!togglable) ImGui::EndDisabled();
+  recordWidget(layout, std::string_view(id).substr(2));
+  if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
+    const std::string tooltip = scene.nodeTooltip(node); // allocates only while hovered
+    if (!tooltip.empty()) ImGui::SetTooltip("%s", tooltip.c_str());
+  }
+}
+
 void drawGraph(const PanelInfo& info, SceneProducer& scene, PanelLayout& layout) {
   const std::vector<NodeInfo>& nodes = scene.nodes();
   if (!ImGui::BeginTable("nodes", info.profiling ? 5 : 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit))
     return;
+  // The checkbox comes right after the index: long node types (the fluid graph's "child graph: CUB radix sort, …")
+  // pushed a last column past the panel's edge, where it could not be clicked.
   ImGui::TableSetupColumn("#");
-  ImGui::TableSetupColumn("type");
-  ImGui::TableSetupColumn("node", ImGuiTableColumnFlags_WidthStretch);
-  if (info.profiling) ImGui::TableSetupColumn(info.backend == "cuda" ? "GPU ms" : "ms");
   ImGui::TableSetupColumn("on");
+  ImGui::TableSetupColumn("node");
+  if (info.profiling) ImGui::TableSetupColumn(info.backend == "cuda" ? "GPU ms" : "ms");
+  ImGui::TableSetupColumn("type", ImGuiTableColumnFlags_WidthStretch);
   ImGui::TableHeadersRow();
   int index = 0;
   for (const NodeInfo& node : nodes) {
@@ -45,7 +68,7 @@ void drawGraph(const PanelInfo& info, SceneProducer& scene, PanelLayout& layout)
     ImGui::TableNextColumn();
     ImGui::Text("%d", index++);
     ImGui::TableNextColumn();
-    ImGui::TextUnformatted(node.type.c_str());
+    drawNodeCheckbox(node, scene, layout);
     ImGui::TableNextColumn();
     ImGui::TextUnformatted(node.name.c_str());
     if (info.profiling) {
@@ -57,20 +80,7 @@ void drawGraph(const PanelInfo& info, SceneProducer& scene, PanelLayout& layout)
       }
     }
     ImGui::TableNextColumn();
-    bool enabled = node.enabled;
-    const bool togglable = scene.nodeTogglable(node);
-    if (!togglable) ImGui::BeginDisabled();
-    // "##node:forces#1": the checkbox's ImGui id; without the "##", its key in the layout. On the stack, so that
-    // drawing the node list allocates nothing.
-    char id[96];
-    std::snprintf(id, sizeof id, "##node:%s", node.name.c_str());
-    if (ImGui::Checkbox(id, &enabled) && togglable) scene.setNodeEnabled(node, enabled);
-    if (!togglable) ImGui::EndDisabled();
-    recordWidget(layout, std::string_view(id).substr(2));
-    if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
-      const std::string tooltip = scene.nodeTooltip(node); // allocates only while hovered
-      if (!tooltip.empty()) ImGui::SetTooltip("%s", tooltip.c_str());
-    }
+    ImGui::TextUnformatted(node.type.c_str());
   }
   ImGui::EndTable();
 }
@@ -145,6 +155,12 @@ void recordWidget(PanelLayout& layout, std::string_view id) {
   } else {
     layout.emplace(std::string(id), rect);
   }
+}
+
+bool drawPlotRing(const char* label, const PlotRing& ring, const char* overlay) {
+  ImGui::PlotLines(label, ring.data(), static_cast<int>(ring.count()), ring.offset(), overlay, FLT_MAX, FLT_MAX,
+                   ImVec2(0, 40));
+  return ImGui::IsItemHovered();
 }
 
 void drawUpdateCounters(const FrameStats& stats, const std::string& lastStructural) {

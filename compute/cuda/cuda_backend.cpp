@@ -15,6 +15,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <deque>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -23,6 +25,7 @@
 #include <nvtx3/nvToolsExtCudaRt.h>
 
 #include "compute/cpu_stages.h"
+#include "compute/cuda/collectives.h"
 #include "compute/cuda/cuda_check.h"
 #include "compute/cuda/cuda_handles.h"
 #include "compute/cuda/device_bodies.h"
@@ -68,6 +71,25 @@ HostStart makeHostStart(const SceneConfig& config, LeapfrogStart start) {
     h.colour.assign(h.state.size(), 0.0f);
   }
   return h;
+}
+
+// The CUDA device current for the scope (every call on another GPU's stream, graph or memory runs inside one), and
+// the primary GPU again after it.
+class OnDevice {
+public:
+  OnDevice(int device, int primary) : primary_(primary) { CUDA_CHECK(cudaSetDevice(device)); }
+  ~OnDevice() { CUDA_LOG(cudaSetDevice(primary_)); }
+  OnDevice(const OnDevice&) = delete;
+  OnDevice& operator=(const OnDevice&) = delete;
+
+private:
+  int primary_;
+};
+
+// Each GPU's share of n bodies on `ranks` GPUs: equal (the collectives move equal parts), whole forces tiles.
+int shareFor(int n, int ranks) {
+  const int per = std::max(1, (n + ranks - 1) / ranks);
+  return (per + cuda::kForcesSliceAlign - 1) / cuda::kForcesSliceAlign * cuda::kForcesSliceAlign;
 }
 
 std::string describeDevices(const CudaDeviceList& list) {
@@ -127,7 +149,31 @@ struct CudaBackend::Impl {
   std::uint64_t diagnosticsSeries = 0;
   mutable std::optional<DiagnosticsSample> diagnostics;
 
+  // Several GPUs (docs/MULTI-GPU.md). The GPU above (the one the renderer shares) is rank 0; each peer is one more
+  // rank with its own stream, full state arrays and frame graph (GraphSlice), all built and launched from here.
+  // Declared before the graphs: the communicators and captured collectives outlive every exec that uses them.
+  int device = 0;
+  std::unique_ptr<cuda::Collectives> collectives; // null: one GPU
+  std::vector<cuda::Graph> capturedCollectives;   // every rank's, for the graphs built from them
+  cuda::DeviceArray<unsigned int> tileFlags;      // rank 0's combined non-finite bits
+
   std::optional<cuda::FrameGraph> graph;
+
+  struct Peer {
+    int device = 0;
+    cuda::Stream stream;
+    std::array<FrameTiming, kTimingSlots> timing;
+    cuda::DeviceBodies bodies;
+    cuda::DeviceArray<unsigned int> tileFlags;
+    cuda::DeviceArray<cuda::BlowUpDeviceState> blowUpState;
+    cuda::PinnedArray<unsigned long long> blowUpWord;
+    unsigned long long* d_blowUpWord = nullptr;
+    std::optional<cuda::FrameGraph> graph;
+  };
+  std::deque<Peer> peers;                 // a deque: peers are built in place and never move
+  mutable std::vector<NodeInfo> allNodes; // nodes() with peers: rank 0's, then each peer's ("forces@gpu1")
+
+  int ranks() const { return 1 + static_cast<int>(peers.size()); }
 
   struct InjectedFailure {
     Stage stage;
@@ -163,6 +209,15 @@ struct CudaBackend::Impl {
       } else {
         comparisonLaunch(*graph, cuda::FrameLaunch{frame, outputFor(frame), stream.get()});
       }
+      for (Peer& p : peers) {
+        // The peers' graphs need no wait: their first collective waits for rank 0's, which waited for renderDone.
+        const OnDevice on(p.device, device);
+        FrameTiming& pt = p.timing[frame % kTimingSlots];
+        CUDA_CHECK(cudaEventRecord(pt.start.get(), p.stream.get()));
+        p.graph->launch(frame, nullptr, p.stream.get());
+        CUDA_CHECK(cudaEventRecord(pt.end.get(), p.stream.get()));
+        pt.frame = frame;
+      }
     } catch (const CudaError& e) {
       if (injectedNode.empty()) throw;
       throw CudaError(e.code, std::string(e.what()) + " [node " + injectedNode +
@@ -191,6 +246,19 @@ struct CudaBackend::Impl {
     static_assert(offsetof(cuda::BlowUpDeviceState, launches) == sizeof(unsigned int) &&
                   sizeof(cuda::BlowUpDeviceState) == 4 * sizeof(unsigned int));
     *blowUpWord.get() = ~0ull;
+    for (Peer& p : peers) {
+      const OnDevice on(p.device, device);
+      if (!p.blowUpState.get()) {
+        p.blowUpState = cuda::DeviceArray<cuda::BlowUpDeviceState>(1);
+        p.blowUpWord = cuda::PinnedArray<unsigned long long>(1, cudaHostAllocMapped);
+        void* onDevice = nullptr;
+        CUDA_CHECK(cudaHostGetDevicePointer(&onDevice, p.blowUpWord.get(), 0));
+        p.d_blowUpWord = static_cast<unsigned long long*>(onDevice);
+      }
+      CUDA_CHECK(cudaMemsetAsync(&p.blowUpState.get()->first, 0xFF, sizeof(unsigned int), p.stream.get()));
+      CUDA_CHECK(cudaMemsetAsync(&p.blowUpState.get()->launches, 0, 3 * sizeof(unsigned int), p.stream.get()));
+      *p.blowUpWord.get() = ~0ull;
+    }
     nextLaunchOrdinal = 0;
     blowUp.reset();
   }
@@ -243,7 +311,13 @@ struct CudaBackend::Impl {
   // by the report node of the first frame that had a non-finite value: (launch ordinal << 32) | code.
   void harvestBlowUp() const {
     if (blowUp || !blowUpWord.get()) return;
-    const unsigned long long word = *static_cast<const volatile unsigned long long*>(blowUpWord.get());
+    unsigned long long word = *static_cast<const volatile unsigned long long*>(blowUpWord.get());
+    // Several GPUs: each reports its own slice's; the earliest launch, then the earliest node, is the first.
+    for (const Peer& p : peers) {
+      if (!p.blowUpWord.get()) continue;
+      const unsigned long long theirs = *static_cast<const volatile unsigned long long*>(p.blowUpWord.get());
+      word = std::min(word, theirs);
+    }
     const auto code = static_cast<std::uint32_t>(word);
     if (code == cuda::kNoBlowUp) return;
     const auto ordinal = static_cast<std::uint32_t>(word >> 32);
@@ -274,6 +348,15 @@ struct CudaBackend::Impl {
   }
 
   void synchronize() const {
+    const auto deadline = Clock::now() + waitTimeout;
+    for (const Peer& p : peers) {
+      const bool done = cuda::pollCudaUntilDone(
+          [&] { return cudaStreamQuery(p.stream.get()); }, "cudaStreamQuery",
+          [&] { return "GPU " + std::to_string(p.device) + "'s frame graph failed (a kernel or an NCCL collective)"; },
+          deadline);
+      if (!done)
+        throw TimeoutError(stallMessage() + " (GPU " + std::to_string(p.device) + ")", TimeoutError::Side::Cuda);
+    }
     const bool done = cuda::pollCudaUntilDone(
         [&] { return cudaStreamQuery(stream.get()); }, "cudaStreamQuery",
         [&] {
@@ -281,7 +364,7 @@ struct CudaBackend::Impl {
           return "the frame graph failed (" + frame + "; a kernel or semaphore operation" +
                  (injectedNode.empty() ? "" : "; --inject kernel-fail broke node " + injectedNode) + ")";
         },
-        Clock::now() + waitTimeout);
+        deadline);
     // Still running: the GPU may be using everything (e.g. a semaphore wait that never completes).
     if (!done) throw TimeoutError(stallMessage(), TimeoutError::Side::Cuda);
   }
@@ -314,15 +397,142 @@ struct CudaBackend::Impl {
   // A freshly uploaded state: bodies were copied with cudaMemcpy, whose pageable host-to-device DMA may still be
   // running when it returns, on the legacy stream that our non-blocking stream does not order against. Wait for it
   // (plain copies: this cannot hang), then start the leapfrog on the GPU if asked.
-  void startBodies(const cuda::DeviceBodies& fresh, const NBodyParams& params) {
+  // On several GPUs every GPU starts the whole state alike (the kernels are deterministic): the same bytes everywhere.
+  void startBodies(const cuda::DeviceBodies& fresh, const NBodyParams& params, cudaStream_t on = nullptr) {
     CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
     if (leapfrogStart == LeapfrogStart::Device) {
       // eps^2 as FrameGraph::stageSpec computes it, so a(0) is what the first forces node would compute.
       const cuda::LeapfrogStartParams start{params.G, params.softening * params.softening, params.dt,
                                             params.colourScale};
-      cuda::startLeapfrogOnDevice(fresh.view(), start, stream.get());
-      synchronize();
+      cuda::startLeapfrogOnDevice(fresh.view(), start, on != nullptr ? on : stream.get());
+      if (on == nullptr) synchronize();
+      else CUDA_CHECK(cudaStreamSynchronize(on)); // plain kernels on a fresh state: cannot hang
     }
+  }
+
+  // Several GPUs: lays `next` out over the ranks (shares, fresh arrays on every GPU, the collectives captured for them)
+  // and builds or rebuilds every graph. Every reset takes this path (the shares follow the count). Nothing runs.
+  void layOutSeveral(const SceneConfig& next, const HostStart& start, const std::string& cause) {
+    const int R = ranks();
+    const int n = static_cast<int>(next.bodies);
+    const int S = shareFor(n, R);
+    const std::size_t capacity =
+        std::max({capacityFor(next), bodies.capacity(), static_cast<std::size_t>(S) * static_cast<std::size_t>(R)});
+    const std::size_t tiles = cuda::forcesTileCounters(capacity);
+    cuda::DeviceBodies fresh(start.state, start.accel, start.colour, capacity);
+    startBodies(fresh, next.params);
+    cuda::DeviceArray<unsigned int> freshFlags(tiles);
+    std::vector<cuda::DeviceBodies> peerBodies;
+    std::vector<cuda::DeviceArray<unsigned int>> peerFlags;
+    for (Peer& p : peers) {
+      const OnDevice on(p.device, device);
+      peerBodies.emplace_back(start.state, start.accel, start.colour, capacity);
+      startBodies(peerBodies.back(), next.params, p.stream.get());
+      peerFlags.emplace_back(tiles);
+    }
+    std::vector<cuda::BodiesView> views{fresh.view()};
+    std::vector<unsigned int*> flags{freshFlags.get()};
+    std::vector<cudaStream_t> streams{stream.get()};
+    for (std::size_t i = 0; i < peers.size(); ++i) {
+      views.push_back(peerBodies[i].view());
+      flags.push_back(peerFlags[i].get());
+      streams.push_back(peers[i].stream.get());
+    }
+
+    // The collectives, each captured for every rank at once: per substep the forces' reduction and the positions'
+    // gather, then the colours' gather.
+    std::vector<cuda::GraphSlice> slices(static_cast<std::size_t>(R));
+    std::vector<cuda::Graph> captured;
+    const auto capture = [&](const std::function<void(int, cudaStream_t)>& record,
+                             const std::function<void(cuda::GraphSlice&, cudaGraph_t)>& place) {
+      // Once for real first (harmless here: zero sums, identical positions and colours on every GPU), so that NCCL
+      // sets up its connections outside the capture.
+      collectives->issue(streams, record);
+      for (std::size_t r = 0; r < streams.size(); ++r) {
+        const std::string gpu = "GPU " + std::to_string(collectives->device(static_cast<int>(r)));
+        const bool done = cuda::pollCudaUntilDone([&] { return cudaStreamQuery(streams[r]); }, "cudaStreamQuery",
+                                                  [&] { return "the NCCL warm-up on " + gpu + " failed"; },
+                                                  Clock::now() + waitTimeout);
+        if (!done) {
+          throw TimeoutError("CUDA side stalled: the NCCL warm-up on " + gpu + " did not complete within " +
+                                 std::to_string(waitTimeout.count()) + " ms",
+                             TimeoutError::Side::Cuda);
+        }
+      }
+      std::vector<cuda::Graph> graphs = collectives->capture(streams, record);
+      for (int r = 0; r < R; ++r) {
+        place(slices[static_cast<std::size_t>(r)], graphs[static_cast<std::size_t>(r)].get());
+        captured.push_back(std::move(graphs[static_cast<std::size_t>(r)]));
+      }
+    };
+    const std::size_t each = static_cast<std::size_t>(S);
+    for (int sub = 0; sub < next.substeps; ++sub) {
+      capture(
+          [&](int r, cudaStream_t st) {
+            const cuda::BodiesView& v = views[static_cast<std::size_t>(r)];
+            collectives->reduceScatterSum(r, v.forces.fixed, 3 * each, st);
+            collectives->allReduceMax(r, v.forces.tileDone, flags[static_cast<std::size_t>(r)], tiles, st);
+          },
+          [](cuda::GraphSlice& sl, cudaGraph_t g) { sl.reduceForces.push_back(g); });
+      capture(
+          [&](int r, cudaStream_t st) {
+            collectives->allGatherFloats(r, reinterpret_cast<float*>(views[static_cast<std::size_t>(r)].posMass),
+                                         4 * each, st);
+          },
+          [](cuda::GraphSlice& sl, cudaGraph_t g) { sl.gatherPositions.push_back(g); });
+    }
+    capture(
+        [&](int r, cudaStream_t st) {
+          collectives->allGatherFloats(r, views[static_cast<std::size_t>(r)].colour, each, st);
+        },
+        [](cuda::GraphSlice& sl, cudaGraph_t g) { sl.gatherColour = g; });
+    for (int r = 0; r < R; ++r) {
+      cuda::GraphSlice& sl = slices[static_cast<std::size_t>(r)];
+      sl.rank = r;
+      sl.begin = std::min(r * S, n);
+      sl.end = std::min((r + 1) * S, n);
+      sl.arrayBodies = R * S;
+      sl.tiles = static_cast<int>(tiles);
+      sl.tileFlags = flags[static_cast<std::size_t>(r)];
+      sl.writesRender = r == 0;
+    }
+
+    cuda::DeviceArray<float4> freshOutput;
+    if (!interop()) freshOutput = cuda::DeviceArray<float4>(capacity);
+    float4* output = interop() ? outputFor(lastLaunched.value_or(0)) : freshOutput.get();
+    if (!graph) {
+      graph.emplace(fresh.view(), next.substeps, next.params, next.enabled, interop() ? &semaphoresFor() : nullptr,
+                    output, cuda::ReportBlowUpArgs{blowUpState.get(), d_blowUpWord}, cuda::DiagnosticsBuffers{}, 0,
+                    &slices[0]);
+    } else {
+      graph->setSlice(slices[0]);
+      graph->rebuild(fresh.view(), next.substeps, next.params, next.enabled, output, cause);
+    }
+    for (std::size_t i = 0; i < peers.size(); ++i) {
+      Peer& p = peers[i];
+      const OnDevice on(p.device, device);
+      if (!p.graph) {
+        p.graph.emplace(peerBodies[i].view(), next.substeps, next.params, next.enabled, nullptr, nullptr,
+                        cuda::ReportBlowUpArgs{p.blowUpState.get(), p.d_blowUpWord}, cuda::DiagnosticsBuffers{}, 0,
+                        &slices[i + 1]);
+      } else {
+        p.graph->setSlice(slices[i + 1]);
+        p.graph->rebuild(peerBodies[i].view(), next.substeps, next.params, next.enabled, nullptr, cause);
+      }
+      p.bodies = std::move(peerBodies[i]);
+      p.tileFlags = std::move(peerFlags[i]);
+    }
+    // Every graph now refers to the new arrays and collectives only: the old ones are freed here.
+    bodies = std::move(fresh);
+    tileFlags = std::move(freshFlags);
+    if (!interop()) computeOutput = std::move(freshOutput);
+    capturedCollectives = std::move(captured);
+  }
+
+  cuda::FrameSemaphores semaphoreDesc;
+  const cuda::FrameSemaphores& semaphoresFor() {
+    semaphoreDesc = cuda::FrameSemaphores{renderDone.get(), simDone.get(), protocol};
+    return semaphoreDesc;
   }
 
   // Bodies the state arrays of `next` are allocated for: its capacity (SceneConfig::maxBodies), at least its
@@ -398,18 +608,35 @@ struct CudaBackend::Impl {
 
 CudaBackend::CudaBackend(const SceneConfig& config, int device, const InteropDesc* interop,
                          std::chrono::milliseconds waitTimeout, LeapfrogStart start)
+    : CudaBackend(config, std::vector<int>{device}, interop, waitTimeout, start) {}
+
+CudaBackend::CudaBackend(const SceneConfig& config, const std::vector<int>& gpus, const InteropDesc* interop,
+                         std::chrono::milliseconds waitTimeout, LeapfrogStart start)
     : impl_(std::make_unique<Impl>()) {
   // The fds belong to us from here on: each is either imported (then the CUDA driver owns it) or closed when this
   // constructor throws.
   cuda::InteropFds fds(interop);
 
   validateSceneConfig(config);
+  if (gpus.empty()) throw std::invalid_argument("CudaBackend: no GPU given");
   const CudaDeviceList devices = listCudaDevices();
   if (devices.devices.empty()) throw EnvironmentError("no CUDA device: " + devices.whyNone);
-  if (device < 0 || device >= static_cast<int>(devices.devices.size())) {
-    throw EnvironmentError("CUDA device " + std::to_string(device) +
-                           " does not exist; CUDA devices: " + describeDevices(devices));
+  std::string missing;
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    if (gpus[i] < 0 || gpus[i] >= static_cast<int>(devices.devices.size())) {
+      missing += (missing.empty() ? "" : ", ") + std::to_string(gpus[i]);
+    }
+    if (std::find(gpus.begin(), gpus.begin() + static_cast<std::ptrdiff_t>(i), gpus[i]) !=
+        gpus.begin() + static_cast<std::ptrdiff_t>(i)) {
+      throw std::invalid_argument("CUDA device " + std::to_string(gpus[i]) + " is listed twice");
+    }
   }
+  if (!missing.empty()) {
+    throw EnvironmentError(std::string(missing.find(',') == std::string::npos ? "CUDA device " : "CUDA devices ") +
+                           missing + (missing.find(',') == std::string::npos ? " does" : " do") +
+                           " not exist; CUDA devices: " + describeDevices(devices));
+  }
+  const int device = gpus.front();
   if (interop != nullptr) {
     const std::size_t f = interop->renderBuffers.size();
     if (f < 1 || f > kMaxFramesInFlight) {
@@ -433,6 +660,8 @@ CudaBackend::CudaBackend(const SceneConfig& config, int device, const InteropDes
   Impl& m = *impl_;
   m.waitTimeout = waitTimeout;
   m.leapfrogStart = start;
+  m.device = device;
+  if (gpus.size() > 1) m.collectives = std::make_unique<cuda::Collectives>(gpus); // EnvironmentError without NCCL
   CUDA_CHECK(cudaSetDevice(device));
   m.stream = cuda::makeStream();
   nvtxNameCudaStreamA(m.stream.get(), "graphsim nbody frames"); // the timeline's name; a no-op without a tool
@@ -452,6 +681,25 @@ CudaBackend::CudaBackend(const SceneConfig& config, int device, const InteropDes
   }
 
   const HostStart hostStart = makeHostStart(config, start);
+  if (m.collectives) {
+    for (std::size_t r = 1; r < gpus.size(); ++r) {
+      Impl::Peer& p = m.peers.emplace_back();
+      p.device = gpus[r];
+      const OnDevice on(p.device, device);
+      p.stream = cuda::makeStream();
+      nvtxNameCudaStreamA(p.stream.get(), ("graphsim nbody frames, GPU " + std::to_string(p.device)).c_str());
+      for (Impl::FrameTiming& t : p.timing) {
+        t.start = cuda::makeTimingEvent();
+        t.end = cuda::makeTimingEvent();
+      }
+    }
+    m.clearBlowUp();
+    m.allocateDiagnostics(); // not sampled on several GPUs (docs/MULTI-GPU.md); kept so the accessors stay uniform
+    m.layOutSeveral(config, hostStart, {});
+    m.config = config;
+    m.config.diagnosticsEvery = 0;
+    return;
+  }
   m.bodies = cuda::DeviceBodies(hostStart.state, hostStart.accel, hostStart.colour, m.capacityFor(config));
   m.startBodies(m.bodies, config.params);
   m.clearBlowUp();
@@ -473,6 +721,13 @@ void CudaBackend::reset(const SceneConfig& config) {
   }
   const HostStart start = makeHostStart(config, m.leapfrogStart); // may throw (initial conditions): nothing touched
   m.synchronize(); // no launch may still use the arrays about to be overwritten or replaced
+  if (m.collectives) {
+    m.layOutSeveral(config, start, "one GPU of several: bodies laid out afresh");
+    m.config = config;
+    m.config.diagnosticsEvery = 0;
+    m.clearBlowUp();
+    return;
+  }
   if (config.substeps == m.graph->substeps() && static_cast<std::size_t>(config.bodies) <= m.bodies.capacity()) {
     m.resetInPlace(config, start);
   } else {
@@ -486,12 +741,18 @@ void CudaBackend::reset(const SceneConfig& config) {
 
 void CudaBackend::setParams(const NBodyParams& params) {
   impl_->graph->setParams(params);
+  for (Impl::Peer& p : impl_->peers) p.graph->setParams(params); // applied by its next launch, on its device
   impl_->config.params = params;
 }
 
 void CudaBackend::setStageEnabled(Stage stage, bool enabled) {
-  impl_->graph->setStageEnabled(stage, enabled);
-  impl_->config.enabled[static_cast<int>(stage)] = impl_->graph->stageEnabled(stage);
+  Impl& m = *impl_;
+  m.graph->setStageEnabled(stage, enabled);
+  for (Impl::Peer& p : m.peers) {
+    const OnDevice on(p.device, m.device);
+    p.graph->setStageEnabled(stage, enabled);
+  }
+  m.config.enabled[static_cast<int>(stage)] = m.graph->stageEnabled(stage);
 }
 
 bool CudaBackend::stageEnabled(Stage stage) const { return impl_->graph->stageEnabled(stage); }
@@ -512,21 +773,60 @@ void CudaBackend::launchFrame(std::uint64_t k) { impl_->launch(k); }
 void CudaBackend::synchronize() { impl_->synchronize(); }
 
 void CudaBackend::download(BodyState& state, std::vector<float>& colour) {
-  impl_->synchronize();
-  impl_->bodies.download(state, colour);
+  Impl& m = *impl_;
+  m.synchronize();
+  m.bodies.download(state, colour);
+  // Several GPUs: positions and colours are gathered everywhere; each GPU's velocities are its own slice's.
+  for (Impl::Peer& p : m.peers) {
+    BodyState theirs;
+    std::vector<float> ignored;
+    p.bodies.download(theirs, ignored);
+    const auto& sl = *p.graph->slice();
+    std::copy(theirs.vel.begin() + sl.begin, theirs.vel.begin() + sl.end, state.vel.begin() + sl.begin);
+  }
 }
 
 std::vector<Float4> CudaBackend::downloadAccelerations() {
-  impl_->synchronize();
-  return impl_->bodies.downloadAccelerations();
+  Impl& m = *impl_;
+  m.synchronize();
+  std::vector<Float4> accel = m.bodies.downloadAccelerations();
+  for (Impl::Peer& p : m.peers) {
+    const std::vector<Float4> theirs = p.bodies.downloadAccelerations();
+    const auto& sl = *p.graph->slice();
+    std::copy(theirs.begin() + sl.begin, theirs.begin() + sl.end, accel.begin() + sl.begin);
+  }
+  return accel;
 }
 
-const std::vector<NodeInfo>& CudaBackend::nodes() const { return impl_->graph->nodes(); }
+const std::vector<NodeInfo>& CudaBackend::nodes() const {
+  const Impl& m = *impl_;
+  if (m.peers.empty()) return m.graph->nodes();
+  // Rank 0's nodes, then every peer's named "<node>@gpu<device>". Assigned element by element into the same vector,
+  // so that reading it again allocates nothing once the names fit.
+  std::size_t total = m.graph->nodes().size();
+  for (const Impl::Peer& p : m.peers) total += p.graph->nodes().size();
+  m.allNodes.resize(total);
+  std::size_t i = 0;
+  for (const NodeInfo& n : m.graph->nodes()) m.allNodes[i++] = n;
+  for (const Impl::Peer& p : m.peers) {
+    const std::string suffix = "@gpu" + std::to_string(p.device);
+    for (const NodeInfo& n : p.graph->nodes()) {
+      NodeInfo& out = m.allNodes[i++];
+      out = n;
+      out.name += suffix;
+    }
+  }
+  return m.allNodes;
+}
 
 bool CudaBackend::setProfiling(bool enabled) {
   Impl& m = *impl_;
   m.synchronize(); // the marks change the topology: no launch may still run the old exec
   m.graph->setProfiling(enabled);
+  for (Impl::Peer& p : m.peers) {
+    const OnDevice on(p.device, m.device);
+    p.graph->setProfiling(enabled);
+  }
   return true;
 }
 
@@ -550,6 +850,28 @@ std::optional<DiagnosticsSample> CudaBackend::diagnostics() const {
 
 double CudaBackend::lastSimGpuMs() const { return impl_->lastSimGpuMs(); }
 
+std::vector<int> CudaBackend::gpus() const {
+  std::vector<int> list{impl_->device};
+  for (const Impl::Peer& p : impl_->peers) list.push_back(p.device);
+  return list;
+}
+
+std::vector<double> CudaBackend::gpuMs(std::uint64_t k) const {
+  const Impl& m = *impl_;
+  std::vector<double> ms{m.frameGpuMs(k).value_or(-1.0)};
+  for (const Impl::Peer& p : m.peers) {
+    const Impl::FrameTiming& t = p.timing[k % kTimingSlots];
+    float v = -1;
+    if (t.frame != k || cudaEventQuery(t.end.get()) != cudaSuccess ||
+        cudaEventElapsedTime(&v, t.start.get(), t.end.get()) != cudaSuccess) {
+      (void)cudaGetLastError();
+      v = -1;
+    }
+    ms.push_back(v);
+  }
+  return ms;
+}
+
 double CudaBackend::lastUpdateHostUs() const { return impl_->graph->lastUpdateHostUs(); }
 
 std::int64_t CudaBackend::capacity() const { return static_cast<std::int64_t>(impl_->bodies.capacity()); }
@@ -561,6 +883,10 @@ void CudaBackend::injectKernelFailure(Stage stage, std::uint64_t frame, BreakNod
 }
 
 void CudaBackend::setLaunchMode(LaunchMode mode, ComparisonLaunch launch) {
+  if (launch != nullptr && !impl_->peers.empty()) {
+    throw std::invalid_argument("the comparison launch modes run on one GPU; this backend has " +
+                                std::to_string(impl_->ranks()));
+  }
   impl_->mode = mode;
   impl_->comparisonLaunch = launch;
 }
@@ -572,6 +898,10 @@ void CudaBackend::setProgrammaticLaunch(bool enabled) {
   if (m.graph->programmaticLaunch() == enabled) return;
   m.synchronize(); // a rebuild needs the graph idle (FrameGraph::rebuild)
   m.graph->setProgrammaticLaunch(enabled);
+  for (Impl::Peer& p : m.peers) {
+    const OnDevice on(p.device, m.device);
+    p.graph->setProgrammaticLaunch(enabled);
+  }
 }
 
 LaunchHostTiming CudaBackend::lastLaunchHostTiming() const {

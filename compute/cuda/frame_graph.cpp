@@ -44,9 +44,11 @@ const char* updateResultName(cudaGraphExecUpdateResult r) {
 
 FrameGraph::FrameGraph(const BodiesView& bodies, int substeps, const NBodyParams& params,
                        const std::array<bool, kStageCount>& enabled, const FrameSemaphores* semaphores, float4* output,
-                       const ReportBlowUpArgs& blowUp, const DiagnosticsBuffers& diagnostics, int diagnosticsEvery)
+                       const ReportBlowUpArgs& blowUp, const DiagnosticsBuffers& diagnostics, int diagnosticsEvery,
+                       const GraphSlice* slice)
     : bodies_(bodies), substeps_(substeps), params_(params), enabled_(enabled), output_(output), blowUp_(blowUp),
       diagnostics_(diagnostics), diagnosticsEvery_(diagnosticsEvery) {
+  if (slice != nullptr) setSlice(*slice);
   if (blowUp_.state == nullptr || blowUp_.hostWord == nullptr) {
     throw std::invalid_argument("FrameGraph: the blow-up report needs its device state and host word");
   }
@@ -66,15 +68,48 @@ FrameGraph::FrameGraph(const BodiesView& bodies, int substeps, const NBodyParams
   syncEnableStates();
 }
 
+void FrameGraph::setSlice(const GraphSlice& slice) {
+  if (slice.reduceForces.size() != slice.gatherPositions.size()) {
+    throw std::invalid_argument("FrameGraph: a slice needs one reduction and one gather per substep");
+  }
+  if (slice.tileFlags == nullptr || slice.gatherColour == nullptr || slice.begin > slice.end) {
+    throw std::invalid_argument("FrameGraph: incomplete slice");
+  }
+  slice_ = slice;
+}
+
+KernelNodeSpec FrameGraph::convertSpec() const {
+  const ForcesArgs f = forcesArgs(bodies_, params_.G, params_.softening * params_.softening);
+  return forcesConvertSpec({bodies_.forces.fixed, bodies_.forces.tileDone, slice_->tileFlags, bodies_.accel,
+                            slice_->begin, slice_->end, slice_->arrayBodies, slice_->tiles, f.G, f.toFixed});
+}
+
 KernelNodeSpec FrameGraph::stageSpec(Stage stage, int substep) const {
-  const BodiesView& b = bodies_;
+  // One GPU of several: the per-body stages see the slice as an array of its own (pointers moved to its first body);
+  // forces reads every position and writes (or sums) for the slice; write_render writes every body.
+  BodiesView b = bodies_;
+  if (slice_ && stage != Stage::Forces && stage != Stage::WriteRender) {
+    b.posMass += slice_->begin;
+    b.vel += slice_->begin;
+    b.accel += slice_->begin;
+    b.colour += slice_->begin;
+    b.n = slice_->end - slice_->begin;
+  }
   const NBodyParams& p = params_;
   // Node index substep * kStageCount + stage: the smaller, the earlier in the frame (nbody_kernels.h).
   const auto node = [&](Stage s) { return static_cast<unsigned int>(substep * kStageCount + static_cast<int>(s)); };
   const BlowUpFlag flag{&blowUp_.state->first, node(stage), node(Stage::Forces)};
   // Same float expressions as the CPU reference (cpu_stages.cpp): eps^2 and the damping factor on the host.
   switch (stage) {
-  case Stage::Forces: return forcesSpec(forcesArgs(b, p.G, p.softening * p.softening));
+  case Stage::Forces: {
+    ForcesArgs f = forcesArgs(b, p.G, p.softening * p.softening);
+    if (slice_) {
+      f.begin = slice_->begin;
+      f.end = slice_->end;
+      f.partial = f.toFixed > 0 ? 1 : 0;
+    }
+    return forcesSpec(f);
+  }
   case Stage::Attractor:
     return attractorSpec({b.posMass, b.vel, b.n, p.attractorPos[0], p.attractorPos[1], p.attractorPos[2],
                           p.attractorStrength, p.dt, kAttractorSoftening, 0, flag});
@@ -148,8 +183,28 @@ FrameGraph::Built FrameGraph::build(std::uint64_t waitValue, std::uint64_t signa
     prev = node;
     addMark();
   };
+  const auto addCollective = [&](std::string name, cudaGraph_t captured) {
+    cudaGraphNode_t node = nullptr;
+    CUDA_CHECK_CTX(cudaGraphAddChildGraphNode(&node, g, deps(), depCount(), captured), "adding node " + name);
+    built.nodes.push_back({std::move(name), Kind::Collective, Stage::Forces, node, {}});
+    prev = node;
+    prevIsKernel = false;
+    addMark();
+  };
   const auto addStage = [&](Stage stage, int substep) {
+    if (slice_ && stage == Stage::WriteRender && !slice_->writesRender) return; // another GPU renders
     addKernel(stageInstanceName(stage, substep), Kind::Kernel, stage, substep, stageSpec(stage, substep));
+    if (slice_ && stage == Stage::Forces) {
+      const std::string suffix = substep > 0 ? "#" + std::to_string(substep) : "";
+      addCollective("reduce_forces" + suffix, slice_->reduceForces.at(static_cast<std::size_t>(substep)));
+      prevIsKernel = false;
+      addKernel(kConvertNodeName + suffix, Kind::ForcesConvert, Stage::Forces, substep, convertSpec());
+    }
+    if (slice_ && stage == Stage::Boundary) {
+      const std::string suffix = substep > 0 ? "#" + std::to_string(substep) : "";
+      addCollective("all_gather_positions" + suffix, slice_->gatherPositions.at(static_cast<std::size_t>(substep)));
+    }
+    if (slice_ && stage == Stage::Colour) addCollective("all_gather_colour", slice_->gatherColour);
     if (stage == Stage::Forces && substep == 0 && diagnosticsEvery_ > 0) {
       // Where a(t) of the state the frame starts from is fresh (docs/DIAGNOSTICS.md). Ordinary edges on both sides,
       // also with programmatic launch: the node is disabled on most frames, and the kernels around it should not
@@ -192,7 +247,7 @@ void FrameGraph::setStageEnabled(Stage stage, bool enabled) {
   if (current == enabled) return;
   current = enabled;
   for (const Node& n : nodes_) {
-    if (n.kind != Kind::Kernel || n.stage != stage) continue;
+    if (!followsStage(n, stage)) continue;
     CUDA_CHECK_CTX(cudaGraphNodeSetEnabled(exec_.get(), n.node, enabled ? 1u : 0u), n.name);
     ++counters_.enableToggles;
   }
@@ -215,7 +270,7 @@ void FrameGraph::syncEnableStates() {
       diagnosticsExecEnabled_ = false;
       continue;
     }
-    if (n.kind != Kind::Kernel) continue;
+    if (n.kind != Kind::Kernel && n.kind != Kind::ForcesConvert) continue;
     const bool want = runsStage(n.stage);
     unsigned int isEnabled = 0;
     CUDA_CHECK_CTX(cudaGraphNodeGetEnabled(exec_.get(), n.node, &isEnabled), n.name);
@@ -227,8 +282,9 @@ void FrameGraph::syncEnableStates() {
 
 void FrameGraph::applyChangedKernels(bool allStages) {
   for (Node& n : nodes_) {
-    if (n.kind != Kind::Kernel || (!allStages && n.stage != Stage::WriteRender)) continue;
-    const KernelNodeSpec want = stageSpec(n.stage, n.substep);
+    const bool kernel = n.kind == Kind::Kernel || n.kind == Kind::ForcesConvert;
+    if (!kernel || (!allStages && n.stage != Stage::WriteRender)) continue;
+    const KernelNodeSpec want = n.kind == Kind::ForcesConvert ? convertSpec() : stageSpec(n.stage, n.substep);
     if (want == n.applied) continue;
     void* argSlot[1];
     const cudaKernelNodeParams params = want.nodeParams(argSlot);
@@ -362,7 +418,9 @@ void FrameGraph::rebuild(const BodiesView& bodies, int substeps, const NBodyPara
   try {
     Built fresh = build();
     std::string reason;
-    if (programmatic_ != execProgrammatic_) {
+    if (slice_) {
+      reason = "one GPU of several: its NCCL collectives are captured afresh, so cudaGraphExecUpdate was not attempted";
+    } else if (programmatic_ != execProgrammatic_) {
       // Edge types are topology too: cudaGraphExecUpdate refuses the change (and compute-sanitizer would report the
       // refused call), so it is not attempted.
       reason = std::string("cudaGraphExecUpdateErrorTopologyChanged: kernel-to-kernel edges ") +
@@ -441,6 +499,13 @@ const std::vector<NodeInfo>& FrameGraph::nodes() const {
         info.type = "kernel";
         info.togglable = true;
         info.diagnostics = true;
+      } else if (n.kind == Kind::ForcesConvert) {
+        info.type = "kernel"; // no stage: not a row of the stage table, but it follows the forces toggle
+        info.substep = n.substep;
+        info.whyNotTogglable = "part of forces on several GPUs: toggled with forces";
+      } else if (n.kind == Kind::Collective) {
+        info.type = "nccl";
+        info.whyNotTogglable = kCollectiveNodeReason;
       } else if (n.kind == Kind::EventRecord) {
         info.type = "event record";
         info.whyNotTogglable = "a timing mark of --profile, not part of the simulation";
@@ -458,7 +523,7 @@ const std::vector<NodeInfo>& FrameGraph::nodes() const {
     for (std::size_t i = 0; i < nodes_.size(); ++i) {
       const Node& n = nodes_[i];
       if (n.kind == Kind::Diagnostics) cache.list[i].enabled = diagnosticsOn_;
-      if (n.kind != Kind::Kernel) continue;
+      if (n.kind != Kind::Kernel && n.kind != Kind::ForcesConvert) continue;
       unsigned int isEnabled = 0;
       CUDA_CHECK_CTX(cudaGraphNodeGetEnabled(exec_.get(), n.node, &isEnabled), n.name);
       cache.list[i].enabled = isEnabled != 0;
@@ -467,9 +532,7 @@ const std::vector<NodeInfo>& FrameGraph::nodes() const {
   }
   if (cache.times) {
     for (std::size_t i = 0; i < nodes_.size(); ++i) {
-      const bool timed =
-          nodes_[i].kind == Kind::Kernel || nodes_[i].kind == Kind::BlowUpReport || nodes_[i].kind == Kind::Diagnostics;
-      cache.list[i].ms = timed && profiling_ && i < nodeMs_.size() ? nodeMs_[i] : -1.0;
+      cache.list[i].ms = timed(nodes_[i].kind) && profiling_ && i < nodeMs_.size() ? nodeMs_[i] : -1.0;
     }
     cache.times = false;
   }
@@ -479,15 +542,17 @@ const std::vector<NodeInfo>& FrameGraph::nodes() const {
 void FrameGraph::setProfiling(bool enabled) {
   if (enabled == profiling_) return;
   // + report_blow_up, + diagnostics when configured
-  const std::size_t kernels =
-      static_cast<std::size_t>(stageInstanceCount(substeps_)) + 1 + (diagnosticsEvery_ > 0 ? 1 : 0);
+  const auto kernels = static_cast<std::size_t>(
+      std::count_if(nodes_.begin(), nodes_.end(), [&](const Node& n) { return timed(n.kind); }));
   if (enabled) {
     markEvents_.clear();
     for (std::uint32_t s = 0; s < protocol().framesInFlight(); ++s) {
       std::vector<Event> set;
       // One mark before the first kernel and one after each (report_blow_up and diagnostics included); room for
       // substep changes up to kMaxSubsteps.
-      const std::size_t marks = static_cast<std::size_t>(stageInstanceCount(kMaxSubsteps)) + 3;
+      // On several GPUs each substep adds three nodes (reduction, convert, gather) and the frame one (colours).
+      const std::size_t marks = static_cast<std::size_t>(stageInstanceCount(kMaxSubsteps)) + 3 +
+                                (slice_ ? 3 * static_cast<std::size_t>(kMaxSubsteps) + 1 : 0);
       for (std::size_t m = 0; m < marks; ++m) set.push_back(makeTimingEvent());
       markEvents_.push_back(std::move(set));
     }
@@ -545,9 +610,7 @@ void FrameGraph::harvestMarks(std::size_t slot) {
   for (std::size_t i = 0; i < nodes_.size(); ++i) {
     if (nodes_[i].kind == Kind::EventRecord) {
       ++m;
-    } else if ((nodes_[i].kind == Kind::Kernel || nodes_[i].kind == Kind::BlowUpReport ||
-                nodes_[i].kind == Kind::Diagnostics) &&
-               m > 0 && m < marks) {
+    } else if (timed(nodes_[i].kind) && m > 0 && m < marks) {
       float ms = 0;
       CUDA_CHECK_CTX(cudaEventElapsedTime(&ms, events[m - 1].get(), events[m].get()), nodes_[i].name);
       nodeMs_[i] = ms;

@@ -53,6 +53,28 @@ struct DiagnosticsBuffers {
   DiagnosticsHostReport* hostReport = nullptr; // device pointer of the mapped pinned report
 };
 
+// One GPU of several (docs/MULTI-GPU.md). The GPU integrates the bodies [begin, end) of the full arrays it holds; its
+// graph adds, per substep, the forces' reduction (`reduceForces[s]`: the fixed-point sums of all GPUs added up and
+// the tiles' non-finite bits combined, then "forces_convert" writing a_i of the slice) and the positions' all-gather
+// (`gatherPositions[s]`), and once per frame the colours' all-gather (`gatherColour`) before write_render, which only
+// the GPU that renders has. The collectives are NCCL calls captured into graphs by the owner (compute/cuda/
+// collectives.h; every rank's in one group) and added as child-graph nodes; the owner keeps them alive and captures
+// them afresh, with a rebuild, whenever the arrays or the substeps change.
+struct GraphSlice {
+  int rank = 0;
+  int begin = 0, end = 0;            // this GPU's bodies
+  int arrayBodies = 0;               // ranks x each rank's share: the fixed-point sums forces_convert clears
+  int tiles = 0;                     // tile counters forces_convert clears
+  unsigned int* tileFlags = nullptr; // the combined non-finite bits (the reduction's output)
+  bool writesRender = false;
+  std::vector<cudaGraph_t> reduceForces;    // per substep
+  std::vector<cudaGraph_t> gatherPositions; // per substep
+  cudaGraph_t gatherColour = nullptr;
+};
+inline constexpr const char* kCollectiveNodeReason =
+    "an NCCL collective: every GPU runs it each frame, or the others wait for it forever";
+inline constexpr const char* kConvertNodeName = "forces_convert";
+
 // One frame's launch as CudaBackend makes it: frame k, write_render's target (render buffer slot(k)), the stream.
 // What the comparison launches of compute/cuda/frame_graph_instruments.h take.
 struct FrameLaunch {
@@ -69,9 +91,11 @@ public:
   // blowUp: the device word the stage kernels flag and the host word the report node writes (CudaBackend owns both;
   // docs/FRAME.md, "Blow-up detection"); the same for the graph's life, rebuilds included. diagnostics: the
   // diagnostics node's memory, diagnosticsEvery its interval (0: no node; setDiagnosticsEvery).
+  // slice: one GPU of several (GraphSlice); nullptr: the only GPU.
   FrameGraph(const BodiesView& bodies, int substeps, const NBodyParams& params,
              const std::array<bool, kStageCount>& enabled, const FrameSemaphores* semaphores, float4* output,
-             const ReportBlowUpArgs& blowUp, const DiagnosticsBuffers& diagnostics = {}, int diagnosticsEvery = 0);
+             const ReportBlowUpArgs& blowUp, const DiagnosticsBuffers& diagnostics = {}, int diagnosticsEvery = 0,
+             const GraphSlice* slice = nullptr);
 
   FrameGraph(const FrameGraph&) = delete;
   FrameGraph& operator=(const FrameGraph&) = delete;
@@ -113,6 +137,11 @@ public:
   // when given, lastFallbackReason records it with the path taken, also after a successful whole-graph update.
   void rebuild(const BodiesView& bodies, int substeps, const NBodyParams& params,
                const std::array<bool, kStageCount>& enabled, float4* output, const std::string& cause = {});
+  // One GPU of several: the next rebuild uses this slice (new collectives, another share). A graph with a slice is
+  // always re-instantiated by rebuild: its collectives are captured afresh, and NCCL's captured work is not
+  // something cudaGraphExecUpdate should rewrite.
+  void setSlice(const GraphSlice& slice);
+  const std::optional<GraphSlice>& slice() const { return slice_; }
 
   // Frame k: semaphore values, write_render -> output, changed parameters, cudaGraphLaunch on stream. Allocates
   // nothing and does not synchronise.
@@ -155,7 +184,18 @@ private:
   // Kernel: a stage instance (togglable per whyNotTogglable(stage)). BlowUpReport: the report_blow_up kernel, never
   // toggled or updated (its arguments are fixed pointers). Diagnostics: the diagnostics kernel, enabled and updated
   // by the schedule (prepareDiagnostics), never by the stage toggles.
-  enum class Kind { Kernel, BlowUpReport, Diagnostics, SemaphoreWait, SemaphoreSignal, EventRecord };
+  // ForcesConvert (a slice only): toggled with forces, its parameters from convertSpec. Collective: a child graph of
+  // NCCL work, never toggled or updated.
+  enum class Kind {
+    Kernel,
+    BlowUpReport,
+    Diagnostics,
+    SemaphoreWait,
+    SemaphoreSignal,
+    EventRecord,
+    ForcesConvert,
+    Collective
+  };
   struct Node {
     std::string name;
     Kind kind = Kind::Kernel;
@@ -177,6 +217,14 @@ private:
   // The kernel parameters of one stage instance from bodies_, params_ and output_; instances differ only in their
   // blow-up flag's node index.
   KernelNodeSpec stageSpec(Stage stage, int substep) const;
+  KernelNodeSpec convertSpec() const; // the slice's forces_convert
+  bool timed(Kind kind) const {
+    return kind == Kind::Kernel || kind == Kind::BlowUpReport || kind == Kind::Diagnostics ||
+           kind == Kind::ForcesConvert || kind == Kind::Collective;
+  }
+  bool followsStage(const Node& n, Stage stage) const { // the nodes a stage toggle reaches
+    return (n.kind == Kind::Kernel || n.kind == Kind::ForcesConvert) && n.stage == stage;
+  }
   void applyChangedKernels(bool allStages);
   // Diagnostics: whether frame k samples (without changing anything), its node's parameters, and the per-launch
   // schedule: enable with frame k's parameters when it samples, else disable (only what differs from the exec).
@@ -187,6 +235,7 @@ private:
   std::string describeNode(const std::vector<Node>& nodes, cudaGraphNode_t node) const;
 
   BodiesView bodies_;
+  std::optional<GraphSlice> slice_;
   int substeps_ = 1;
   NBodyParams params_;
   std::array<bool, kStageCount> enabled_{};

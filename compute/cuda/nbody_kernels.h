@@ -79,6 +79,15 @@ struct ForcesArgs {
   float G;
   float eps2;    // softening^2
   float toFixed; // fixed-point units per unit of sum (without G); 0: the tiled kernel
+  // The bodies i this launch is responsible for, [begin, end) (all: 0, n). One GPU of several (docs/MULTI-GPU.md):
+  // the tiled kernel computes a_i for those i against all n bodies j; the symmetric kernel visits the pair lists of
+  // the tiles I that hold them (begin and end multiples of its tile, kForcesSliceAlign) and, with `partial`, only
+  // adds into the fixed-point sums, which the GPUs then add up (ncclReduceScatter) and forcesConvertSpec turns into
+  // accelerations.
+  int begin;
+  int end;
+  int partial;
+  int pad;
 };
 struct AttractorArgs {
   const float4* posMass;
@@ -133,7 +142,7 @@ struct ReportBlowUpArgs {
   unsigned long long* hostWord; // device pointer of the mapped pinned word; ~0 while nothing was reported
 };
 static_assert(sizeof(BlowUpFlag) == 16 && sizeof(BlowUpDeviceState) == 16 && sizeof(ReportBlowUpArgs) == 16);
-static_assert(sizeof(ForcesArgs) == 48 && sizeof(AttractorArgs) == 64 && sizeof(IntegrateArgs) == 48 &&
+static_assert(sizeof(ForcesArgs) == 64 && sizeof(AttractorArgs) == 64 && sizeof(IntegrateArgs) == 48 &&
                   sizeof(DampingArgs) == 32 && sizeof(BoundaryArgs) == 40 && sizeof(ColourArgs) == 24 &&
                   sizeof(WriteRenderArgs) == 32,
               "kernel argument structs must have no implicit padding (their bytes are compared)");
@@ -191,6 +200,25 @@ KernelNodeSpec forcesSpec(const ForcesArgs& a);
 inline constexpr float kSymmetricMinEps2 = 1e-8f; // softening 1e-4, the smallest the scene files accept
 inline constexpr int kSymmetricMinBodies = 32768; // H100: tiled 11 % faster at 16,384, symmetric 1.42x at 65,536
 ForcesArgs forcesArgs(const BodiesView& b, float G, float eps2);
+// A slice [begin, end) of the bodies i: both kernels' work units (the tiled kernel's 128-body blocks, the symmetric
+// kernel's 256-body tiles) divide this, so slices that start at its multiples split the work exactly.
+inline constexpr int kForcesSliceAlign = 256;
+// The partial-sum epilogue of one GPU of several: after the sums of the slice [a.begin, a.end) were added up over the
+// GPUs (in place, ncclReduceScatter) and the tiles' non-finite bits combined into `tileFlags` (ncclAllReduce, max),
+// writes a_i of the slice as the single-GPU kernel would (same fixed-point total, same conversion: bit-identical),
+// and zeroes every sum and tile counter of the arrays (`bodies` entries, `tiles` counters) for the next launch.
+// With a.toFixed == 0 (the tiled kernel wrote a_i itself) it does nothing.
+struct ForcesConvertArgs {
+  unsigned long long* fixed;
+  unsigned int* tileDone;
+  const unsigned int* tileFlags;
+  float4* accel;
+  int begin, end;
+  int bodies, tiles; // the arrays' extent to zero
+  float G, toFixed;
+};
+static_assert(sizeof(ForcesConvertArgs) == 56, "no implicit padding");
+KernelNodeSpec forcesConvertSpec(const ForcesConvertArgs& a);
 // Completion counters ForcesScratch::tileDone needs for up to `capacity` bodies.
 std::size_t forcesTileCounters(std::size_t capacity);
 KernelNodeSpec attractorSpec(const AttractorArgs& a);

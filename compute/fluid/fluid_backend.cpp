@@ -95,6 +95,10 @@ FluidParams validateFluidConfig(const FluidConfig& config) {
   if (config.colourBy != ColourBy::Speed && config.colourBy != ColourBy::Density) {
     refuse("colourBy", static_cast<int>(config.colourBy), "{Speed, Density}");
   }
+  if (config.diagnosticsEvery < 0 || config.diagnosticsEvery > kMaxDiagnosticsEvery) {
+    throw std::invalid_argument("fluid: diagnosticsEvery = " + std::to_string(config.diagnosticsEvery) +
+                                " is outside [0, " + std::to_string(kMaxDiagnosticsEvery) + "] frames");
+  }
   for (int a = 0; a < 3; ++a) {
     const float b = config.params.boxSize[a];
     if (!(b > 0.0f) || std::isinf(b)) refuse(std::string("boxSize.") + kAxis[a], b, "(0, inf) m");

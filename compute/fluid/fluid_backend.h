@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "compute/fluid/fluid_cpu.h"
+#include "compute/fluid/fluid_diagnostics.h"
 #include "compute/fluid/fluid_params.h"
 #include "compute/sim_backend.h" // NodeInfo, UpdateCounters
 
@@ -51,6 +52,10 @@ struct FluidConfig {
   FluidSwitches enabled = {true, true, true, true};
   ColourBy colourBy = ColourBy::Speed;
   float colourScale = 2.0f; // speed [m/s] (or density deviation from rest, x 100 %) drawn at full colour, > 0
+  // Live diagnostics every K frames (fluid_diagnostics.h, docs/DIAGNOSTICS.md), [0, kMaxDiagnosticsEvery]; 0: none
+  // (no diagnostics node in the CUDA graph), what a config made in code gets; the app's run and soak default to
+  // kDefaultDiagnosticsEvery (--diagnostics-every).
+  int diagnosticsEvery = 0;
 };
 
 inline constexpr std::int64_t kMaxFluidParticles = std::int64_t{1} << 23;
@@ -104,6 +109,13 @@ public:
   virtual UpdateCounters counters() const = 0;
   virtual std::optional<FluidBlowUp> blowUp() const = 0;
   virtual const FluidConfig& config() const = 0;
+
+  // Live diagnostics (fluid_diagnostics.h, docs/DIAGNOSTICS.md), with config().diagnosticsEvery > 0 (else never a
+  // sample): the node's switch (the panel's Graph section; off: no new sample, the last stays readable), and the
+  // latest sample of a completed frame. Never waits (CUDA: a few loads of mapped pinned memory, a frame or more late).
+  virtual void setDiagnosticsEnabled(bool enabled) = 0;
+  virtual bool diagnosticsEnabled() const = 0;
+  virtual std::optional<FluidDiagnosticsSample> diagnostics() const = 0;
 };
 
 // The lattice spacing that puts `particles` particles in the initial block of `config.initial` (dam-break: a block

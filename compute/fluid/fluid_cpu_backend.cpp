@@ -18,7 +18,7 @@ struct NodeRow {
 };
 
 // The frame's stages in execution order: the substep body (cfl ... obstacle, as the WHILE body), then colour and
-// write_render once per frame.
+// write_render once per frame. The diagnostics node (no stage: it changes nothing) goes after walls when configured.
 constexpr NodeRow kNodeRows[] = {
     {"cfl", "the substep's dt comes from it"},
     {"cell_keys", "the neighbour search needs it"},
@@ -111,7 +111,15 @@ void FluidCpuBackend::reset(const FluidConfig& config) {
   work_ = FluidWorkspace{};
   lastFrame_.reset();
   blowUp_.reset();
+  nodes_.clear();
+  startDiagnosticsSeries();
   computeColour();
+}
+
+void FluidCpuBackend::startDiagnosticsSeries() {
+  ++diagnosticsSeries_;
+  diagnosticsFirstPending_ = true;
+  diagnostics_.reset(); // it described a state that is gone
 }
 
 void FluidCpuBackend::setParams(const FluidParams& params) {
@@ -145,6 +153,12 @@ void FluidCpuBackend::step() { stepFrame(nextFrame_); }
 void FluidCpuBackend::stepFrame(std::uint64_t k) {
   const FrameStep f = fluid::stepFrame(config_.params, state_, work_, frameDt_, switches(),
                                        [&](int substep, std::string_view stage) { check(k, substep, stage); });
+  // Where the CUDA graph's diagnostics node runs: after the WHILE node, before write_render and colour.
+  if (config_.diagnosticsEvery > 0 &&
+      fluidDiagnosticsDue(k, config_.diagnosticsEvery, diagnosticsFirstPending_, diagnosticsOn_, frameDt_)) {
+    diagnostics_ = FluidDiagnosticsSample{k, diagnosticsSeries_, computeFluidDiagnostics(state_, config_.params)};
+    diagnosticsFirstPending_ = false;
+  }
   computeColour();
   lastFrame_ = FluidFrameInfo{k, f.substeps, f.lastDt, f.covered, state_.time};
   nextFrame_ = k + 1;
@@ -185,6 +199,7 @@ void FluidCpuBackend::setState(FluidState state) {
   config_.particles = static_cast<std::int64_t>(state.size());
   state_ = std::move(state);
   blowUp_.reset();
+  startDiagnosticsSeries();
   computeColour();
 }
 
@@ -196,11 +211,19 @@ const std::vector<NodeInfo>& FluidCpuBackend::nodes() const {
       info.type = "cpu";
       info.togglable = row.whyNotTogglable == nullptr;
       info.whyNotTogglable = row.whyNotTogglable ? row.whyNotTogglable : "";
+      if (std::string_view(row.name) == "walls" && config_.diagnosticsEvery > 0) {
+        NodeInfo& diagnostics = nodes_.emplace_back();
+        diagnostics.name = kDiagnosticsNodeName;
+        diagnostics.type = "cpu";
+        diagnostics.togglable = true;
+        diagnostics.diagnostics = true;
+      }
     }
   }
   for (NodeInfo& info : nodes_) {
     if (info.name == "obstacle") info.enabled = enabled(FluidToggle::Obstacle);
     if (info.name == "colour") info.enabled = enabled(FluidToggle::Colour);
+    if (info.diagnostics) info.enabled = diagnosticsOn_;
   }
   return nodes_;
 }

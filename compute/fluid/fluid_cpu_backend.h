@@ -53,6 +53,11 @@ public:
   // velocity) and walls (outside [0, box]) of every substep, until the first report.
   std::optional<FluidBlowUp> blowUp() const override { return blowUp_; }
   const FluidConfig& config() const override { return config_; }
+  // With config().diagnosticsEvery > 0: computeFluidDiagnostics after the substeps of the frames that sample
+  // (fluidDiagnosticsDue), before the colour stage; nodes() lists it there as "diagnostics".
+  void setDiagnosticsEnabled(bool enabled) override { diagnosticsOn_ = enabled; }
+  bool diagnosticsEnabled() const override { return diagnosticsOn_; }
+  std::optional<FluidDiagnosticsSample> diagnostics() const override { return diagnostics_; }
 
   // The write_render stage: (x, y, z, colour) per particle into dst (config().particles entries).
   void writeRender(Float4* dst) const;
@@ -66,6 +71,7 @@ private:
   SubstepSwitches switches() const;
   void computeColour();
   void check(std::uint64_t frame, int substep, std::string_view stage);
+  void startDiagnosticsSeries(); // a reset or a replaced state: the next frame that may sample starts a new series
 
   FluidConfig config_;
   float frameDt_ = 0.0f;
@@ -75,7 +81,11 @@ private:
   std::uint64_t nextFrame_ = 0;
   std::optional<FluidFrameInfo> lastFrame_;
   std::optional<FluidBlowUp> blowUp_;
-  mutable std::vector<NodeInfo> nodes_;
+  bool diagnosticsOn_ = true;
+  bool diagnosticsFirstPending_ = true;
+  std::uint64_t diagnosticsSeries_ = 0;
+  std::optional<FluidDiagnosticsSample> diagnostics_;
+  mutable std::vector<NodeInfo> nodes_; // rebuilt when empty (a reset clears it: the diagnostics row may change)
 };
 
 } // namespace graphsim::fluid

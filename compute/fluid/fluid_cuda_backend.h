@@ -1,7 +1,7 @@
 // The fluid scene on CUDA (issue 13): one instantiated graph per frame,
 //   [ext-sem wait renderDone] -> frame_begin -> WHILE { cfl -> cell keys -> sort (CUB, child graph) -> cell ranges
-//   -> reorder -> density -> forces -> integrate -> walls -> obstacle -> condition } -> write_render -> colour
-//   -> report -> [ext-sem signal simDone]
+//   -> reorder -> density -> forces -> integrate -> walls -> obstacle -> condition } -> [diagnostics]
+//   -> write_render -> colour -> report -> [ext-sem signal simDone]
 // The substep dt and the loop condition are decided on the GPU (compute/fluid/sph_math.h, "frame rule"); nothing is
 // read back inside a frame. docs/FLUID.md draws the graph. Plain C++ header: no CUDA or Vulkan headers.
 #pragma once
@@ -62,6 +62,12 @@ public:
   UpdateCounters counters() const override;
   std::optional<FluidBlowUp> blowUp() const override;
   const FluidConfig& config() const override;
+  // With config().diagnosticsEvery > 0: the graph's diagnostics node after the WHILE node (docs/DIAGNOSTICS.md),
+  // enabled by launchFrame on the frames that sample and disabled on the next; diagnostics() reads the mapped pinned
+  // sample the node wrote (no CUDA call, no wait).
+  void setDiagnosticsEnabled(bool enabled) override;
+  bool diagnosticsEnabled() const override;
+  std::optional<FluidDiagnosticsSample> diagnostics() const override;
 
   // Interop frame k (compute/protocol.h): semaphore values, render slot, changed parameters; launches, never waits.
   void launchFrame(std::uint64_t k);

@@ -82,6 +82,7 @@ static ForcesArgs benchArgs(float4* d_p, float4* d_a, int n, float G, float eps2
   view.massSum = static_cast<float>(massSum);
   ForcesArgs a = forcesArgs(view, G, eps2);
   a.n = n;
+  a.end = n; // every body i (forcesArgs took the padded count)
   return a;
 }
 
@@ -110,14 +111,16 @@ void symLaunch(const ForcesArgs& a) {
 
 template <class S>
 unsigned symGrid(int n) {
-  return symBlocks<S>(n);
+  ForcesArgs all{};
+  all.n = all.end = n; // every body i, one GPU
+  return symBlocks<S>(all);
 }
 
 template <class S>
 Variant symVariant(const char* name) {
   return {name,
-          reinterpret_cast<const void*>(symForcesKernel<S>),
-          reinterpret_cast<const void*>(symForcesKernel<S>),
+          reinterpret_cast<const void*>(symForcesKernel<S, false>),
+          reinterpret_cast<const void*>(symForcesKernel<S, false>),
           S::kThreads,
           -1,
           symLaunch<S>,

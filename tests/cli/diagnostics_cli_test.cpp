@@ -1,6 +1,6 @@
 // Live diagnostics on the command line (issue 15, docs/DIAGNOSTICS.md): --diagnostics-every on run and bench (bad
-// values exit 2 quoting the text; a scene without diagnostics refuses it), run's summary line, the bench JSON's
-// "diagnostics" object and the soak report's line, on the CPU backend.
+// values exit 2 quoting the text, for either scene), run's summary line, the bench JSON's "diagnostics" object and the
+// soak report's line, on the CPU backend, for the nbody and the fluid scene.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -33,8 +33,11 @@ TEST(DiagnosticsCli, BadIntervalsExitTwoQuotingTheText) {
       {{"run", "--diagnostics-every", "often"}, "--diagnostics-every: must be a whole number " + range + ", got often"},
       {{"run", "--diagnostics-every", "2.5"}, "--diagnostics-every: must be a whole number " + range + ", got 2.5"},
       {{"bench", "--diagnostics-every", "-3"}, "--diagnostics-every: must be " + range + ", got -3"},
-      {{"run", "--scene", "fluid", "--diagnostics-every", "5"},
-       "--diagnostics-every: the fluid scene has no live diagnostics yet"},
+      {{"run", "--scene", "fluid", "--diagnostics-every", "-1"}, "--diagnostics-every: must be " + range + ", got -1"},
+      {{"run", "--scene", "fluid", "--diagnostics-every", "1e3"},
+       "--diagnostics-every: must be a whole number " + range + ", got 1e3"},
+      {{"bench", "--scene", "fluid", "--diagnostics-every", "2000000"},
+       "--diagnostics-every: must be " + range + ", got 2000000"},
   };
   for (const Refusal& r : refusals) {
     const ProcessResult p = runGraphsim(r.args, 60);
@@ -120,6 +123,82 @@ TEST(DiagnosticsCli, SoakReportsTheLastSeries) {
   ASSERT_FALSE(r.timedOut) << r.err;
   EXPECT_EQ(r.exitCode, 0) << r.out << r.err;
   EXPECT_TRUE(contains(r.out, "diagnostics: ")) << r.out;
+  EXPECT_TRUE(contains(r.out, "every 10 frames, the last of 1 series")) << r.out;
+}
+
+// The fluid scene (fluid_diagnostics.h): frames 0, 5 and 10 of 12 sample; mass, density error, compression, speed.
+TEST(DiagnosticsCli, FluidRunPrintsTheSummaryLineWhenOn) {
+  const ProcessResult on = runGraphsim({"run", "--scene", "fluid", "--backend", "cpu", "--headless", "--particles",
+                                        "2048", "--frames", "12", "--diagnostics-every", "5", "--quiet"},
+                                       300);
+  ASSERT_EQ(on.exitCode, 0) << on.err;
+  EXPECT_TRUE(contains(on.err, "graphsim: diagnostics: 3 samples, frames 0..10: mass ")) << on.err;
+  EXPECT_TRUE(contains(on.err, "kg (change 0.000e+00)")) << on.err;
+  for (const char* part : {"max density error ", "max compression ", "max speed ", "(every 5 frames)"})
+    EXPECT_TRUE(contains(on.err, part)) << part << ":\n" << on.err;
+
+  const ProcessResult byDefault = runGraphsim(
+      {"run", "--scene", "fluid", "--backend", "cpu", "--headless", "--particles", "2048", "--frames", "3", "--quiet"},
+      300);
+  ASSERT_EQ(byDefault.exitCode, 0) << byDefault.err;
+  EXPECT_TRUE(contains(byDefault.err, "graphsim: diagnostics: 1 sample, frames 0..0: ")) << byDefault.err;
+  EXPECT_TRUE(contains(byDefault.err, "(every 10 frames)")) << "run's default K: " << byDefault.err;
+
+  const ProcessResult off = runGraphsim({"run", "--scene", "fluid", "--backend", "cpu", "--headless", "--particles",
+                                         "2048", "--frames", "12", "--diagnostics-every", "0", "--quiet"},
+                                        300);
+  ASSERT_EQ(off.exitCode, 0) << off.err;
+  EXPECT_FALSE(contains(off.err, "diagnostics:")) << off.err;
+}
+
+TEST(DiagnosticsCli, FluidBenchJsonCarriesTheFirstAndLastSample) {
+  const fs::path dir = fs::path(GRAPHSIM_TEST_TMP) / "fluid_diagnostics";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path on = dir / "on.json", off = dir / "off.json";
+  // 12 frames from frame 0 (no warm-up): frames 0, 5, 10 sample.
+  ProcessResult r =
+      runGraphsim({"bench", "--scene", "fluid", "--backend", "cpu", "--particles", "2048", "--frames", "12", "--warmup",
+                   "0", "--sim-only", "--diagnostics-every", "5", "--json", on.string(), "--quiet"},
+                  300);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  std::ifstream in(on);
+  const json j = json::parse(in);
+  ASSERT_TRUE(j.contains("diagnostics")) << j.dump(2);
+  const json& d = j["diagnostics"];
+  EXPECT_EQ(d["every"], 5);
+  EXPECT_EQ(d["samples"], 3);
+  EXPECT_EQ(d["first_frame"], 0);
+  EXPECT_EQ(d["last_frame"], 10);
+  for (const char* end : {"initial", "final"}) {
+    EXPECT_EQ(d[end]["particles"], 2048) << end;
+    EXPECT_GT(d[end]["mass"].get<double>(), 0.0) << end;
+    EXPECT_GE(d[end]["max_density_error"].get<double>(), std::abs(d[end]["max_compression"].get<double>())) << end;
+    EXPECT_LE(d[end]["max_speed"].get<double>(), d["peak"]["max_speed"].get<double>()) << end;
+  }
+  EXPECT_EQ(d["initial"]["mass"], d["final"]["mass"]) << "no particle lost: mass = N m";
+  EXPECT_EQ(d["mass_change"].get<double>(), 0.0);
+  EXPECT_GT(d["final"]["max_speed"].get<double>(), d["initial"]["max_speed"].get<double>()) << "the dam falls";
+  EXPECT_EQ(j["variants"][0]["diagnostics"], d) << "the product row carries the same object";
+  EXPECT_TRUE(contains(r.out, "diagnostics: 3 samples, frames 0..10: mass ")) << r.out;
+
+  // bench's default: no diagnostics (a benchmark measures the frame alone).
+  r = runGraphsim({"bench", "--scene", "fluid", "--backend", "cpu", "--particles", "2048", "--frames", "3", "--warmup",
+                   "0", "--sim-only", "--json", off.string(), "--quiet"},
+                  300);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  std::ifstream inOff(off);
+  const json jOff = json::parse(inOff);
+  EXPECT_FALSE(jOff.contains("diagnostics"));
+  EXPECT_FALSE(jOff["variants"][0].contains("diagnostics"));
+}
+
+TEST(DiagnosticsCli, FluidSoakReportsTheLastSeries) {
+  const ProcessResult r = runGraphsim(
+      {"soak", "--scene", "fluid", "--backend", "cpu", "--particles", "2048", "--frames", "30", "--quiet"}, 300);
+  ASSERT_FALSE(r.timedOut) << r.err;
+  EXPECT_EQ(r.exitCode, 0) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "diagnostics: 3 samples, frames 0..20: mass ")) << r.out;
   EXPECT_TRUE(contains(r.out, "every 10 frames, the last of 1 series")) << r.out;
 }
 

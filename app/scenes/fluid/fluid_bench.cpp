@@ -7,10 +7,16 @@
 // Per variant, besides the common figures: particle_steps_per_second (particles x substeps / s),
 // substeps_per_frame (mean), sort_share (the sort's GPU time over the frame's, from setSortTiming in a separate
 // short pass), gpu_bytes_per_particle (deviceBytes / particles); host_overhead_us.total is the host's median.
+// With --diagnostics-every K > 0 (bench's default is 0: a benchmark measures the frame alone), each variant also
+// carries "diagnostics": the first and last sample of the live diagnostics, their peaks and the mass change
+// (docs/DIAGNOSTICS.md).
 // On the CPU backend only the CPU reference runs; the CUDA variants are listed as not run, with the reason.
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "app/bench/bench_options.h"
 #include "app/bench/bench_producers.h"
@@ -75,12 +81,14 @@ public:
       times_.stepMs = engine_->simMs();
     }
     substeps_.saw(engine_->backend().lastFrame(), warmup_);
+    diagnostics_.update(engine_->backend().diagnostics()); // a few loads of pinned memory on CUDA
     return simDone;
   }
   void waitProduced(std::uint64_t k) override { engine_->waitProduced(k); }
   void finish() override {
     engine_->finish();
     substeps_.saw(engine_->backend().lastFrame(), warmup_);
+    diagnostics_.update(engine_->backend().diagnostics()); // the last frames' sample, now complete
   }
   ProducerTimes lastTimes() const override { return times_; }
   std::optional<double> simGpuMs(std::uint64_t) const override {
@@ -100,6 +108,8 @@ public:
     return j;
   }
   const SubstepLog& substeps() const { return substeps_; }
+  const fluid::FluidDiagnosticsTrack& fluidDiagnostics() const { return diagnostics_; }
+  int diagnosticsEvery() const { return engine_->backend().config().diagnosticsEvery; }
   std::size_t deviceBytes() const { return cuda_ != nullptr ? cuda_->deviceBytes() : 0; }
 
 private:
@@ -108,7 +118,37 @@ private:
   std::uint64_t warmup_;
   ProducerTimes times_;
   SubstepLog substeps_;
+  fluid::FluidDiagnosticsTrack diagnostics_;
 };
+
+nlohmann::ordered_json sumsJson(const fluid::FluidDiagnosticSums& s) {
+  return {{"mass", s.mass},
+          {"particles", s.particles},
+          {"max_density_error", s.maxDensityError},
+          {"max_compression", s.maxCompression},
+          {"max_speed", s.maxSpeed}};
+}
+
+// "diagnostics" (frames counted from the start of the variant, warm-up included) and the table's line; nothing
+// without a sample.
+void addDiagnostics(VariantResult& r, const FluidBenchProducer& p) {
+  const fluid::FluidDiagnosticsTrack& t = p.fluidDiagnostics();
+  if (!t.first() || !t.last()) return;
+  const fluid::FluidDiagnosticSums& peak = t.peak();
+  r.sceneDiagnostics = std::make_shared<const nlohmann::ordered_json>(
+      nlohmann::ordered_json{{"every", p.diagnosticsEvery()},
+                             {"samples", t.samples()},
+                             {"first_frame", t.first()->frame},
+                             {"last_frame", t.last()->frame},
+                             {"initial", sumsJson(t.first()->sums)},
+                             {"final", sumsJson(t.last()->sums)},
+                             {"peak",
+                              {{"max_density_error", peak.maxDensityError},
+                               {"max_compression", peak.maxCompression},
+                               {"max_speed", peak.maxSpeed}}},
+                             {"mass_change", t.massChange()}});
+  r.sceneDiagnosticsLine = t.summary() + " (every " + std::to_string(p.diagnosticsEvery()) + " frames)";
+}
 
 fluid::FluidCudaBackend* cudaOf(FluidEngine& engine) {
   return dynamic_cast<fluid::FluidCudaBackend*>(&engine.backend());
@@ -167,6 +207,7 @@ LoopResult runFluidVariant(const LoopSetup& setup, render::VulkanContext* contex
   v.capture = true;
   LoopResult result = runVariant(v, std::chrono::duration<double>(Clock::now() - built).count());
   addFigures(result.result, producer, sortShare);
+  addDiagnostics(result.result, producer);
   if (medianSubsteps != nullptr) *medianSubsteps = producer.substeps().median();
   result.result.framesInFlight = v.framesInFlight;
   return result;

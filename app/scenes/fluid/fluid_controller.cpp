@@ -57,6 +57,7 @@ bool FluidController::applyTo(fluid::FluidBackend& backend) {
     const bool want = wanted(row.toggle);
     if (backend.enabled(row.toggle) != want) backend.setEnabled(row.toggle, want);
   }
+  if (backend.diagnosticsEnabled() != diagnosticsEnabled_) backend.setDiagnosticsEnabled(diagnosticsEnabled_);
   next.spacing = backend.config().params.spacing;
   if (!applied_ || !sameFluidParams(*applied_, next)) {
     backend.setParams(next);

@@ -8,6 +8,7 @@
 //   particle count    -> FluidBackend::reset (the lattice spacing, and with it h, the radius and the grid, follow
 //                        from the count: the particle radius is derived from the count, not set on its own)
 //   pause             -> frameDt 0: frames keep running (CUDA: the graph and its semaphores go on) with no substep
+//   diagnostics node  -> FluidBackend::setDiagnosticsEnabled (the sampling's switch; docs/DIAGNOSTICS.md)
 #pragma once
 
 #include <cstdint>
@@ -28,6 +29,8 @@ public:
 
   void setParams(const fluid::FluidParams& params) { params_ = params; } // spacing and box are ignored
   void setEnabled(fluid::FluidToggle toggle, bool enabled) { enabled_[static_cast<std::size_t>(toggle)] = enabled; }
+  void setDiagnosticsEnabled(bool enabled) { diagnosticsEnabled_ = enabled; }
+  bool diagnosticsWanted() const { return diagnosticsEnabled_; }
   void setParticles(std::int64_t particles); // std::invalid_argument outside [1, maxParticles]
   void togglePause() { paused_ = !paused_; }
   void requestStep() { stepRequested_ = true; }
@@ -63,6 +66,7 @@ private:
   std::int64_t maxParticles_;
   float frameDt_;
   bool paused_ = false, stepRequested_ = false, resetRequested_ = false, nonFiniteRequested_ = false;
+  bool diagnosticsEnabled_ = true;
   std::optional<fluid::FluidParams> applied_;
   float appliedFrameDt_ = -1;
   std::uint64_t lastCountedFrame_ = UINT64_MAX;

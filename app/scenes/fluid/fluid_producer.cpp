@@ -15,6 +15,7 @@
 #include "app/scenes/fluid/fluid_controls.h"
 #include "app/scenes/fluid/fluid_scene.h"
 #include "app/scenes/fluid/fluid_snapshot.h"
+#include "app/ui/plot_ring.h"
 #include "compute/fluid/fluid_cpu_backend.h"
 #include "render/particle_renderer.h"
 
@@ -136,6 +137,7 @@ public:
   void beginFrame(std::uint64_t k) override {
     controller_.frameDone(engine_->backend().lastFrame());
     advance_ = controller_.applyTo(engine_->backend());
+    pollDiagnostics();
     if (inject_.fault == Fault::NonFinite && k == inject_.frame && !engine_->injectNonFinite())
       throw UsageError("--inject non-finite: the fluid scene injects it on the cpu backend only");
   }
@@ -152,16 +154,26 @@ public:
   double updateHostUs() const override { return engine_->updateHostUs(); }
   UpdateCounters counters() const override { return engine_->backend().counters(); }
   const std::vector<NodeInfo>& nodes() const override { return engine_->backend().nodes(); }
-  // A node is switched by the toggle of its name (obstacle, colour); the other toggles are kernel arguments.
+  // A node is switched by the toggle of its name (obstacle, colour); the other toggles are kernel arguments. The
+  // diagnostics node by the sampling's switch.
   bool nodeTogglable(const NodeInfo& node) const override {
-    return node.togglable && toggleNamed(node.name) != nullptr;
+    return node.togglable && (node.diagnostics || toggleNamed(node.name) != nullptr);
   }
   void setNodeEnabled(const NodeInfo& node, bool enabled) override {
-    if (const fluid::FluidToggleInfo* row = toggleNamed(node.name); row != nullptr && node.togglable)
+    if (node.diagnostics && node.togglable) {
+      controller_.setDiagnosticsEnabled(enabled);
+    } else if (const fluid::FluidToggleInfo* row = toggleNamed(node.name); row != nullptr && node.togglable) {
       controller_.setEnabled(row->toggle, enabled);
+    }
   }
   std::string nodeTooltip(const NodeInfo& node) const override {
     if (!node.togglable) return "cannot be disabled: " + node.whyNotTogglable;
+    if (node.diagnostics) {
+      return "mass, max density error, max compression and max speed every " +
+             std::to_string(engine_->backend().config().diagnosticsEvery) +
+             " frames (Stats: Diagnostics); changes no state.\nOn the GPU the node (after the WHILE node) runs only on "
+             "those frames (enabled for them, disabled after); this box turns the sampling on or off";
+    }
     if (const fluid::FluidToggleInfo* row = toggleNamed(node.name)) return std::string(row->mechanism);
     return {};
   }
@@ -190,6 +202,12 @@ public:
   }
   std::string describeState() const override { return std::to_string(count()) + " particles"; }
   std::string frameDetail() const override { return fluidFrameDetail(engine_->backend()); }
+  std::string diagnosticsSummary() const override {
+    pollDiagnostics(); // after the drain: the last frame's sample may be new
+    const std::string line = diagnostics_.summary();
+    if (line.empty()) return {};
+    return line + " (every " + std::to_string(engine_->backend().config().diagnosticsEvery) + " frames)";
+  }
   SceneState saveState() override { return saveFluidState(engine_->backend(), controller_); }
   void loadState(const SceneState& state) override { loadFluidState(state, engine_->backend(), controller_); }
   nlohmann::json controls() const override { return fluidControls(controller_); }
@@ -204,12 +222,30 @@ private:
   void drawPhysics(PanelLayout& layout);
   void drawToggles(PanelLayout& layout);
   void drawCount(PanelLayout& layout);
+  void drawDiagnostics();
+  // Takes the backend's latest diagnostics sample (never waits); a new one goes into the plots, a new series empties
+  // them. Const: what it updates is a cache of what the backend reported (the summary reads it after the drain).
+  void pollDiagnostics() const {
+    if (!diagnostics_.update(engine_->backend().diagnostics())) return;
+    if (diagnostics_.samples() == 1) {
+      for (PlotRing* ring : {&massChange_, &densityError_, &compression_, &speed_}) ring->clear();
+    }
+    const fluid::FluidDiagnosticSums& s = diagnostics_.last()->sums;
+    massChange_.push(static_cast<float>(diagnostics_.massChange()));
+    densityError_.push(static_cast<float>(100.0 * s.maxDensityError));
+    compression_.push(static_cast<float>(100.0 * s.maxCompression));
+    speed_.push(static_cast<float>(s.maxSpeed));
+  }
 
   std::unique_ptr<FluidEngine> engine_;
   FluidController controller_;
   FaultPlan inject_;
   bool advance_ = true;
   int particlesEdit_ = 0; // the count slider while dragged (applied on release); 0: show the controller's
+  // Diagnostics (docs/DIAGNOSTICS.md): the series' first and latest sample and its peaks, and the last
+  // PlotRing::kSamples values of each quantity for the panel's plots. Filled by pollDiagnostics.
+  mutable fluid::FluidDiagnosticsTrack diagnostics_;
+  mutable PlotRing massChange_, densityError_, compression_, speed_;
 };
 
 void FluidProducer::drawPhysics(PanelLayout& layout) {
@@ -294,6 +330,52 @@ void FluidProducer::drawStats(const FrameStats& stats) {
   } else {
     ImGui::Text("%lld particles%s", static_cast<long long>(count()), controller_.paused() ? " (paused)" : "");
   }
+  drawDiagnostics();
+}
+
+// Mass, max density error, max compression and max speed: the latest values over the last PlotRing::kSamples
+// samples, and each one's peak over the series. A tree node, closed at first; its label carries the compression and
+// the speed.
+void FluidProducer::drawDiagnostics() {
+  const fluid::FluidBackend& backend = engine_->backend();
+  const int every = backend.config().diagnosticsEvery;
+  if (every == 0) {
+    ImGui::TextDisabled("diagnostics off (--diagnostics-every 0)");
+    return;
+  }
+  const std::optional<fluid::FluidDiagnosticsSample>& last = diagnostics_.last();
+  if (!last) {
+    ImGui::TextDisabled(backend.diagnosticsEnabled() ? "diagnostics: no sample yet (paused)"
+                                                     : "diagnostics: off (the Graph section's diagnostics node)");
+    return;
+  }
+  const fluid::FluidDiagnosticSums& s = last->sums;
+  const fluid::FluidDiagnosticSums& peak = diagnostics_.peak();
+  char label[160];
+  std::snprintf(label, sizeof label, "Diagnostics: compression %.2f %%, max speed %.3g m/s, frame %llu%s###diagnostics",
+                100.0 * s.maxCompression, s.maxSpeed, static_cast<unsigned long long>(last->frame),
+                backend.diagnosticsEnabled() ? "" : " (off)");
+  if (!ImGui::TreeNode(label)) return;
+  ImGui::Text("%llu samples every %d frames since frame %llu; %llu particles counted",
+              static_cast<unsigned long long>(diagnostics_.samples()), every,
+              static_cast<unsigned long long>(diagnostics_.first()->frame), s.particles);
+  const auto plot = [&](const char* name, const PlotRing& values, const char* overlay, const char* what) {
+    if (drawPlotRing(name, values, overlay))
+      ImGui::SetTooltip("%s\nover the particles whose position, velocity and density are finite", what);
+  };
+  char overlay[96];
+  std::snprintf(overlay, sizeof overlay, "M %.6g kg  change %+.2e", s.mass, diagnostics_.massChange());
+  plot("mass", massChange_, overlay, "M / M0 - 1, M = m x particles counted (a non-finite particle leaves it)");
+  std::snprintf(overlay, sizeof overlay, "%.3f %%  peak %.3f %%", 100.0 * s.maxDensityError,
+                100.0 * peak.maxDensityError);
+  plot("density error", densityError_, overlay,
+       "max |rho/rho0 - 1| [%]: at the free surface rho is low (missing neighbours), so this stays high");
+  std::snprintf(overlay, sizeof overlay, "%.3f %%  peak %.3f %%", 100.0 * s.maxCompression,
+                100.0 * peak.maxCompression);
+  plot("compression", compression_, overlay, "max (rho/rho0 - 1) [%]: what the stiffness keeps small (~1 %)");
+  std::snprintf(overlay, sizeof overlay, "%.3f m/s  peak %.3f m/s", s.maxSpeed, peak.maxSpeed);
+  plot("max speed", speed_, overlay, "max |v| [m/s]");
+  ImGui::TreePop();
 }
 
 } // namespace

@@ -145,7 +145,9 @@ public:
   SceneSettings defaults() const override {
     SceneSettings s;
     s.scene = "fluid";
-    s.config = FluidConfig{};
+    FluidConfig c;
+    c.diagnosticsEvery = kDefaultDiagnosticsEvery; // run, bench and soak; --diagnostics-every sets it
+    s.config = c;
     return s;
   }
 
@@ -179,6 +181,8 @@ public:
   }
   bool seeded() const override { return false; }
   void setSeed(SceneSettings&, std::uint64_t) const override {}
+  bool hasDiagnostics() const override { return true; }
+  void setDiagnosticsEvery(SceneSettings& s, int every) const override { fluidConfig(s).diagnosticsEvery = every; }
 
   render::Camera initialCamera(const SceneSettings& s) const override {
     if (s.render.cameraGiven) return s.render.camera;

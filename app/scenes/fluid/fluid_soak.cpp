@@ -5,6 +5,8 @@
 // replay). Every checkpoint checks the invariants (particle count, finite, inside the box, no blow-up) and compares
 // the run with the replay: bit for bit on the CPU backend; on CUDA, in bulk (centre of mass and the largest speed,
 // the replay restarting from the CUDA state each time), since WCSPH amplifies float differences within a few frames.
+// The run's live diagnostics (docs/DIAGNOSTICS.md) are polled after every frame: each sample must count every
+// particle (mass N m), and the report ends with the last series' line.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -83,11 +85,18 @@ Bulk bulkOf(const fluid::FluidState& s) {
   return b;
 }
 
+// The replay's config: the run's without diagnostics (they change no state; the run's own are what the report shows).
+fluid::FluidConfig withoutDiagnostics(fluid::FluidConfig config) {
+  config.diagnosticsEvery = 0;
+  return config;
+}
+
 class FluidSoak final : public SceneSoak {
 public:
   FluidSoak(const SceneSettings& settings, const SoakOptions& options, std::int64_t maxCount)
-      : replayBackend_(fluidConfig(settings)), replay_(fluidConfig(settings), maxCount), random_(options.seed),
-        count_(options.count), every_(options.checkpointEvery), exact_(options.backend != BackendKind::Cuda) {
+      : replayBackend_(withoutDiagnostics(fluidConfig(settings))), replay_(fluidConfig(settings), maxCount),
+        random_(options.seed), count_(options.count), every_(options.checkpointEvery),
+        exact_(options.backend != BackendKind::Cuda) {
     nextChange_ = static_cast<std::uint64_t>(random_.between(3, 12));
     nextStructural_ = static_cast<std::uint64_t>(random_.between(200, 400));
   }
@@ -112,6 +121,7 @@ public:
   void afterFrame(std::uint64_t k, SceneProducer& producer, bool checkpoint) override {
     if (replay_.applyTo(replayBackend_)) replayBackend_.stepFrame(k);
     if (checkpoint) check(k, *fluidBackend(producer), fluidController(producer)->particles());
+    pollDiagnostics(k, *fluidBackend(producer));
   }
 
   void printChanges() const override {
@@ -143,6 +153,16 @@ private:
   }
 
   void check(std::uint64_t k, fluid::FluidBackend& run, std::int64_t wanted);
+  void pollDiagnostics(std::uint64_t k, const fluid::FluidBackend& run) {
+    diagnosticsEvery_ = run.config().diagnosticsEvery;
+    if (!diagnostics_.update(run.diagnostics())) return;
+    if (diagnostics_.samples() == 1) ++diagnosticsSeries_;
+    const fluid::FluidDiagnosticsSample& s = *diagnostics_.last();
+    const auto n = static_cast<unsigned long long>(run.config().particles);
+    if (s.sums.particles != n)
+      fail(k, "the diagnostics sample of frame " + std::to_string(s.frame + 1) + " counted " +
+                  std::to_string(s.sums.particles) + " of " + std::to_string(n) + " particles (mass not N m)");
+  }
   void fail(std::uint64_t k, const std::string& what) {
     ++failed_;
     char line[512];
@@ -162,6 +182,9 @@ private:
   std::uint64_t checkpoints_ = 0, failed_ = 0, identical_ = 0, resyncs_ = 0;
   double worstCentre_ = 0, worstSpeed_ = 0;
   std::vector<std::string> failures_;
+  fluid::FluidDiagnosticsTrack diagnostics_; // the run's (not the replay's) samples
+  std::uint64_t diagnosticsSeries_ = 0;
+  int diagnosticsEvery_ = 0;
 };
 
 void FluidSoak::check(std::uint64_t k, fluid::FluidBackend& run, std::int64_t wanted) {
@@ -210,6 +233,16 @@ void FluidSoak::printCheckpoints() const {
     std::printf("checkpoint errors: worst centre of mass %.3e h, worst largest speed %.3e\n", worstCentre_,
                 worstSpeed_);
   for (std::size_t i = 0; i < failures_.size() && i < 10; ++i) std::printf("  failed: %s\n", failures_[i].c_str());
+  // The live diagnostics of the last series: a particle-count change or reset starts a new one. With the soak's
+  // random parameter moves the density error and speed are a record, not a check; the particle count is checked.
+  if (diagnosticsEvery_ == 0) {
+    std::printf("diagnostics: off (--diagnostics-every 0)\n");
+  } else if (diagnostics_.samples() == 0) {
+    std::printf("diagnostics: every %d frames, no sample seen\n", diagnosticsEvery_);
+  } else {
+    std::printf("%s; every %d frames, the last of %llu series\n", diagnostics_.summary().c_str(), diagnosticsEvery_,
+                static_cast<unsigned long long>(diagnosticsSeries_));
+  }
 }
 
 } // namespace

@@ -1,13 +1,18 @@
 // The n-body scene's bench: the product graph (or the CPU backend's loop) and the comparisons of
 // docs/PERFORMANCE.md (event-submit, launch-early, stream, whole-update, reinstantiate, host-copy, serial), in one run.
+#include <chrono>
+#include <cstdio>
 #include <string>
+#include <vector>
 
 #include "app/bench/bench_options.h"
 #include "app/bench/bench_producers.h"
+#include "app/bench/bench_report.h"
 #include "app/bench/bench_support.h"
 #include "app/run/open_devices.h"
 #include "app/run/signals.h"
 #include "app/scenes/nbody/nbody_parts.h"
+#include "compute/cuda_backend.h"
 #include "compute/cuda_device.h"
 #include "render/driver_info.h"
 #include "render/vulkan_context.h"
@@ -81,12 +86,101 @@ std::optional<std::string> whyNotRun(BenchVariant v, const BenchOptions& options
   return std::nullopt;
 }
 
+// --gpus (docs/MULTI-GPU.md): the compute-only frame on the first GPU alone and on all of them, each timed over the
+// bench's warm-up and frames with a wait per frame (wall time: every GPU's graph included), then three profiled
+// frames for the collectives' share. The scaling table goes to the notes and the JSON's "multi_gpu".
+struct ScalingRow {
+  std::vector<int> gpus;
+  double frameMs = 0;                     // median wall time of step(): launch to every GPU done
+  std::vector<double> gpuMs;              // per GPU, median of its graph's events
+  std::vector<double> gatherMs, reduceMs; // per GPU, one profiled frame: all-gathers and force reductions
+};
+
+ScalingRow measureScaling(const BenchOptions& options, const std::vector<int>& gpus) {
+  SceneConfig config = options.scene.sim;
+  config.diagnosticsEvery = 0;
+  CudaBackend sim(config, gpus, nullptr, options.waitTimeout);
+  ScalingRow row;
+  row.gpus = gpus;
+  std::vector<double> wall;
+  std::vector<std::vector<double>> perGpu(gpus.size());
+  std::uint64_t k = 0;
+  for (std::uint64_t i = 0; i < options.warmup + options.frames && !interruptRequested(); ++i, ++k) {
+    const auto t0 = BenchClock::now();
+    sim.step();
+    if (i < options.warmup) continue;
+    wall.push_back(std::chrono::duration<double, std::milli>(BenchClock::now() - t0).count());
+    const std::vector<double> ms = sim.gpuMs(k);
+    for (std::size_t g = 0; g < ms.size(); ++g) perGpu[g].push_back(ms[g]);
+  }
+  row.frameMs = median(wall);
+  for (auto& ms : perGpu) row.gpuMs.push_back(median(ms));
+  sim.setProfiling(true);
+  for (int i = 0; i < 3 && !interruptRequested(); ++i) sim.step();
+  row.gatherMs.assign(gpus.size(), 0.0);
+  row.reduceMs.assign(gpus.size(), 0.0);
+  for (const NodeInfo& n : sim.nodes()) {
+    if (n.type != "nccl" || n.ms < 0) continue;
+    std::size_t g = 0;
+    for (std::size_t r = 1; r < gpus.size(); ++r) {
+      if (n.name.find("@gpu" + std::to_string(gpus[r])) != std::string::npos) g = r;
+    }
+    (n.name.rfind("reduce", 0) == 0 ? row.reduceMs : row.gatherMs)[g] += n.ms;
+  }
+  return row;
+}
+
+void runScaling(const BenchOptions& options, const std::vector<int>& gpus, BenchReport& report) {
+  const ScalingRow one = measureScaling(options, {gpus.front()});
+  const ScalingRow all = measureScaling(options, gpus);
+  const double speedup = all.frameMs > 0 ? one.frameMs / all.frameMs : 0.0;
+  const double efficiency = speedup / static_cast<double>(gpus.size());
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  char line[256];
+  for (const ScalingRow* r : {&one, &all}) {
+    nlohmann::ordered_json perGpu = nlohmann::ordered_json::array();
+    for (std::size_t g = 0; g < r->gpus.size(); ++g) {
+      perGpu.push_back({{"gpu", r->gpus[g]},
+                        {"sim_ms", r->gpuMs[g]},
+                        {"all_gather_ms", r->gatherMs[g]},
+                        {"force_reduction_ms", r->reduceMs[g]}});
+      std::snprintf(line, sizeof line,
+                    "%zu GPU(s): GPU %d graph %.3f ms (all-gathers %.3f ms, force reductions %.3f ms, one profiled "
+                    "frame)",
+                    r->gpus.size(), r->gpus[g], r->gpuMs[g], r->gatherMs[g], r->reduceMs[g]);
+      report.notes.emplace_back(line);
+    }
+    rows.push_back({{"gpus", r->gpus.size()}, {"frame_ms", r->frameMs}, {"per_gpu", std::move(perGpu)}});
+  }
+  std::snprintf(line, sizeof line,
+                "scaling, compute-only, %lld bodies: 1 GPU %.3f ms/frame, %zu GPUs %.3f ms/frame: %.2fx, "
+                "efficiency %.1f %%",
+                static_cast<long long>(options.scene.sim.bodies), one.frameMs, gpus.size(), all.frameMs, speedup,
+                efficiency * 100.0);
+  report.notes.emplace_back(line);
+  report.multiGpu = {{"gpus", gpus},
+                     {"bodies", options.scene.sim.bodies},
+                     {"rows", std::move(rows)},
+                     {"speedup", speedup},
+                     {"efficiency", efficiency},
+                     {"all_gather_bytes_per_gpu_per_substep", options.scene.sim.bodies * 16}};
+}
+
 void runCuda(const BenchOptions& options, BenchReport& report) {
   const CudaDeviceList cuda = listCudaDevices();
-  const CudaDeviceInfo& info = cudaDeviceFor(options, cuda);
+  std::vector<int> gpus;
+  if (options.gpus) gpus = resolveGpus(*options.gpus, cuda);
+  BenchOptions single = options;
+  if (!gpus.empty()) single.gpu = gpus.front();
+  const CudaDeviceInfo& info = cudaDeviceFor(single, cuda);
   describeCuda(report, info, cuda);
+  if (gpus.size() > 1) {
+    runScaling(options, gpus, report);
+    if (interruptRequested()) return;
+  }
 
   LoopSetup setup{&options, info.index, report.interactionsPerFrame, nullptr, "graph", options.scene.render.camera};
+  if (gpus.size() > 1) setup.gpus = gpus;
   if (options.simOnly) {
     addRun(report, runCudaSimOnlyLoop(setup), "graph",
            "compute-only graph (no semaphore nodes, no rendering), launched back to back", 0);
@@ -120,6 +214,12 @@ void runCuda(const BenchOptions& options, BenchReport& report) {
   for (BenchVariant v : options.variants) {
     if (v == BenchVariant::Graph) continue; // the product path, already run
     const std::string name(benchVariantName(v));
+    if (setup.gpus.size() > 1) {
+      report.variants.push_back(skippedVariant(name, describe(v, options.framesInFlight),
+                                               "the comparison variants run on one GPU; --gpus measures the "
+                                               "product path and the scaling table"));
+      continue;
+    }
     if (const std::optional<std::string> why = whyNotRun(v, options, &path)) {
       report.variants.push_back(skippedVariant(name, describe(v, options.framesInFlight), *why));
       continue;

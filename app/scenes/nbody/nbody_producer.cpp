@@ -2,9 +2,6 @@
 
 #include <imgui.h>
 
-#include <algorithm>
-#include <array>
-#include <cfloat>
 #include <cstdio>
 #include <string>
 
@@ -13,6 +10,7 @@
 #include "app/scenes/nbody/nbody_controls.h"
 #include "app/scenes/nbody/nbody_scene.h"
 #include "app/scenes/nbody/nbody_snapshot.h"
+#include "app/ui/plot_ring.h"
 #include "render/render_types.h"
 
 namespace graphsim::app {
@@ -119,13 +117,15 @@ private:
   // empties it. Const: what it updates is a cache of what the backend reported (the summary reads it after the drain).
   void pollDiagnostics() const {
     if (!diagnostics_.update(sim_->backend().diagnostics())) return;
-    if (diagnostics_.samples() == 1) plotCount_ = plotNext_ = 0;
+    if (diagnostics_.samples() == 1) {
+      energyDrift_.clear();
+      momentumDrift_.clear();
+      angularDrift_.clear();
+    }
     const DiagnosticsDrift d = diagnostics_.drift();
-    energyDrift_[plotNext_] = static_cast<float>(d.energy);
-    momentumDrift_[plotNext_] = static_cast<float>(d.momentum);
-    angularDrift_[plotNext_] = static_cast<float>(d.angularMomentum);
-    plotNext_ = (plotNext_ + 1) % kPlotSamples;
-    plotCount_ = std::min(plotCount_ + 1, kPlotSamples);
+    energyDrift_.push(static_cast<float>(d.energy));
+    momentumDrift_.push(static_cast<float>(d.momentum));
+    angularDrift_.push(static_cast<float>(d.angularMomentum));
   }
 
   std::unique_ptr<SimProducer> sim_;
@@ -135,11 +135,9 @@ private:
   int bodiesEdit_ = 0; // structural sliders while dragged (applied on release); 0: show the controller's value
   int substepsEdit_ = 0;
   // Diagnostics (docs/DIAGNOSTICS.md): the series' first and latest sample, and the relative drift of the last
-  // kPlotSamples samples for the panel's plots, in a ring (nothing allocates per frame). Filled by pollDiagnostics.
-  static constexpr std::size_t kPlotSamples = 300;
+  // PlotRing::kSamples samples for the panel's plots (nothing allocates per frame). Filled by pollDiagnostics.
   mutable DiagnosticsTrack diagnostics_;
-  mutable std::array<float, kPlotSamples> energyDrift_{}, momentumDrift_{}, angularDrift_{};
-  mutable std::size_t plotCount_ = 0, plotNext_ = 0;
+  mutable PlotRing energyDrift_, momentumDrift_, angularDrift_;
 };
 
 void NBodyProducer::drawParameters(const FrameStats& stats, PanelLayout& layout) {
@@ -208,7 +206,7 @@ void NBodyProducer::drawStats(const FrameStats& stats) {
 }
 
 // Energy, |P| and |L|: the latest values and the drift of each against the series' first sample (E/E0 - 1; |P - P0|
-// and |L - L0| against sum m|v| and sum m|x x v|, since P0 ~ 0), over the last kPlotSamples samples. A tree node,
+// and |L - L0| against sum m|v| and sum m|x x v|, since P0 ~ 0), over the last PlotRing::kSamples samples. A tree node,
 // closed at first (the Actions section stays where it was): its label carries the energy drift.
 void NBodyProducer::drawDiagnostics() {
   const int every = sim_->backend().config().diagnosticsEvery;
@@ -230,14 +228,10 @@ void NBodyProducer::drawDiagnostics() {
   if (!ImGui::TreeNode(label)) return;
   ImGui::Text("%llu samples every %d frames since frame %llu", static_cast<unsigned long long>(diagnostics_.samples()),
               every, static_cast<unsigned long long>(diagnostics_.first()->frame));
-  const int offset = static_cast<int>(plotCount_ < kPlotSamples ? 0 : plotNext_);
-  const auto plot = [&](const char* name, const std::array<float, kPlotSamples>& values, const char* format,
-                        double value, double drift) {
+  const auto plot = [&](const char* name, const PlotRing& values, const char* format, double value, double drift) {
     char overlay[96];
     std::snprintf(overlay, sizeof overlay, format, value, drift);
-    ImGui::PlotLines(name, values.data(), static_cast<int>(plotCount_), offset, overlay, FLT_MAX, FLT_MAX,
-                     ImVec2(0, 40));
-    if (ImGui::IsItemHovered())
+    if (drawPlotRing(name, values, overlay))
       ImGui::SetTooltip(
           "drift against the series' first sample: E/E0 - 1; |P - P0| / sum m|v|; |L - L0| / sum "
           "m|x x v|\n(P0 is ~0: the presets are centred). K %.6g, U %.6g",

@@ -145,7 +145,8 @@ public:
     SceneConfig sim = s.sim;
     sim.maxBodies = capacity;
     std::unique_ptr<SimProducer> producer =
-        r.cuda ? makeCudaProducer(sim, *r.renderer, r.cudaDevice, r.waitTimeout, r.inject)
+        r.cuda ? makeCudaProducer(sim, *r.renderer, r.gpus.empty() ? std::vector<int>{r.cudaDevice} : r.gpus,
+                                  r.waitTimeout, r.inject)
                : makeCpuProducer(sim, r.renderer, r.inject);
     return makeNBodyProducer(std::move(producer), s, capacity, r.inject);
   }

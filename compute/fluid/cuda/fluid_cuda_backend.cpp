@@ -67,6 +67,12 @@ void FluidCudaBackend::Impl::allocateState() {
     void* onDevice = nullptr;
     CUDA_CHECK(cudaHostGetDevicePointer(&onDevice, report.get(), 0));
     d_report = static_cast<gpu::HostReport*>(onDevice);
+    diagnosticsState = cuda::DeviceArray<gpu::FluidDiagnosticsDeviceState>(1);
+    CUDA_CHECK(cudaMemset(diagnosticsState.get(), 0, sizeof(gpu::FluidDiagnosticsDeviceState)));
+    diagnosticsReport = cuda::PinnedArray<gpu::FluidDiagnosticsHostReport>(1, cudaHostAllocMapped);
+    std::memset(static_cast<void*>(diagnosticsReport.get()), 0, sizeof(gpu::FluidDiagnosticsHostReport));
+    CUDA_CHECK(cudaHostGetDevicePointer(&onDevice, diagnosticsReport.get(), 0));
+    d_diagnosticsReport = static_cast<gpu::FluidDiagnosticsHostReport*>(onDevice);
   }
   if (renderBuffers.empty()) computeOutput = cuda::DeviceArray<float4>(n);
   layout = gpu::scratchLayout(static_cast<int>(n), grid);
@@ -93,6 +99,36 @@ void FluidCudaBackend::Impl::uploadInitialState() {
   *report.get() = gpu::HostReport{};
   report.get()->blowUp = gpu::kNoBlowUp;
   blowUp.reset();
+  clearDiagnostics();
+}
+
+void FluidCudaBackend::Impl::clearDiagnostics() {
+  static_cast<volatile gpu::FluidDiagnosticsHostReport*>(diagnosticsReport.get())->seq = 0;
+  ++diagnosticsSeries;
+  diagnostics.reset();
+  diagnosticsFirstPending = true;
+}
+
+void FluidCudaBackend::Impl::harvestDiagnostics() const {
+  const volatile gpu::FluidDiagnosticsHostReport* h = diagnosticsReport.get();
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    const unsigned long long s1 = h->seq;
+    if (s1 == 0) return;
+    std::atomic_thread_fence(std::memory_order_acquire);
+    FluidDiagnosticsSample sample;
+    sample.frame = h->frame;
+    sample.series = diagnosticsSeries;
+    sample.sums.mass = h->sums.mass;
+    sample.sums.maxDensityError = h->sums.maxDensityError;
+    sample.sums.maxCompression = h->sums.maxCompression;
+    sample.sums.maxSpeed = h->sums.maxSpeed;
+    sample.sums.particles = h->sums.particles;
+    std::atomic_thread_fence(std::memory_order_acquire);
+    if ((s1 & 1) == 0 && h->seq == s1) {
+      diagnostics = sample;
+      return;
+    }
+  }
 }
 
 void FluidCudaBackend::Impl::synchronize() const {
@@ -310,6 +346,20 @@ std::optional<FluidBlowUp> FluidCudaBackend::blowUp() const {
   return m.blowUp;
 }
 
+void FluidCudaBackend::setDiagnosticsEnabled(bool enabled) {
+  Impl& m = *impl_;
+  if (m.diagnosticsOn == enabled) return;
+  m.diagnosticsOn = enabled; // the schedule's: the next launch enables or disables the node as it samples or not
+  m.nodesStale = true;
+}
+
+bool FluidCudaBackend::diagnosticsEnabled() const { return impl_->diagnosticsOn; }
+
+std::optional<FluidDiagnosticsSample> FluidCudaBackend::diagnostics() const {
+  impl_->harvestDiagnostics();
+  return impl_->diagnostics;
+}
+
 UpdateCounters FluidCudaBackend::counters() const { return impl_->counters; }
 const FluidConfig& FluidCudaBackend::config() const { return impl_->config; }
 const FluidCudaOptions& FluidCudaBackend::options() const { return impl_->options; }
@@ -359,7 +409,7 @@ std::size_t FluidCudaBackend::deviceBytes() const {
   const Impl& m = *impl_;
   // The compute-only render target stands in for the render buffers: excluded, as they are.
   return m.pos.bytes() + m.vel.bytes() + m.rhoP.bytes() + m.layout.bytes + sizeof(gpu::FrameControl) +
-         sizeof(gpu::BlowUpState);
+         sizeof(gpu::BlowUpState) + sizeof(gpu::FluidDiagnosticsDeviceState);
 }
 
 void FluidCudaBackend::dumpGraphDot(const std::filesystem::path& path) const {
@@ -392,6 +442,15 @@ const std::vector<NodeInfo>& FluidCudaBackend::nodes() const {
       add("sort", "child graph: CUB radix sort, " + std::to_string(m.sortChildNodes) + " nodes" + where, false, true,
           "child graph nodes cannot be disabled (only kernel, memset and memcpy nodes)");
       add("clear_cells", "memset" + where, false, true, "the cell table must be cleared every substep");
+      continue;
+    }
+    if (k.step == Step::Diagnostics) {
+      NodeInfo& n = m.nodes.emplace_back();
+      n.name = kDiagnosticsNodeName;
+      n.type = "kernel (on sampling frames)";
+      n.togglable = true;
+      n.enabled = m.diagnosticsOn;
+      n.diagnostics = true;
       continue;
     }
     if (k.step == Step::FrameBegin && loop) {

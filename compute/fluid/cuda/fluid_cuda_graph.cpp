@@ -115,6 +115,8 @@ void FluidCudaBackend::Impl::build() {
   } else {
     for (int s = 0; s < options.fixedSubsteps; ++s) addSubstep(g, deps, s);
   }
+  // The state the frame ended with, before anything reads it for the render; disabled except on sampling frames.
+  if (config.diagnosticsEvery > 0) addKernel(g, deps, Step::Diagnostics, -1);
   addKernel(g, deps, Step::WriteRender, -1);
   addKernel(g, deps, Step::Colour, -1);
   addKernel(g, deps, Step::Report, -1);
@@ -153,6 +155,11 @@ void FluidCudaBackend::Impl::instantiate(const std::string& why) {
 void FluidCudaBackend::Impl::afterInstantiate() {
   applyToggle(FluidToggle::Obstacle, false); // a fresh exec has every node enabled
   applyToggle(FluidToggle::Colour, false);
+  for (const KernelNode& k : kernels) {
+    if (k.step == Step::Diagnostics)
+      CUDA_CHECK_CTX(cudaGraphNodeSetEnabled(exec.get(), k.node, 0), "disabling node diagnostics");
+  }
+  diagnosticsExecEnabled = false;
   CUDA_CHECK(cudaGraphUpload(exec.get(), stream.get()));
   instantiateSort();
 }
@@ -212,6 +219,7 @@ void FluidCudaBackend::Impl::launchGraph(std::uint64_t k) {
   begin.applied = b;
   if (settingsDirty) applyChangedSpecs();
   settingsDirty = false;
+  prepareDiagnostics(k);
   updates.end();
   const nvtx::Range launching(nvtx::Phase::GraphLaunch, k);
   CUDA_CHECK_CTX(cudaGraphLaunch(exec.get(), stream.get()), "launching fluid frame " + std::to_string(k));
@@ -246,6 +254,7 @@ void FluidCudaBackend::Impl::launchHostDecided(std::uint64_t k) {
       launchSpec(spec(s), gpu::stepName(s));
     }
   }
+  if (prepareDiagnostics(k)) launchSpec(spec(Step::Diagnostics), "diagnostics");
   launchSpec(spec(Step::WriteRender), "write_render");
   if (settings.enabled[static_cast<int>(FluidToggle::Colour)]) launchSpec(spec(Step::Colour), "colour");
   launchSpec(spec(Step::Report), "report");
@@ -255,6 +264,24 @@ void FluidCudaBackend::Impl::launchHostDecided(std::uint64_t k) {
     sp.params.fence.value = protocol.simDoneSignalled(k);
     CUDA_CHECK(cudaSignalExternalSemaphoresAsync(&sd, &sp, 1, stream.get()));
   }
+}
+
+// ---- live diagnostics ----
+bool FluidCudaBackend::Impl::diagnosticsSample(std::uint64_t k) const {
+  return config.diagnosticsEvery > 0 &&
+         fluidDiagnosticsDue(k, config.diagnosticsEvery, diagnosticsFirstPending, diagnosticsOn, settings.frameDt);
+}
+
+bool FluidCudaBackend::Impl::prepareDiagnostics(std::uint64_t k) {
+  const bool sample = diagnosticsSample(k);
+  if (sample) diagnosticsFirstPending = false;
+  for (const KernelNode& n : kernels) { // none in HostDecided: the caller launches the kernel itself
+    if (n.step != Step::Diagnostics || sample == diagnosticsExecEnabled) continue;
+    CUDA_CHECK_CTX(cudaGraphNodeSetEnabled(exec.get(), n.node, sample ? 1u : 0u),
+                   std::string(sample ? "enabling" : "disabling") + " node diagnostics");
+    diagnosticsExecEnabled = sample;
+  }
+  return sample;
 }
 
 void FluidCudaBackend::Impl::launch(std::uint64_t k) {

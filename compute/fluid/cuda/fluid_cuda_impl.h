@@ -57,6 +57,15 @@ struct FluidCudaBackend::Impl {
   cuda::PinnedArray<gpu::HostReport> report; // mapped
   gpu::HostReport* d_report = nullptr;
   cuda::PinnedArray<gpu::FrameControl> hostCtrl; // HostDecided: the control block read back after each substep
+  // Live diagnostics (docs/DIAGNOSTICS.md): the node's device state (zeroed once), the mapped pinned sample it writes,
+  // the schedule (the panel's switch, whether a new series still waits for its first sample, the exec's enable state
+  // of the node) and the latest sample read back.
+  cuda::DeviceArray<gpu::FluidDiagnosticsDeviceState> diagnosticsState;
+  cuda::PinnedArray<gpu::FluidDiagnosticsHostReport> diagnosticsReport; // mapped
+  gpu::FluidDiagnosticsHostReport* d_diagnosticsReport = nullptr;
+  bool diagnosticsOn = true, diagnosticsFirstPending = true, diagnosticsExecEnabled = false;
+  std::uint64_t diagnosticsSeries = 0;
+  mutable std::optional<FluidDiagnosticsSample> diagnostics;
 
   // Scratch: preallocated, or (GraphMemoryNodes) the address the alloc node returned.
   gpu::ScratchLayout layout;
@@ -96,6 +105,8 @@ struct FluidCudaBackend::Impl {
     d.ctrl = ctrl.get();
     d.blowUp = blowUpState.get();
     d.report = d_report;
+    d.diagnostics = diagnosticsState.get();
+    d.diagnosticsReport = d_diagnosticsReport;
     d.n = static_cast<int>(config.particles);
     if (renderBuffers.empty()) {
       d.outputs.out[0] = computeOutput.get();
@@ -142,6 +153,15 @@ struct FluidCudaBackend::Impl {
   // A standalone exec of the captured sort, for the stream launches and the sort timing. Not with graph memory
   // nodes: there the sort's buffers exist only while the frame graph runs (and CUDA refuses to instantiate it).
   void instantiateSort();
+  // ---- live diagnostics ----
+  // Whether frame k samples (fluidDiagnosticsDue with the settings the launch uses); nothing changes.
+  bool diagnosticsSample(std::uint64_t k) const;
+  // Graph launches: enables the node on a frame that samples, disables it on the next (not counted: the schedule's,
+  // not an edit). Returns whether frame k samples.
+  bool prepareDiagnostics(std::uint64_t k);
+  // A reset: no launch runs (the caller synchronised); the report is cleared and a new series starts.
+  void clearDiagnostics();
+  void harvestDiagnostics() const; // the report's sample if one is complete; never a CUDA call, never a wait
   // ---- per-frame updates ----
   // Sets the exec's nodes of a node toggle (obstacle: every substep's obstacle node; colour) to the wanted state.
   void applyToggle(FluidToggle toggle, bool counted);

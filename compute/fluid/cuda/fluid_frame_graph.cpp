@@ -27,6 +27,7 @@ const char* stepName(Step s) {
   case Step::WriteRender: return "write_render";
   case Step::Colour: return "colour";
   case Step::Report: return "report";
+  case Step::Diagnostics: return kDiagnosticsNodeName;
   }
   return "?";
 }
@@ -101,6 +102,9 @@ KernelSpec specFor(Step step, const DeviceState& d, const Scratch& s, const Fram
     return colourSpec(
         {d.vel, d.rhoP, d.ctrl, d.outputs, d.n, f.colourBy == ColourBy::Density ? 1 : 0, f.colourScale, p.restDensity});
   case Step::Report: return reportSpec({d.ctrl, d.blowUp, d.report});
+  case Step::Diagnostics:
+    return fluidDiagnosticsSpec(
+        {d.pos, d.vel, d.rhoP, d.ctrl, d.diagnostics, d.diagnosticsReport, d.n, p.restDensity, particleMass(p), 0});
   }
   throw std::logic_error("specFor: unknown step");
 }

@@ -3,7 +3,7 @@
 //
 //   [alloc scratch]? -> [wait renderDone] -> frame_begin -> WHILE { cfl -> cell_keys -> sort (child graph: CUB)
 //     -> clear_cells (memset) -> cell_ranges -> reorder -> density -> forces -> integrate -> obstacle -> walls
-//     -> condition } -> write_render -> colour -> report -> [free scratch]? -> [signal simDone]
+//     -> condition } -> [diagnostics]? -> write_render -> colour -> report -> [free scratch]? -> [signal simDone]
 //
 // FixedSubsteps unrolls the body S times instead of the WHILE node; HostDecided launches the same specs on a stream.
 #pragma once
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "compute/cuda/cuda_handles.h"
+#include "compute/fluid/cuda/fluid_diagnostics_kernel.h"
 #include "compute/fluid/cuda/fluid_kernels.h"
 #include "compute/fluid/fluid_backend.h"
 #include "compute/fluid/fluid_cuda_backend.h"
@@ -36,7 +37,8 @@ enum class Step : int {
   Condition,
   WriteRender,
   Colour,
-  Report
+  Report,
+  Diagnostics // the live diagnostics (config.diagnosticsEvery > 0): enabled only on the frames that sample
 };
 const char* stepName(Step s);
 
@@ -69,6 +71,8 @@ struct DeviceState {
   FrameControl* ctrl = nullptr;
   BlowUpState* blowUp = nullptr;
   HostReport* report = nullptr; // device pointer of the mapped pinned report
+  FluidDiagnosticsDeviceState* diagnostics = nullptr;
+  FluidDiagnosticsHostReport* diagnosticsReport = nullptr; // device pointer of the mapped pinned sample
   OutputArgs outputs{};
   int n = 0;
 };
