@@ -112,8 +112,8 @@ Collectives::Collectives(const std::vector<int>& devices) : impl_(std::make_uniq
   const ncclResult_t r = nccl().commInitAll(impl_->comms.data(), static_cast<int>(devices.size()), devices.data());
   if (r != ncclSuccess) {
     impl_->comms.clear();
-    throw EnvironmentError(std::string("NCCL could not set up the GPUs (ncclCommInitAll: ") +
-                           nccl().getErrorString(r) + "; NCCL_DEBUG=WARN prints NCCL's reason)");
+    throw EnvironmentError(std::string("NCCL could not set up the GPUs (ncclCommInitAll: ") + nccl().getErrorString(r) +
+                           "; NCCL_DEBUG=WARN prints NCCL's reason)");
   }
 }
 
@@ -178,7 +178,8 @@ std::vector<Graph> Collectives::capture(const std::vector<cudaStream_t>& streams
 
 void Collectives::issue(const std::vector<cudaStream_t>& streams,
                         const std::function<void(int, cudaStream_t)>& record) const {
-  if (static_cast<int>(streams.size()) != ranks()) throw std::invalid_argument("Collectives::issue: one stream per rank");
+  if (static_cast<int>(streams.size()) != ranks())
+    throw std::invalid_argument("Collectives::issue: one stream per rank");
   NCCL_CHECK(nccl().groupStart(), nullptr);
   try {
     for (int r = 0; r < ranks(); ++r) record(r, streams[static_cast<std::size_t>(r)]);
@@ -191,14 +192,14 @@ void Collectives::issue(const std::vector<cudaStream_t>& streams,
 
 void Collectives::allGatherFloats(int rank, float* buffer, std::size_t count, cudaStream_t stream) const {
   ncclComm_t c = impl_->comms.at(static_cast<std::size_t>(rank));
-  NCCL_CHECK(nccl().allGather(buffer + static_cast<std::size_t>(rank) * count, buffer, count, ncclFloat32, c, stream), c);
+  NCCL_CHECK(nccl().allGather(buffer + static_cast<std::size_t>(rank) * count, buffer, count, ncclFloat32, c, stream),
+             c);
 }
 
-void Collectives::reduceScatterSum(int rank, unsigned long long* buffer, std::size_t count,
-                                   cudaStream_t stream) const {
+void Collectives::reduceScatterSum(int rank, unsigned long long* buffer, std::size_t count, cudaStream_t stream) const {
   ncclComm_t c = impl_->comms.at(static_cast<std::size_t>(rank));
-  NCCL_CHECK(nccl().reduceScatter(buffer, buffer + static_cast<std::size_t>(rank) * count, count, ncclUint64, ncclSum, c,
-                               stream),
+  NCCL_CHECK(nccl().reduceScatter(buffer, buffer + static_cast<std::size_t>(rank) * count, count, ncclUint64, ncclSum,
+                                  c, stream),
              c);
 }
 
@@ -216,9 +217,10 @@ std::string ncclVersionText() { return "none (graphsim was built without NCCL)";
 struct Collectives::Impl {};
 
 Collectives::Collectives(const std::vector<int>& devices) {
-  throw EnvironmentError("more than one GPU (" + std::to_string(devices.size()) +
-                         " asked for) needs NCCL, and this graphsim was built without it: install NCCL (libnccl-dev, or "
-                         "the CUDA toolkit's) and configure again (docs/MULTI-GPU.md)");
+  throw EnvironmentError(
+      "more than one GPU (" + std::to_string(devices.size()) +
+      " asked for) needs NCCL, and this graphsim was built without it: install NCCL (libnccl-dev, or "
+      "the CUDA toolkit's) and configure again (docs/MULTI-GPU.md)");
 }
 Collectives::~Collectives() = default;
 int Collectives::ranks() const { return 0; }

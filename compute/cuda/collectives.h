@@ -24,7 +24,7 @@ struct NcclError : ApiError {
   using ApiError::ApiError;
 };
 
-bool ncclBuiltIn();           // whether this build has NCCL
+bool ncclBuiltIn();            // whether this build has NCCL
 std::string ncclVersionText(); // "2.28.9" (of the library loaded), or why there is none
 
 class Collectives {

@@ -406,7 +406,18 @@ struct CudaBackend::Impl {
                                             params.colourScale};
       cuda::startLeapfrogOnDevice(fresh.view(), start, on != nullptr ? on : stream.get());
       if (on == nullptr) synchronize();
-      else CUDA_CHECK(cudaStreamSynchronize(on)); // plain kernels on a fresh state: cannot hang
+      else waitForStream(on, "the leapfrog start");
+    }
+  }
+
+  // Bounded wait for one stream of this backend's set-up work (`what`: "the leapfrog start").
+  void waitForStream(cudaStream_t s, const std::string& what) const {
+    const bool done = cuda::pollCudaUntilDone([&] { return cudaStreamQuery(s); }, "cudaStreamQuery",
+                                              [&] { return what + " failed"; }, Clock::now() + waitTimeout);
+    if (!done) {
+      throw TimeoutError(
+          "CUDA side stalled: " + what + " did not complete within " + std::to_string(waitTimeout.count()) + " ms",
+          TimeoutError::Side::Cuda);
     }
   }
 
@@ -449,15 +460,8 @@ struct CudaBackend::Impl {
       // sets up its connections outside the capture.
       collectives->issue(streams, record);
       for (std::size_t r = 0; r < streams.size(); ++r) {
-        const std::string gpu = "GPU " + std::to_string(collectives->device(static_cast<int>(r)));
-        const bool done = cuda::pollCudaUntilDone([&] { return cudaStreamQuery(streams[r]); }, "cudaStreamQuery",
-                                                  [&] { return "the NCCL warm-up on " + gpu + " failed"; },
-                                                  Clock::now() + waitTimeout);
-        if (!done) {
-          throw TimeoutError("CUDA side stalled: the NCCL warm-up on " + gpu + " did not complete within " +
-                                 std::to_string(waitTimeout.count()) + " ms",
-                             TimeoutError::Side::Cuda);
-        }
+        waitForStream(streams[r],
+                      "the NCCL warm-up on GPU " + std::to_string(collectives->device(static_cast<int>(r))));
       }
       std::vector<cuda::Graph> graphs = collectives->capture(streams, record);
       for (int r = 0; r < R; ++r) {

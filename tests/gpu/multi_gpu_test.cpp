@@ -27,7 +27,7 @@ namespace {
     const ::graphsim::CudaDeviceList listForSkip_ = ::graphsim::listCudaDevices();                                     \
     if (listForSkip_.devices.size() < 2)                                                                               \
       GTEST_SKIP() << "needs two CUDA devices; this machine has " << listForSkip_.devices.size()                       \
-                   << (listForSkip_.devices.empty() ? " (" + listForSkip_.whyNone + ")" : std::string());            \
+                   << (listForSkip_.devices.empty() ? " (" + listForSkip_.whyNone + ")" : std::string());              \
   } while (false)
 
 struct Frames {
