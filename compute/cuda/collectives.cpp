@@ -136,21 +136,30 @@ std::vector<Graph> Collectives::capture(const std::vector<cudaStream_t>& streams
   if (static_cast<int>(streams.size()) != n) throw std::invalid_argument("Collectives::capture: one stream per rank");
   int begun = 0;
   std::vector<Graph> graphs(static_cast<std::size_t>(n));
-  // On a throw half-way, every capture that began is ended (its graph discarded), so no stream stays capturing.
+  // Every capture that began is ended, also after a failure (no stream may stay capturing); then the first failure
+  // is reported. keep == false: after a throw half-way, the graphs are discarded.
   const auto endCaptures = [&](bool keep) {
+    cudaError_t first = cudaSuccess;
+    int failedRank = 0;
     for (int r = 0; r < begun; ++r) {
       cudaGraph_t g = nullptr;
-      const cudaError_t sd = cudaSetDevice(device(r));
-      const cudaError_t e = cudaStreamEndCapture(streams[static_cast<std::size_t>(r)], &g);
-      if (keep) {
-        CUDA_CHECK_CTX(sd, "capturing the collectives");
-        CUDA_CHECK_CTX(e, "ending the capture of rank " + std::to_string(r) + "'s collectives");
+      cudaError_t e = cudaSetDevice(device(r));
+      if (e == cudaSuccess) e = cudaStreamEndCapture(streams[static_cast<std::size_t>(r)], &g);
+      if (e == cudaSuccess && keep) {
         graphs[static_cast<std::size_t>(r)] = Graph(g);
       } else if (g != nullptr) {
         (void)cudaGraphDestroy(g);
       }
+      if (e != cudaSuccess && first == cudaSuccess) {
+        first = e;
+        failedRank = r;
+      }
     }
     (void)cudaGetLastError();
+    if (keep && first != cudaSuccess) {
+      throwCudaError(first, "cudaStreamEndCapture", __FILE__, __LINE__,
+                     "ending the capture of rank " + std::to_string(failedRank) + "'s collectives");
+    }
   };
   try {
     for (int r = 0; r < n; ++r) {

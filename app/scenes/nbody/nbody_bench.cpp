@@ -163,7 +163,7 @@ void runScaling(const BenchOptions& options, const std::vector<int>& gpus, Bench
                      {"rows", std::move(rows)},
                      {"speedup", speedup},
                      {"efficiency", efficiency},
-                     {"all_gather_bytes_per_gpu_per_substep", options.scene.sim.bodies * 16}};
+                     {"positions_bytes_per_substep", options.scene.sim.bodies * 16}};
 }
 
 void runCuda(const BenchOptions& options, BenchReport& report) {
