@@ -36,11 +36,7 @@ std::vector<int> resolveGpus(const GpuList& gpus, const CudaDeviceList& list) {
     for (int i = 0; i < count; ++i) indices.push_back(i);
     return indices;
   }
-  std::string missing;
-  for (int i : gpus.indices) {
-    if (i >= count) missing += (missing.empty() ? "" : ", ") + std::to_string(i);
-  }
-  if (!missing.empty()) {
+  if (const std::string missing = missingCudaDevices(gpus.indices, list); !missing.empty()) {
     throw EnvironmentError("--gpus: no CUDA device " + missing + " (this machine has " + std::to_string(count) +
                            "):" + describeCudaDevices(list));
   }

@@ -142,9 +142,9 @@ Session::Impl::Impl(const RunOptions& options_, BackendKind backend, Window& win
                    info.backend.c_str());
   }
   if (options.record) {
-    const render::RendererConfig& size = renderer->config();
+    const render::RendererConfig& rendered = renderer->config();
     recorder.emplace(*options.record, options.recordCheckpointEvery, *producer, view, info.backend,
-                     options.framesInFlight, window.headless(), size.width, size.height);
+                     options.framesInFlight, window.headless(), rendered.width, rendered.height);
   }
   if (options.replay) replayer.emplace(options.replay, options.replayTolerance);
 }

@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -31,7 +30,9 @@
 #include "compute/cuda/device_bodies.h"
 #include "compute/cuda/external_interop.h"
 #include "compute/cuda/frame_graph.h"
+#include "compute/cuda/graph_slices.h"
 #include "compute/cuda/leapfrog_start.h"
+#include "compute/cuda/mapped_report.h"
 #include "compute/cuda/poll.h"
 #include "compute/cuda/shutdown.h"
 #include "compute/cuda_device.h"
@@ -85,12 +86,6 @@ public:
 private:
   int primary_;
 };
-
-// Each GPU's share of n bodies on `ranks` GPUs: equal (the collectives move equal parts), whole forces tiles.
-int shareFor(int n, int ranks) {
-  const int per = std::max(1, (n + ranks - 1) / ranks);
-  return (per + cuda::kForcesSliceAlign - 1) / cuda::kForcesSliceAlign * cuda::kForcesSliceAlign;
-}
 
 std::string describeDevices(const CudaDeviceList& list) {
   if (list.devices.empty()) return "none (" + list.whyNone + ")";
@@ -283,28 +278,21 @@ struct CudaBackend::Impl {
 
   // The report's sample if one is complete (seqlock: seq, the fields, seq again); never a CUDA call, never a wait.
   void harvestDiagnostics() const {
-    const volatile cuda::DiagnosticsHostReport* h = diagnosticsReport.get();
-    for (int attempt = 0; attempt < 4; ++attempt) {
-      const unsigned long long s1 = h->seq;
-      if (s1 == 0) return;
-      std::atomic_thread_fence(std::memory_order_acquire);
-      DiagnosticsSample sample;
-      sample.frame = h->frame;
-      sample.series = diagnosticsSeries;
-      sample.sums.kinetic = h->sums.kinetic;
-      sample.sums.potential = h->sums.potential;
+    const auto sample = cuda::readMappedReport(diagnosticsReport.get(), [&](const volatile auto* h) {
+      DiagnosticsSample d;
+      d.frame = h->frame;
+      d.series = diagnosticsSeries;
+      d.sums.kinetic = h->sums.kinetic;
+      d.sums.potential = h->sums.potential;
       for (int k = 0; k < 3; ++k) {
-        sample.sums.momentum[k] = h->sums.momentum[k];
-        sample.sums.angularMomentum[k] = h->sums.angularMomentum[k];
+        d.sums.momentum[k] = h->sums.momentum[k];
+        d.sums.angularMomentum[k] = h->sums.angularMomentum[k];
       }
-      sample.sums.momentumScale = h->sums.momentumScale;
-      sample.sums.angularMomentumScale = h->sums.angularMomentumScale;
-      std::atomic_thread_fence(std::memory_order_acquire);
-      if ((s1 & 1) == 0 && h->seq == s1) {
-        diagnostics = sample;
-        return;
-      }
-    }
+      d.sums.momentumScale = h->sums.momentumScale;
+      d.sums.angularMomentumScale = h->sums.angularMomentumScale;
+      return d;
+    });
+    if (sample) diagnostics = sample;
   }
 
   // One load of the mapped host word (never a CUDA call, never a wait). It is written once, with one 8-byte store,
@@ -426,7 +414,7 @@ struct CudaBackend::Impl {
   void layOutSeveral(const SceneConfig& next, const HostStart& start, const std::string& cause) {
     const int R = ranks();
     const int n = static_cast<int>(next.bodies);
-    const int S = shareFor(n, R);
+    const int S = cuda::shareFor(n, R);
     const std::size_t capacity =
         std::max({capacityFor(next), bodies.capacity(), static_cast<std::size_t>(S) * static_cast<std::size_t>(R)});
     const std::size_t tiles = cuda::forcesTileCounters(capacity);
@@ -441,75 +429,23 @@ struct CudaBackend::Impl {
       startBodies(peerBodies.back(), next.params, p.stream.get());
       peerFlags.emplace_back(tiles);
     }
-    std::vector<cuda::BodiesView> views{fresh.view()};
-    std::vector<unsigned int*> flags{freshFlags.get()};
-    std::vector<cudaStream_t> streams{stream.get()};
+    std::vector<cuda::RankArrays> arrays{{fresh.view(), freshFlags.get(), stream.get()}};
     for (std::size_t i = 0; i < peers.size(); ++i) {
-      views.push_back(peerBodies[i].view());
-      flags.push_back(peerFlags[i].get());
-      streams.push_back(peers[i].stream.get());
+      arrays.push_back({peerBodies[i].view(), peerFlags[i].get(), peers[i].stream.get()});
     }
-
-    // The collectives, each captured for every rank at once: per substep the forces' reduction and the positions'
-    // gather, then the colours' gather.
-    std::vector<cuda::GraphSlice> slices(static_cast<std::size_t>(R));
-    std::vector<cuda::Graph> captured;
-    const auto capture = [&](const std::function<void(int, cudaStream_t)>& record,
-                             const std::function<void(cuda::GraphSlice&, cudaGraph_t)>& place) {
-      // Once for real first (harmless here: zero sums, identical positions and colours on every GPU), so that NCCL
-      // sets up its connections outside the capture.
-      collectives->issue(streams, record);
-      for (std::size_t r = 0; r < streams.size(); ++r) {
-        waitForStream(streams[r],
-                      "the NCCL warm-up on GPU " + std::to_string(collectives->device(static_cast<int>(r))));
-      }
-      std::vector<cuda::Graph> graphs = collectives->capture(streams, record);
-      for (int r = 0; r < R; ++r) {
-        place(slices[static_cast<std::size_t>(r)], graphs[static_cast<std::size_t>(r)].get());
-        captured.push_back(std::move(graphs[static_cast<std::size_t>(r)]));
-      }
-    };
-    const std::size_t each = static_cast<std::size_t>(S);
-    for (int sub = 0; sub < next.substeps; ++sub) {
-      capture(
-          [&](int r, cudaStream_t st) {
-            const cuda::BodiesView& v = views[static_cast<std::size_t>(r)];
-            collectives->reduceScatterSum(r, v.forces.fixed, 3 * each, st);
-            collectives->allReduceMax(r, v.forces.tileDone, flags[static_cast<std::size_t>(r)], tiles, st);
-          },
-          [](cuda::GraphSlice& sl, cudaGraph_t g) { sl.reduceForces.push_back(g); });
-      capture(
-          [&](int r, cudaStream_t st) {
-            collectives->allGatherFloats(r, reinterpret_cast<float*>(views[static_cast<std::size_t>(r)].posMass),
-                                         4 * each, st);
-          },
-          [](cuda::GraphSlice& sl, cudaGraph_t g) { sl.gatherPositions.push_back(g); });
-    }
-    capture(
-        [&](int r, cudaStream_t st) {
-          collectives->allGatherFloats(r, views[static_cast<std::size_t>(r)].colour, each, st);
-        },
-        [](cuda::GraphSlice& sl, cudaGraph_t g) { sl.gatherColour = g; });
-    for (int r = 0; r < R; ++r) {
-      cuda::GraphSlice& sl = slices[static_cast<std::size_t>(r)];
-      sl.rank = r;
-      sl.begin = std::min(r * S, n);
-      sl.end = std::min((r + 1) * S, n);
-      sl.arrayBodies = R * S;
-      sl.tiles = static_cast<int>(tiles);
-      sl.tileFlags = flags[static_cast<std::size_t>(r)];
-      sl.writesRender = r == 0;
-    }
+    cuda::Slices slices = cuda::captureSlices(*collectives, arrays, tiles, n, S, next.substeps,
+                                              [&](cudaStream_t s, const std::string& what) { waitForStream(s, what); });
 
     cuda::DeviceArray<float4> freshOutput;
     if (!interop()) freshOutput = cuda::DeviceArray<float4>(capacity);
     float4* output = interop() ? outputFor(lastLaunched.value_or(0)) : freshOutput.get();
     if (!graph) {
-      graph.emplace(fresh.view(), next.substeps, next.params, next.enabled, interop() ? &semaphoresFor() : nullptr,
-                    output, cuda::ReportBlowUpArgs{blowUpState.get(), d_blowUpWord}, cuda::DiagnosticsBuffers{}, 0,
-                    &slices[0]);
+      const cuda::FrameSemaphores semaphores{renderDone.get(), simDone.get(), protocol}; // copied by the graph
+      graph.emplace(fresh.view(), next.substeps, next.params, next.enabled, interop() ? &semaphores : nullptr, output,
+                    cuda::ReportBlowUpArgs{blowUpState.get(), d_blowUpWord}, cuda::DiagnosticsBuffers{}, 0,
+                    &slices.perRank[0]);
     } else {
-      graph->setSlice(slices[0]);
+      graph->setSlice(slices.perRank[0]);
       graph->rebuild(fresh.view(), next.substeps, next.params, next.enabled, output, cause);
     }
     for (std::size_t i = 0; i < peers.size(); ++i) {
@@ -518,9 +454,9 @@ struct CudaBackend::Impl {
       if (!p.graph) {
         p.graph.emplace(peerBodies[i].view(), next.substeps, next.params, next.enabled, nullptr, nullptr,
                         cuda::ReportBlowUpArgs{p.blowUpState.get(), p.d_blowUpWord}, cuda::DiagnosticsBuffers{}, 0,
-                        &slices[i + 1]);
+                        &slices.perRank[i + 1]);
       } else {
-        p.graph->setSlice(slices[i + 1]);
+        p.graph->setSlice(slices.perRank[i + 1]);
         p.graph->rebuild(peerBodies[i].view(), next.substeps, next.params, next.enabled, nullptr, cause);
       }
       p.bodies = std::move(peerBodies[i]);
@@ -530,13 +466,7 @@ struct CudaBackend::Impl {
     bodies = std::move(fresh);
     tileFlags = std::move(freshFlags);
     if (!interop()) computeOutput = std::move(freshOutput);
-    capturedCollectives = std::move(captured);
-  }
-
-  cuda::FrameSemaphores semaphoreDesc;
-  const cuda::FrameSemaphores& semaphoresFor() {
-    semaphoreDesc = cuda::FrameSemaphores{renderDone.get(), simDone.get(), protocol};
-    return semaphoreDesc;
+    capturedCollectives = std::move(slices.captured);
   }
 
   // Bodies the state arrays of `next` are allocated for: its capacity (SceneConfig::maxBodies), at least its
@@ -625,19 +555,15 @@ CudaBackend::CudaBackend(const SceneConfig& config, const std::vector<int>& gpus
   if (gpus.empty()) throw std::invalid_argument("CudaBackend: no GPU given");
   const CudaDeviceList devices = listCudaDevices();
   if (devices.devices.empty()) throw EnvironmentError("no CUDA device: " + devices.whyNone);
-  std::string missing;
   for (std::size_t i = 0; i < gpus.size(); ++i) {
-    if (gpus[i] < 0 || gpus[i] >= static_cast<int>(devices.devices.size())) {
-      missing += (missing.empty() ? "" : ", ") + std::to_string(gpus[i]);
-    }
     if (std::find(gpus.begin(), gpus.begin() + static_cast<std::ptrdiff_t>(i), gpus[i]) !=
         gpus.begin() + static_cast<std::ptrdiff_t>(i)) {
       throw std::invalid_argument("CUDA device " + std::to_string(gpus[i]) + " is listed twice");
     }
   }
-  if (!missing.empty()) {
-    throw EnvironmentError(std::string(missing.find(',') == std::string::npos ? "CUDA device " : "CUDA devices ") +
-                           missing + (missing.find(',') == std::string::npos ? " does" : " do") +
+  if (const std::string missing = missingCudaDevices(gpus, devices); !missing.empty()) {
+    const bool one = missing.find(',') == std::string::npos;
+    throw EnvironmentError(std::string(one ? "CUDA device " : "CUDA devices ") + missing + (one ? " does" : " do") +
                            " not exist; CUDA devices: " + describeDevices(devices));
   }
   const int device = gpus.front();
@@ -781,12 +707,10 @@ void CudaBackend::download(BodyState& state, std::vector<float>& colour) {
   m.synchronize();
   m.bodies.download(state, colour);
   // Several GPUs: positions and colours are gathered everywhere; each GPU's velocities are its own slice's.
-  for (Impl::Peer& p : m.peers) {
-    BodyState theirs;
-    std::vector<float> ignored;
-    p.bodies.download(theirs, ignored);
-    const auto& sl = *p.graph->slice();
-    std::copy(theirs.vel.begin() + sl.begin, theirs.vel.begin() + sl.end, state.vel.begin() + sl.begin);
+  for (const Impl::Peer& p : m.peers) {
+    const cuda::GraphSlice& share = *p.graph->slice();
+    p.bodies.downloadVelocities(static_cast<std::size_t>(share.begin), static_cast<std::size_t>(share.end),
+                                state.vel.data());
   }
 }
 
@@ -794,10 +718,10 @@ std::vector<Float4> CudaBackend::downloadAccelerations() {
   Impl& m = *impl_;
   m.synchronize();
   std::vector<Float4> accel = m.bodies.downloadAccelerations();
-  for (Impl::Peer& p : m.peers) {
-    const std::vector<Float4> theirs = p.bodies.downloadAccelerations();
-    const auto& sl = *p.graph->slice();
-    std::copy(theirs.begin() + sl.begin, theirs.begin() + sl.end, accel.begin() + sl.begin);
+  for (const Impl::Peer& p : m.peers) {
+    const cuda::GraphSlice& share = *p.graph->slice();
+    p.bodies.downloadAccelerations(static_cast<std::size_t>(share.begin), static_cast<std::size_t>(share.end),
+                                   accel.data());
   }
   return accel;
 }

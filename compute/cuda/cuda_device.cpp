@@ -66,4 +66,13 @@ CudaDeviceList listCudaDevices() {
   return list;
 }
 
+std::string missingCudaDevices(const std::vector<int>& gpus, const CudaDeviceList& list) {
+  std::string missing;
+  for (const int g : gpus) {
+    if (g < 0 || g >= static_cast<int>(list.devices.size()))
+      missing += (missing.empty() ? "" : ", ") + std::to_string(g);
+  }
+  return missing;
+}
+
 } // namespace graphsim

@@ -69,4 +69,23 @@ std::vector<Float4> DeviceBodies::downloadAccelerations() const {
   return accel;
 }
 
+namespace {
+void copyRange(const float4* src, std::size_t count, std::size_t begin, std::size_t end, Float4* dst) {
+  if (begin > end || end > count) {
+    throw std::invalid_argument("DeviceBodies: bodies [" + std::to_string(begin) + ", " + std::to_string(end) +
+                                ") outside the " + std::to_string(count) + " in use");
+  }
+  if (begin == end) return;
+  CUDA_CHECK(cudaMemcpy(dst + begin, src + begin, (end - begin) * sizeof(float4), cudaMemcpyDeviceToHost));
+}
+} // namespace
+
+void DeviceBodies::downloadVelocities(std::size_t begin, std::size_t end, Float4* dst) const {
+  copyRange(vel_.get(), size(), begin, end, dst);
+}
+
+void DeviceBodies::downloadAccelerations(std::size_t begin, std::size_t end, Float4* dst) const {
+  copyRange(accel_.get(), size(), begin, end, dst);
+}
+
 } // namespace graphsim::cuda

@@ -37,6 +37,10 @@ public:
   // Copies the state back. The caller has synchronised the stream that writes it.
   void download(BodyState& state, std::vector<float>& colour) const;
   std::vector<Float4> downloadAccelerations() const;
+  // Bodies [begin, end) of the velocities or accelerations into dst[begin, end) (one GPU of several downloads its
+  // share only: docs/MULTI-GPU.md). The caller has synchronised.
+  void downloadVelocities(std::size_t begin, std::size_t end, Float4* dst) const;
+  void downloadAccelerations(std::size_t begin, std::size_t end, Float4* dst) const;
 
 private:
   DeviceArray<float4> posMass_, vel_, accel_;

@@ -61,7 +61,6 @@ struct DiagnosticsBuffers {
 // collectives.h; every rank's in one group) and added as child-graph nodes; the owner keeps them alive and captures
 // them afresh, with a rebuild, whenever the arrays or the substeps change.
 struct GraphSlice {
-  int rank = 0;
   int begin = 0, end = 0;            // this GPU's bodies
   int arrayBodies = 0;               // ranks x each rank's share: the fixed-point sums forces_convert clears
   int tiles = 0;                     // tile counters forces_convert clears

@@ -154,7 +154,7 @@ TEST_P(RecordReplay, AScriptedPanelSessionReplaysBitForBitAtEveryCheckpoint) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, RecordReplay, ::testing::Values(BackendKind::Cpu, BackendKind::Cuda),
-                         [](const auto& info) { return info.param == BackendKind::Cpu ? "cpu" : "cuda"; });
+                         [](const auto& c) { return c.param == BackendKind::Cpu ? "cpu" : "cuda"; });
 
 // What `graphsim replay` refuses, with exit 2 and a message naming the problem.
 TEST(RecordReplayRefusals, RecordingsThatCannotBeReplayedAreExitTwo) {

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
@@ -15,6 +14,7 @@
 #include "compute/cuda/cuda_check.h"
 #include "compute/cuda/cuda_handles.h"
 #include "compute/cuda/external_interop.h"
+#include "compute/cuda/mapped_report.h"
 #include "compute/cuda/poll.h"
 #include "compute/cuda/shutdown.h"
 #include "compute/cuda_device.h"
@@ -110,25 +110,18 @@ void FluidCudaBackend::Impl::clearDiagnostics() {
 }
 
 void FluidCudaBackend::Impl::harvestDiagnostics() const {
-  const volatile gpu::FluidDiagnosticsHostReport* h = diagnosticsReport.get();
-  for (int attempt = 0; attempt < 4; ++attempt) {
-    const unsigned long long s1 = h->seq;
-    if (s1 == 0) return;
-    std::atomic_thread_fence(std::memory_order_acquire);
-    FluidDiagnosticsSample sample;
-    sample.frame = h->frame;
-    sample.series = diagnosticsSeries;
-    sample.sums.mass = h->sums.mass;
-    sample.sums.maxDensityError = h->sums.maxDensityError;
-    sample.sums.maxCompression = h->sums.maxCompression;
-    sample.sums.maxSpeed = h->sums.maxSpeed;
-    sample.sums.particles = h->sums.particles;
-    std::atomic_thread_fence(std::memory_order_acquire);
-    if ((s1 & 1) == 0 && h->seq == s1) {
-      diagnostics = sample;
-      return;
-    }
-  }
+  const auto sample = cuda::readMappedReport(diagnosticsReport.get(), [&](const volatile auto* h) {
+    FluidDiagnosticsSample d;
+    d.frame = h->frame;
+    d.series = diagnosticsSeries;
+    d.sums.mass = h->sums.mass;
+    d.sums.maxDensityError = h->sums.maxDensityError;
+    d.sums.maxCompression = h->sums.maxCompression;
+    d.sums.maxSpeed = h->sums.maxSpeed;
+    d.sums.particles = h->sums.particles;
+    return d;
+  });
+  if (sample) diagnostics = sample;
 }
 
 void FluidCudaBackend::Impl::synchronize() const {
@@ -148,11 +141,7 @@ void FluidCudaBackend::Impl::waitForFrame(std::uint64_t k) const {
 }
 
 std::optional<gpu::HostReport> FluidCudaBackend::Impl::readReport() const {
-  const volatile gpu::HostReport* h = report.get();
-  for (int attempt = 0; attempt < 4; ++attempt) {
-    const unsigned long long s1 = h->seq;
-    if (s1 == 0) return std::nullopt;
-    std::atomic_thread_fence(std::memory_order_acquire);
+  return cuda::readMappedReport(report.get(), [](const volatile gpu::HostReport* h) {
     gpu::HostReport r;
     r.frame = h->frame;
     r.substeps = h->substeps;
@@ -161,10 +150,8 @@ std::optional<gpu::HostReport> FluidCudaBackend::Impl::readReport() const {
     r.time = h->time;
     r.blowUp = h->blowUp;
     r.blowUpFrame = h->blowUpFrame;
-    std::atomic_thread_fence(std::memory_order_acquire);
-    if ((s1 & 1) == 0 && h->seq == s1) return r;
-  }
-  return std::nullopt;
+    return r;
+  });
 }
 
 void FluidCudaBackend::Impl::configure(const FluidConfig& c) {
