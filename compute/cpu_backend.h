@@ -44,7 +44,7 @@ public:
   // accelerations takes them as given instead (a state downloaded while the forces stage was off). Either clears
   // blowUp(): the state it described is gone (a non-finite value in the new state is reported by the next step).
   void setState(BodyState state);
-  void setState(BodyState state, std::vector<Float4> accel);
+  void setState(BodyState state, std::vector<Float4> accel) override;
 
 private:
   SceneConfig config_;

@@ -66,6 +66,9 @@ public:
   void step() override; // compute-only: launch one frame and wait (bounded)
   void download(BodyState& state, std::vector<float>& colour) override;
   std::vector<Float4> downloadAccelerations() override;
+  // Waits for the frames in flight, then uploads the state into the same arrays (on every GPU of several): the graph
+  // keeps its pointers, nothing is rebuilt.
+  void setState(BodyState state, std::vector<Float4> accel) override;
   const std::vector<NodeInfo>& nodes() const override;
   bool setProfiling(bool enabled) override;
   UpdateCounters counters() const override;

@@ -76,6 +76,11 @@ public:
   virtual void download(BodyState& state, std::vector<float>& colour) = 0;
   // The accelerations the next step's first kick uses (what the forces stage last computed), copied to the host.
   virtual std::vector<Float4> downloadAccelerations() = 0;
+  // Replaces the bodies with a downloaded state (a snapshot: positions+mass, half-step velocities and the
+  // accelerations the next kick uses), so that stepping on resumes bit for bit. Clears blowUp() and starts a new
+  // diagnostics series. Throws std::invalid_argument when the sizes disagree (CUDA: or differ from config().bodies;
+  // a count change is a reset), before changing anything.
+  virtual void setState(BodyState state, std::vector<Float4> accel) = 0;
   // The frame's nodes in execution order. Always the same vector (valid while the backend lives), refreshed when
   // read after something it shows changed: rebuilt after a structural change (reset, profiling on/off), updated in
   // place after a toggle or a profiled frame. Reading it without changes allocates nothing and (CUDA) makes no CUDA

@@ -498,8 +498,8 @@ RunCommandLine::RunCommandLine(CLI::App& app) {
                    "graphsim_state_<frame>.gss beside the captures); docs/SNAPSHOTS.md")
       ->type_name("FILE");
   run_->add_option("--load-state", loadState_,
-                   "Resume from a snapshot FILE: its scene, count, parameters and state replace the preset's (cpu "
-                   "backend only for now); --config, --seed, another --scene or count are refused")
+                   "Resume from a snapshot FILE: its scene, count, parameters and state replace the preset's (backend "
+                   "auto: the one that saved it); --config, --seed, another --scene or count are refused")
       ->type_name("FILE");
   run_->add_option("--record", record_,
                    "Record the session to FILE (JSON): the scene, its settings and every change made in the window "
@@ -631,10 +631,9 @@ void RunCommandLine::applyLoadState(RunOptions& options) const {
                        std::to_string(state->count) + " " + std::string(scene.countNoun()) + " (leave " + flag +
                        " out)");
   }
-  if (options.backend == BackendKind::Cuda)
-    throw UsageError("--backend cuda: " + name +
-                     " resumes on the cpu backend only for now (the cuda backends have no state upload)");
-  options.backend = BackendKind::Cpu; // auto: the backend that takes a state
+  // auto: a CPU-saved state resumes on the CPU (bit for bit: the backends round differently); a CUDA-saved one where
+  // auto would run (CUDA where a device exists).
+  if (options.backend == BackendKind::Auto && state->backend == "cpu") options.backend = BackendKind::Cpu;
   options.loadState = std::move(state);
 }
 

@@ -127,11 +127,11 @@ public:
   virtual std::string diagnosticsSummary() const { return {}; }
 
   // Snapshots (issue 15, app/snapshot/, docs/SNAPSHOTS.md). saveState: the state after the last produced frame,
-  // enough for a bit-exact resume on the CPU backend (settings as scene-file JSON, per-element arrays, simulated
-  // time); CUDA downloads it (waits for the frames in flight). loadState: replaces the running state with one this
-  // scene saved, at the same count and settings (the session makes the producer from settingsOfSnapshot). Every
-  // check comes first: another scene, another count, a missing or misshapen array, or a backend that cannot take a
-  // state is a UsageError that leaves the running state as it was.
+  // enough for a bit-exact resume on the backend that saved it (settings as scene-file JSON, per-element arrays,
+  // simulated time); CUDA downloads it (waits for the frames in flight). loadState: replaces the running state with
+  // one this scene saved, at the same count and settings (the session makes the producer from settingsOfSnapshot),
+  // through the backend's setState (CUDA uploads it). Every check comes first: another scene, another count, a
+  // missing or misshapen array is a UsageError that leaves the running state as it was.
   virtual SceneState saveState() = 0;
   virtual void loadState(const SceneState& state) = 0;
 

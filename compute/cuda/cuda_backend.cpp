@@ -714,6 +714,27 @@ void CudaBackend::download(BodyState& state, std::vector<float>& colour) {
   }
 }
 
+void CudaBackend::setState(BodyState state, std::vector<Float4> accel) {
+  Impl& m = *impl_;
+  const auto n = static_cast<std::size_t>(m.config.bodies);
+  if (state.posMass.size() != n || state.vel.size() != n || accel.size() != n) {
+    throw std::invalid_argument("setState: " + std::to_string(state.posMass.size()) + " positions, " +
+                                std::to_string(state.vel.size()) + " velocities and " + std::to_string(accel.size()) +
+                                " accelerations for a run of " + std::to_string(n) + " bodies");
+  }
+  std::vector<float> colour; // what the colour stage computes from the velocities; the next frame writes its own
+  cpu::computeColour(state.vel, m.config.params.colourScale, colour);
+  m.synchronize(); // no launch may still use the arrays about to be overwritten
+  m.bodies.upload(state, accel, colour);
+  for (Impl::Peer& p : m.peers) { // several GPUs: every GPU holds the whole state alike, as after a reset
+    const OnDevice on(p.device, m.device);
+    p.bodies.upload(state, accel, colour);
+  }
+  CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy)); // the uploads' pageable copies (see startBodies)
+  m.clearBlowUp();
+  if (!m.collectives) m.clearDiagnostics(); // several GPUs run without diagnostics (as reset)
+}
+
 std::vector<Float4> CudaBackend::downloadAccelerations() {
   Impl& m = *impl_;
   m.synchronize();

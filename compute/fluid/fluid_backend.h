@@ -13,31 +13,12 @@
 #include "compute/fluid/fluid_cpu.h"
 #include "compute/fluid/fluid_diagnostics.h"
 #include "compute/fluid/fluid_params.h"
+#include "compute/fluid/fluid_steps.h"
 #include "compute/sim_backend.h" // NodeInfo, UpdateCounters
 
 namespace graphsim::fluid {
 
-// What the panel switches on and off. Each row says how the CUDA backend applies the switch (shown in the panel).
-enum class FluidToggle : int { Viscosity, Obstacle, Gravity, Colour };
-
-struct FluidToggleInfo {
-  FluidToggle toggle;
-  std::string_view name;      // in scene files, the panel and messages
-  std::string_view effect;    // what switching it off does
-  std::string_view mechanism; // how the CUDA frame graph applies it, and why that way
-};
-
-inline constexpr auto kFluidToggles = std::to_array<FluidToggleInfo>({
-    {FluidToggle::Viscosity, "viscosity", "off: no artificial viscosity (alpha = 0 in the forces stage)",
-     "node update: the forces kernel's alpha argument (viscosity is a term of the force sum, not a node)"},
-    {FluidToggle::Obstacle, "obstacle", "off: particles pass through the sphere",
-     "node enable/disable of the obstacle kernel inside the WHILE body, called on the parent graph's exec"},
-    {FluidToggle::Gravity, "gravity", "off: no gravity (g = 0 in the forces stage)",
-     "node update: the forces kernel's gravity argument (gravity is a term of the acceleration)"},
-    {FluidToggle::Colour, "colour", "off: every particle drawn in one colour",
-     "node enable/disable of the colour kernel (after the WHILE node; write_render writes one colour first)"},
-});
-inline constexpr int kFluidToggleCount = static_cast<int>(kFluidToggles.size());
+static_assert(stepRow(FluidStep::Diagnostics).name == std::string_view(kDiagnosticsNodeName));
 
 using FluidSwitches = std::array<bool, kFluidToggleCount>; // indexed by FluidToggle, all on by default
 
@@ -104,6 +85,11 @@ public:
   virtual void download(FluidState& state) = 0;
   // The colour attribute of each particle as write_render wrote it (the last frame's order).
   virtual std::vector<float> downloadColour() = 0;
+  // Replaces the particles with a downloaded state (a snapshot: positions, velocities, densities and the simulated
+  // time, in the stored order), so that stepping on resumes bit for bit. Clears blowUp() and starts a new diagnostics
+  // series. Throws std::invalid_argument when the sizes disagree (CUDA: or differ from config().particles; a count
+  // change is a reset), before changing anything.
+  virtual void setState(FluidState state) = 0;
   virtual std::optional<FluidFrameInfo> lastFrame() const = 0;
   virtual const std::vector<NodeInfo>& nodes() const = 0;
   virtual UpdateCounters counters() const = 0;

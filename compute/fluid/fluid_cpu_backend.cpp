@@ -12,28 +12,6 @@
 namespace graphsim::fluid {
 namespace {
 
-struct NodeRow {
-  const char* name;
-  const char* whyNotTogglable; // nullptr: togglable (by the FluidToggle of the same name)
-};
-
-// The frame's stages in execution order: the substep body (cfl ... obstacle, as the WHILE body), then colour and
-// write_render once per frame. The diagnostics node (no stage: it changes nothing) goes after walls when configured.
-constexpr NodeRow kNodeRows[] = {
-    {"cfl", "the substep's dt comes from it"},
-    {"cell_keys", "the neighbour search needs it"},
-    {"sort", "the neighbour search needs it"},
-    {"cell_ranges", "the neighbour search needs it"},
-    {"reorder", "the neighbour search needs it"},
-    {"density", "the pressure comes from it"},
-    {"forces", "the fluid would not move but fall (viscosity has its own switch)"},
-    {"integrate", "it moves the particles (gravity has its own switch)"},
-    {"obstacle", nullptr},
-    {"walls", "it keeps every particle in the box"},
-    {"colour", nullptr},
-    {"write_render", "the renderer draws this buffer every frame"},
-};
-
 std::string vecText(float x, float y, float z) {
   std::ostringstream out;
   out << "(" << x << ", " << y << ", " << z << ")";
@@ -204,25 +182,20 @@ void FluidCpuBackend::setState(FluidState state) {
 }
 
 const std::vector<NodeInfo>& FluidCpuBackend::nodes() const {
-  if (nodes_.empty()) {
-    for (const NodeRow& row : kNodeRows) {
+  if (nodes_.empty()) { // the table's rows that are CPU stages, the diagnostics row only when configured
+    for (const FluidStepRow& row : kFluidSteps) {
+      if (!row.cpu || (row.diagnostics && config_.diagnosticsEvery <= 0)) continue;
       NodeInfo& info = nodes_.emplace_back();
       info.name = row.name;
       info.type = "cpu";
-      info.togglable = row.whyNotTogglable == nullptr;
-      info.whyNotTogglable = row.whyNotTogglable ? row.whyNotTogglable : "";
-      if (std::string_view(row.name) == "walls" && config_.diagnosticsEvery > 0) {
-        NodeInfo& diagnostics = nodes_.emplace_back();
-        diagnostics.name = kDiagnosticsNodeName;
-        diagnostics.type = "cpu";
-        diagnostics.togglable = true;
-        diagnostics.diagnostics = true;
-      }
+      info.togglable = row.whyNot.empty();
+      info.whyNotTogglable = row.whyNot;
+      info.diagnostics = row.diagnostics;
     }
   }
   for (NodeInfo& info : nodes_) {
-    if (info.name == "obstacle") info.enabled = enabled(FluidToggle::Obstacle);
-    if (info.name == "colour") info.enabled = enabled(FluidToggle::Colour);
+    const FluidStepRow* row = findStep(info.name);
+    if (row != nullptr && row->toggle) info.enabled = enabled(*row->toggle);
     if (info.diagnostics) info.enabled = diagnosticsOn_;
   }
   return nodes_;

@@ -65,7 +65,7 @@ public:
   // Replaces the particles (a hand-made test state or another backend's download); config().particles follows its
   // size, density is resized (recomputed by the next substep), the colour recomputed. Clears blowUp(). Throws
   // std::invalid_argument when pos and vel differ in size or the count is outside [1, kMaxFluidParticles].
-  void setState(FluidState state);
+  void setState(FluidState state) override;
 
 private:
   SubstepSwitches switches() const;

@@ -57,6 +57,8 @@ public:
   void step() override; // launchFrame(next) and wait (bounded)
   void download(FluidState& state) override;
   std::vector<float> downloadColour() override;
+  // Waits for the frames in flight, then uploads the state into the same arrays: the graph is not rebuilt.
+  void setState(FluidState state) override;
   std::optional<FluidFrameInfo> lastFrame() const override; // pinned readback of the last completed frame
   const std::vector<NodeInfo>& nodes() const override;
   UpdateCounters counters() const override;

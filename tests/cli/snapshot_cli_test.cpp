@@ -1,7 +1,8 @@
-// Snapshots on the command line (issue 15, docs/SNAPSHOTS.md), run as a user would on the CPU backend: --save-state
-// after the last frame, --load-state to resume, and the resumed run's file equal byte for byte to one run of the same
-// total length, for both scenes. A truncated, corrupted, foreign, newer, miscounted or other-scene file and flags
-// that contradict the file are refused with exit 2 and a message naming what is wrong, before any frame runs.
+// Snapshots on the command line (issue 15, docs/SNAPSHOTS.md), run as a user would: --save-state after the last
+// frame, --load-state to resume, and the resumed run's file equal byte for byte to one run of the same total length,
+// for both scenes on the CPU backend and, where a CUDA device exists, on the CUDA backend (issue 27). A truncated,
+// corrupted, foreign, newer, miscounted or other-scene file and flags that contradict the file are refused with exit 2
+// and a message naming what is wrong, before any frame runs.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -12,8 +13,10 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "compute/cuda_device.h"
 #include "run_graphsim.h"
 
 namespace graphsim::test {
@@ -60,10 +63,10 @@ std::vector<unsigned char> withChecksum(std::vector<unsigned char> bytes) {
   return bytes;
 }
 
-std::vector<std::string> cpuRun(const std::string& scene, int frames) {
+std::vector<std::string> sceneRun(const std::string& scene, const std::string& backend, int frames) {
   return {"run",
           "--backend",
-          "cpu",
+          backend,
           "--headless",
           "--scene",
           scene,
@@ -96,21 +99,26 @@ TEST(SnapshotCli, RunHelpNamesTheFlagsAndF5) {
     EXPECT_TRUE(contains(r.out, part)) << "run --help lacks " << part << ":\n" << r.out;
 }
 
-class SnapshotResumeCli : public ::testing::TestWithParam<const char*> {};
+class SnapshotResumeCli : public ::testing::TestWithParam<std::tuple<const char*, const char*>> {};
 
 TEST_P(SnapshotResumeCli, TenFramesAndTenResumedEqualTwentyByteForByte) {
-  const std::string scene = GetParam();
+  const std::string scene = std::get<0>(GetParam()), backend = std::get<1>(GetParam());
+  if (backend == "cuda") {
+    const CudaDeviceList cuda = listCudaDevices();
+    if (cuda.devices.empty()) GTEST_SKIP() << "the cuda variant needs a CUDA device: " << cuda.whyNone;
+  }
   const fs::path dir = testDir();
-  const fs::path whole = dir / (scene + "_20.gss"), half = dir / (scene + "_10.gss"),
-                 resumed = dir / (scene + "_10_10.gss");
+  const std::string stem = scene + "_" + backend;
+  const fs::path whole = dir / (stem + "_20.gss"), half = dir / (stem + "_10.gss"),
+                 resumed = dir / (stem + "_10_10.gss");
   for (const fs::path& p : {whole, half, resumed}) fs::remove(p);
 
-  const ProcessResult a = run(cpuRun(scene, 20), {"--save-state", whole.string()});
+  const ProcessResult a = run(sceneRun(scene, backend, 20), {"--save-state", whole.string()});
   ASSERT_EQ(a.exitCode, 0) << a.err;
-  const ProcessResult b = run(cpuRun(scene, 10), {"--save-state", half.string()});
+  const ProcessResult b = run(sceneRun(scene, backend, 10), {"--save-state", half.string()});
   ASSERT_EQ(b.exitCode, 0) << b.err;
   EXPECT_TRUE(contains(b.err, "graphsim: saved the " + scene + " state of ")) << b.err;
-  // No --scene and no count: both come from the file; the backend is the cpu's, the one that takes a state.
+  // No --scene, no count and no --backend: all three come from the file (auto resumes on the backend that saved it).
   const ProcessResult c = runGraphsim({"run", "--headless", "--load-state", half.string(), "--frames", "10", "--quiet",
                                        "--save-state", resumed.string()},
                                       300);
@@ -126,7 +134,11 @@ TEST_P(SnapshotResumeCli, TenFramesAndTenResumedEqualTwentyByteForByte) {
   EXPECT_FALSE(readBytes(half) == twenty) << "10 frames and 20 frames saved the same state";
 }
 
-INSTANTIATE_TEST_SUITE_P(Scenes, SnapshotResumeCli, ::testing::Values("nbody", "fluid"));
+INSTANTIATE_TEST_SUITE_P(ScenesAndBackends, SnapshotResumeCli,
+                         ::testing::Combine(::testing::Values("nbody", "fluid"), ::testing::Values("cpu", "cuda")),
+                         [](const auto& test) {
+                           return std::string(std::get<0>(test.param)) + "_" + std::get<1>(test.param);
+                         });
 
 // A refused --load-state: exit 2, the words, and nothing run (the --save-state output is not written).
 void expectRefused(const std::vector<std::string>& args, const std::string& words) {
@@ -196,7 +208,6 @@ TEST(SnapshotCli, FlagsThatContradictTheFileAreRefused) {
   expectRefused({"run", "--load-state", file, "--particles", "1000"}, "--particles: the nbody scene counts bodies");
   expectRefused({"run", "--load-state", file, "--config", file}, "--config: the scene's parameters come from");
   expectRefused({"run", "--load-state", file, "--seed", "7"}, "--seed: the state comes from");
-  expectRefused({"run", "--load-state", file, "--backend", "cuda"}, "resumes on the cpu backend only for now");
 
   // What agrees with the file is fine.
   const ProcessResult same = runGraphsim(
@@ -207,7 +218,7 @@ TEST(SnapshotCli, FlagsThatContradictTheFileAreRefused) {
 
 TEST(SnapshotCli, AFluidFileIsRefusedForAnotherScene) {
   const fs::path file = testDir() / "fluid_small.gss";
-  const ProcessResult r = run(cpuRun("fluid", 1), {"--save-state", file.string()});
+  const ProcessResult r = run(sceneRun("fluid", "cpu", 1), {"--save-state", file.string()});
   ASSERT_EQ(r.exitCode, 0) << r.err;
   expectRefused({"run", "--load-state", file.string(), "--scene", "nbody"}, "which holds a state of the fluid scene");
   expectRefused({"run", "--load-state", file.string(), "--bodies", "1000"},

@@ -162,6 +162,41 @@ TEST(FluidGpu, StreamLaunchedKernelsFollowTheCpuReference) {
   EXPECT_NEAR(bulkOf(b).kinetic, bulkOf(a).kinetic, 0.01 * bulkOf(a).kinetic);
 }
 
+// Both backends list their nodes from kFluidSteps: in every launch variant, the CUDA list's rows that are CPU stages
+// are the CPU list, in its order, with the same switches and reasons; and a node toggle reaches both the same way.
+TEST(FluidGpu, NodeListsOfBothBackendsComeFromTheStepTable) {
+  GRAPHSIM_REQUIRE_CUDA_DEVICE();
+  FluidConfig config = damBreak(4096);
+  config.diagnosticsEvery = 10;
+  FluidCpuBackend cpu(config);
+  cpu.setEnabled(FluidToggle::Obstacle, false);
+  for (const FluidLaunch launch : {FluidLaunch::WhileGraph, FluidLaunch::FixedSubsteps, FluidLaunch::HostDecided}) {
+    FluidCudaOptions options;
+    options.launch = launch;
+    FluidCudaBackend gpu(config, 0, nullptr, options);
+    gpu.setEnabled(FluidToggle::Obstacle, false);
+    std::vector<NodeInfo> stages;
+    for (const NodeInfo& n : gpu.nodes()) {
+      const FluidStepRow* row = findStep(n.name);
+      if (row != nullptr && row->cpu) stages.push_back(n);
+    }
+    const std::vector<NodeInfo>& want = cpu.nodes();
+    ASSERT_EQ(stages.size(), want.size()) << "launch " << static_cast<int>(launch);
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      EXPECT_EQ(stages[i].name, want[i].name);
+      EXPECT_EQ(stages[i].togglable, want[i].togglable) << want[i].name;
+      EXPECT_EQ(stages[i].whyNotTogglable, want[i].whyNotTogglable) << want[i].name;
+      EXPECT_EQ(stages[i].enabled, want[i].enabled) << want[i].name;
+      EXPECT_EQ(stages[i].diagnostics, want[i].diagnostics) << want[i].name;
+    }
+    const auto listed = [&](const char* name) {
+      return std::any_of(gpu.nodes().begin(), gpu.nodes().end(), [&](const NodeInfo& n) { return n.name == name; });
+    };
+    EXPECT_EQ(listed("while"), launch == FluidLaunch::WhileGraph);
+    EXPECT_TRUE(listed("frame_begin") && listed("clear_cells") && listed("condition") && listed("report"));
+  }
+}
+
 // Fixed substeps S with frameDt / S below dt_cfl: the state at rest gives the same S from the WHILE rule, so both
 // graphs run the same substeps and agree exactly.
 TEST(FluidGpu, FixedSubstepsGraphMatchesTheWhileGraphWhenTheCountsAgree) {

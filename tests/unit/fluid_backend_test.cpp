@@ -493,8 +493,9 @@ TEST(FluidBackend, BlowUpIsReportedWithFrameSubstepAndStage) {
 
 TEST(FluidBackend, NodesListTheStagesInOrder) {
   FluidCpuBackend backend(boxConfig("rest", 512, 0.16f, 0.32f, 0.16f));
-  const std::vector<std::string> names = {"cfl",    "cell_keys", "sort",     "cell_ranges", "reorder", "density",
-                                          "forces", "integrate", "obstacle", "walls",       "colour",  "write_render"};
+  // The CPU stages of kFluidSteps in the table's (the CUDA graph's) order: write_render, then colour over it.
+  const std::vector<std::string> names = {"cfl",    "cell_keys", "sort",     "cell_ranges", "reorder",      "density",
+                                          "forces", "integrate", "obstacle", "walls",       "write_render", "colour"};
   const std::vector<NodeInfo>& nodes = backend.nodes();
   ASSERT_EQ(nodes.size(), names.size());
   for (std::size_t i = 0; i < nodes.size(); ++i) {
@@ -504,17 +505,32 @@ TEST(FluidBackend, NodesListTheStagesInOrder) {
     const bool togglable = names[i] == "obstacle" || names[i] == "colour";
     EXPECT_EQ(nodes[i].togglable, togglable) << names[i];
     EXPECT_EQ(nodes[i].whyNotTogglable.empty(), togglable) << names[i];
+    EXPECT_EQ(nodes[i].whyNotTogglable, findStep(names[i])->whyNot) << names[i];
     EXPECT_TRUE(nodes[i].enabled) << names[i];
   }
   backend.setEnabled(FluidToggle::Obstacle, false);
   EXPECT_FALSE(backend.nodes()[8].enabled);
   EXPECT_TRUE(backend.nodes()[9].enabled);
-  EXPECT_TRUE(backend.nodes()[10].enabled);
+  EXPECT_TRUE(backend.nodes()[11].enabled);
   backend.setEnabled(FluidToggle::Colour, false);
-  EXPECT_FALSE(backend.nodes()[10].enabled);
+  EXPECT_FALSE(backend.nodes()[11].enabled);
   EXPECT_EQ(&backend.nodes(), &nodes); // the same vector, updated in place
   EXPECT_EQ(backend.counters().nodeUpdates, 0u);
   EXPECT_EQ(backend.name(), "cpu");
+}
+
+// Every switch with nodes names a row that is a CPU stage, so a toggle means the same on both backends.
+TEST(FluidBackend, EveryNodeSwitchIsACpuStage) {
+  int rowsWithSwitch = 0;
+  for (const FluidStepRow& row : kFluidSteps) {
+    if (!row.toggle) continue;
+    ++rowsWithSwitch;
+    EXPECT_TRUE(row.cpu) << row.name;
+    EXPECT_TRUE(toggleIsNode(*row.toggle)) << row.name;
+  }
+  EXPECT_EQ(rowsWithSwitch, 2); // obstacle, colour
+  EXPECT_FALSE(toggleIsNode(FluidToggle::Viscosity));
+  EXPECT_FALSE(toggleIsNode(FluidToggle::Gravity));
 }
 
 } // namespace

@@ -10,7 +10,7 @@
 #include "app/scenes/fluid/fluid_controls.h"
 #include "app/scenes/fluid/fluid_scene.h"
 #include "app/snapshot/snapshot.h"
-#include "compute/fluid/fluid_cpu_backend.h"
+#include "compute/fluid/fluid_backend.h"
 
 namespace graphsim::app {
 namespace {
@@ -79,12 +79,8 @@ void loadFluidState(const SceneState& state, fluid::FluidBackend& backend, Fluid
   const SceneSettings settings = settingsOfSnapshot(state);
   const FluidConfig& saved = fluidConfig(settings);
   requireSameStructure(saved, backend.config(), source);
-  auto* cpu = dynamic_cast<fluid::FluidCpuBackend*>(&backend);
-  if (cpu == nullptr)
-    throw UsageError(source + ": the " + std::string(backend.name()) +
-                     " backend cannot take a saved state yet (no state upload); resume with --backend cpu");
-  // Nothing above changed the run; from here nothing throws.
-  cpu->setState(std::move(particles));
+  // Nothing above changed the run; the arrays' sizes are the count's, so the backend takes the state.
+  backend.setState(std::move(particles));
   controller.setParams(saved.params);
   for (const fluid::FluidToggleInfo& row : fluid::kFluidToggles)
     controller.setEnabled(row.toggle, saved.enabled[static_cast<std::size_t>(row.toggle)]);

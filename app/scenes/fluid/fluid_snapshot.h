@@ -14,8 +14,8 @@ class FluidController;
 // Waits for the backend's frames (CUDA downloads). Parameters and switches as the controller wants them.
 SceneState saveFluidState(fluid::FluidBackend& backend, const FluidController& controller);
 // Everything is checked before anything changes: the scene, the particle count and what else the run was made with
-// and cannot change live (initial block, box, frameDt, colour), the arrays, the settings, and the backend (the CPU
-// one: CUDA has no state upload yet).
+// and cannot change live (initial block, box, frameDt, colour), the arrays and the settings; then the backend takes
+// the state (FluidBackend::setState, on either backend).
 void loadFluidState(const SceneState& state, fluid::FluidBackend& backend, FluidController& controller);
 
 } // namespace graphsim::app

@@ -9,7 +9,7 @@
 #include "app/run/sim_controller.h"
 #include "app/scenes/nbody/nbody_controls.h"
 #include "app/snapshot/snapshot.h"
-#include "compute/cpu_backend.h"
+#include "compute/sim_backend.h"
 
 namespace graphsim::app {
 namespace {
@@ -58,12 +58,8 @@ void loadNBodyState(const SceneState& state, SimBackend& backend, SimController&
   if (saved.substeps != backend.config().substeps)
     throw UsageError(source + ": holds a state of " + std::to_string(saved.substeps) +
                      " substeps per frame, this run has " + std::to_string(backend.config().substeps));
-  auto* cpu = dynamic_cast<CpuBackend*>(&backend);
-  if (cpu == nullptr)
-    throw UsageError(source + ": the " + std::string(backend.name()) +
-                     " backend cannot take a saved state yet (no state upload); resume with --backend cpu");
-  // Nothing above changed the run; from here nothing throws.
-  cpu->setState(std::move(bodies), std::move(accel));
+  // Nothing above changed the run; the arrays' sizes are the count's, so the backend takes the state.
+  backend.setState(std::move(bodies), std::move(accel));
   controller.setParams(saved.params);
   for (const StageInfo& row : kStages)
     controller.setStageEnabled(row.stage, saved.enabled[static_cast<int>(row.stage)]);

@@ -14,7 +14,8 @@ class SimController;
 // has dt 0 on the backend, not in the file).
 SceneState saveNBodyState(SimBackend& backend, const SimController& controller);
 // Everything is checked before anything changes: the scene, the body count and substeps (structural: the run must
-// have been made with them), the arrays, the settings, and the backend (the CPU one: CUDA has no state upload yet).
+// have been made with them), the arrays and the settings; then the backend takes the state (SimBackend::setState, on
+// either backend).
 void loadNBodyState(const SceneState& state, SimBackend& backend, SimController& controller);
 
 } // namespace graphsim::app

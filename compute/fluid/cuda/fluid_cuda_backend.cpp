@@ -246,7 +246,7 @@ void FluidCudaBackend::setEnabled(FluidToggle toggle, bool enabled) {
   if (m.settings.enabled[i] == enabled) return;
   m.settings.enabled[i] = enabled;
   m.config.enabled[i] = enabled;
-  if (toggle == FluidToggle::Obstacle || toggle == FluidToggle::Colour) {
+  if (toggleIsNode(toggle)) {
     if (m.options.launch != FluidLaunch::HostDecided) m.applyToggle(toggle, true);
   } else {
     m.settingsDirty = true;
@@ -292,6 +292,34 @@ void FluidCudaBackend::download(FluidState& state) {
   gpu::FrameControl c{};
   CUDA_CHECK(cudaMemcpy(&c, m.ctrl.get(), sizeof c, cudaMemcpyDeviceToHost));
   state.time = c.time;
+}
+
+void FluidCudaBackend::setState(FluidState state) {
+  Impl& m = *impl_;
+  const auto n = static_cast<std::size_t>(m.config.particles);
+  if (state.pos.size() != n || state.vel.size() != n || state.density.size() != n) {
+    throw std::invalid_argument("fluid: setState: " + std::to_string(state.pos.size()) + " positions, " +
+                                std::to_string(state.vel.size()) + " velocities and " +
+                                std::to_string(state.density.size()) + " densities for a run of " + std::to_string(n) +
+                                " particles");
+  }
+  std::vector<float2> rhoP(n); // the pressure half is the density stage's, recomputed before any read
+  for (std::size_t i = 0; i < n; ++i) rhoP[i] = {state.density[i], 0.0f};
+  m.synchronize(); // no launch may still use the arrays about to be overwritten
+  // Synchronous copies: the host vectors die with this call. frame_begin and cfl reset the rest of the control block
+  // every frame; only the simulated time carries over.
+  CUDA_CHECK(cudaMemcpy(m.pos.get(), state.pos.data(), n * sizeof(float4), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(m.vel.get(), state.vel.data(), n * sizeof(float4), cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaMemcpy(m.rhoP.get(), rhoP.data(), n * sizeof(float2), cudaMemcpyHostToDevice));
+  gpu::FrameControl c{};
+  c.time = state.time;
+  CUDA_CHECK(cudaMemcpy(m.ctrl.get(), &c, sizeof c, cudaMemcpyHostToDevice));
+  const gpu::BlowUpState b{gpu::kNoBlowUp, gpu::kNoBlowUp};
+  CUDA_CHECK(cudaMemcpy(m.blowUpState.get(), &b, sizeof b, cudaMemcpyHostToDevice));
+  *m.report.get() = gpu::HostReport{};
+  m.report.get()->blowUp = gpu::kNoBlowUp;
+  m.blowUp.reset();
+  m.clearDiagnostics();
 }
 
 std::vector<float> FluidCudaBackend::downloadColour() {
@@ -407,52 +435,39 @@ const std::vector<NodeInfo>& FluidCudaBackend::nodes() const {
   Impl& m = *impl_;
   if (!m.nodesStale) return m.nodes;
   m.nodes.clear();
-  const bool loop = m.options.launch == FluidLaunch::WhileGraph;
-  const auto add = [&](std::string name, std::string type, bool togglable, bool enabled, std::string why) {
-    NodeInfo n;
-    n.name = std::move(name);
+  const auto add = [&](std::string_view name, std::string type, std::string_view why) -> NodeInfo& {
+    NodeInfo& n = m.nodes.emplace_back();
+    n.name = name;
     n.type = std::move(type);
-    n.togglable = togglable;
-    n.enabled = enabled;
-    n.whyNotTogglable = std::move(why);
-    m.nodes.push_back(std::move(n));
+    n.togglable = why.empty();
+    n.whyNotTogglable = why;
+    return n;
   };
-  const std::string where = loop ? " (WHILE body)" : "";
-  if (m.options.scratch == FluidScratch::GraphMemoryNodes) add("alloc_scratch", "memory alloc", false, true, "scratch");
-  if (m.waitNode != nullptr) add("wait_render_done", "semaphore wait", false, true, "the frame protocol");
-  for (const Impl::KernelNode& k : m.kernels) {
-    if (k.substep > 0) continue; // FixedSubsteps: the first copy stands for all
-    const bool obstacle = k.step == Step::Obstacle, colour = k.step == Step::Colour;
-    const bool inBody = k.substep == 0;
-    if (k.step == Step::Keys) {
-      add("cell_keys", "kernel" + where, false, true, "the sort needs the keys");
-      add("sort", "child graph: CUB radix sort, " + std::to_string(m.sortChildNodes) + " nodes" + where, false, true,
-          "child graph nodes cannot be disabled (only kernel, memset and memcpy nodes)");
-      add("clear_cells", "memset" + where, false, true, "the cell table must be cleared every substep");
-      continue;
+  const bool loop = m.options.launch == FluidLaunch::WhileGraph;
+  const std::string body = loop ? " (WHILE body)" : m.options.launch == FluidLaunch::HostDecided ? " (host loop)" : "";
+  if (m.options.scratch == FluidScratch::GraphMemoryNodes) add("alloc_scratch", "memory alloc", "scratch");
+  if (m.waitNode != nullptr) add("wait_render_done", "semaphore wait", "the frame protocol");
+  bool whileListed = false;
+  for (const FluidStepRow& row : kFluidSteps) { // FixedSubsteps: the first copy stands for all
+    if (!m.runs(row)) continue;
+    const bool inBody = row.place == StepPlace::Substep;
+    if (loop && inBody && !whileListed) {
+      add("while", "conditional WHILE", "conditional nodes cannot be disabled");
+      whileListed = true;
     }
-    if (k.step == Step::Diagnostics) {
-      NodeInfo& n = m.nodes.emplace_back();
-      n.name = kDiagnosticsNodeName;
-      n.type = "kernel (on sampling frames)";
-      n.togglable = true;
-      n.enabled = m.diagnosticsOn;
-      n.diagnostics = true;
-      continue;
-    }
-    if (k.step == Step::FrameBegin && loop) {
-      add("frame_begin", "kernel", false, true, "sets the frame's loop state");
-      add("while", "conditional WHILE", false, true, "conditional nodes cannot be disabled");
-      continue;
-    }
-    const bool on = obstacle ? m.settings.enabled[static_cast<int>(FluidToggle::Obstacle)]
-                    : colour ? m.settings.enabled[static_cast<int>(FluidToggle::Colour)]
-                             : true;
-    add(gpu::stepName(k.step), std::string("kernel") + (inBody ? where : ""), obstacle || colour, on,
-        obstacle || colour ? "" : "a stage every frame needs");
+    std::string type = row.node == StepNode::SortChildGraph
+                           ? "child graph: CUB radix sort, " + std::to_string(m.sortChildNodes) + " nodes"
+                       : row.node == StepNode::ClearCellsMemset ? "memset"
+                       : row.diagnostics                        ? "kernel (on sampling frames)"
+                                                                : "kernel";
+    NodeInfo& n = add(row.name, type + (inBody ? body : ""), row.whyNot);
+    n.diagnostics = row.diagnostics;
+    n.enabled = row.toggle        ? m.settings.enabled[static_cast<std::size_t>(*row.toggle)]
+                : row.diagnostics ? m.diagnosticsOn
+                                  : true;
   }
-  if (m.options.scratch == FluidScratch::GraphMemoryNodes) add("free_scratch", "memory free", false, true, "scratch");
-  if (m.signalNode != nullptr) add("signal_sim_done", "semaphore signal", false, true, "the frame protocol");
+  if (m.options.scratch == FluidScratch::GraphMemoryNodes) add("free_scratch", "memory free", "scratch");
+  if (m.signalNode != nullptr) add("signal_sim_done", "semaphore signal", "the frame protocol");
   m.nodesStale = false;
   return m.nodes;
 }

@@ -17,7 +17,7 @@ void FluidCudaBackend::Impl::addKernel(cudaGraph_t g, std::vector<cudaGraphNode_
   const cudaKernelNodeParams p = s.nodeParams(slot);
   cudaGraphNode_t node = nullptr;
   CUDA_CHECK_CTX(cudaGraphAddKernelNode(&node, g, deps.data(), deps.size(), &p),
-                 std::string("adding node ") + gpu::stepName(step));
+                 std::string("adding node ") + stepName(step));
   kernels.push_back({step, substep, node, s});
   deps.assign(1, node);
 }
@@ -42,26 +42,32 @@ void FluidCudaBackend::Impl::captureSort() {
   CUDA_CHECK(cudaGraphGetNodes(g, nullptr, &sortChildNodes));
 }
 
-void FluidCudaBackend::Impl::addSubstep(cudaGraph_t g, std::vector<cudaGraphNode_t>& deps, int substep) {
-  addKernel(g, deps, Step::Cfl, substep);
-  addKernel(g, deps, Step::Keys, substep);
-  cudaGraphNode_t sort = nullptr;
-  CUDA_CHECK_CTX(cudaGraphAddChildGraphNode(&sort, g, deps.data(), deps.size(), sortGraph.get()), "adding sort");
-  deps.assign(1, sort);
-  cudaMemsetParams clear{};
-  clear.dst = scratch.cellStart;
-  clear.value = 0xFF;
-  clear.elementSize = 1;
-  clear.width = layout.cells * sizeof(unsigned);
-  clear.height = 1;
-  clear.pitch = 0;
-  cudaGraphNode_t memset = nullptr;
-  CUDA_CHECK_CTX(cudaGraphAddMemsetNode(&memset, g, deps.data(), deps.size(), &clear), "adding clear_cells");
-  deps.assign(1, memset);
-  for (Step s : kBodySteps) {
-    if (s == Step::Cfl || s == Step::Keys) continue;
-    addKernel(g, deps, s, substep);
+void FluidCudaBackend::Impl::addStep(cudaGraph_t g, std::vector<cudaGraphNode_t>& deps, const FluidStepRow& row,
+                                     int substep) {
+  cudaGraphNode_t node = nullptr;
+  switch (row.node) {
+  case StepNode::Kernel: addKernel(g, deps, row.step, substep); return;
+  case StepNode::SortChildGraph:
+    CUDA_CHECK_CTX(cudaGraphAddChildGraphNode(&node, g, deps.data(), deps.size(), sortGraph.get()), "adding sort");
+    break;
+  case StepNode::ClearCellsMemset: {
+    cudaMemsetParams clear{};
+    clear.dst = scratch.cellStart;
+    clear.value = 0xFF;
+    clear.elementSize = 1;
+    clear.width = layout.cells * sizeof(unsigned);
+    clear.height = 1;
+    clear.pitch = 0;
+    CUDA_CHECK_CTX(cudaGraphAddMemsetNode(&node, g, deps.data(), deps.size(), &clear), "adding clear_cells");
+    break;
   }
+  }
+  deps.assign(1, node);
+}
+
+void FluidCudaBackend::Impl::addSubstep(cudaGraph_t g, std::vector<cudaGraphNode_t>& deps, int substep) {
+  for (const FluidStepRow& row : kFluidSteps)
+    if (row.place == StepPlace::Substep) addStep(g, deps, row, substep);
 }
 
 void FluidCudaBackend::Impl::build() {
@@ -99,7 +105,8 @@ void FluidCudaBackend::Impl::build() {
   }
   const bool loop = options.launch == FluidLaunch::WhileGraph;
   if (loop) CUDA_CHECK(cudaGraphConditionalHandleCreate(&handle, g, 0, 0));
-  addKernel(g, deps, Step::FrameBegin, -1);
+  for (const FluidStepRow& row : kFluidSteps)
+    if (row.place == StepPlace::FrameStart) addStep(g, deps, row, -1);
   if (loop) {
     cudaGraphNodeParams params{};
     params.type = cudaGraphNodeTypeConditional;
@@ -115,11 +122,10 @@ void FluidCudaBackend::Impl::build() {
   } else {
     for (int s = 0; s < options.fixedSubsteps; ++s) addSubstep(g, deps, s);
   }
-  // The state the frame ended with, before anything reads it for the render; disabled except on sampling frames.
-  if (config.diagnosticsEvery > 0) addKernel(g, deps, Step::Diagnostics, -1);
-  addKernel(g, deps, Step::WriteRender, -1);
-  addKernel(g, deps, Step::Colour, -1);
-  addKernel(g, deps, Step::Report, -1);
+  // The diagnostics node reads the state the frame ended with before anything reads it for the render; it is
+  // disabled except on sampling frames.
+  for (const FluidStepRow& row : kFluidSteps)
+    if (row.place == StepPlace::FrameEnd && runs(row)) addStep(g, deps, row, -1);
   if (allocNode != nullptr) {
     cudaGraphNode_t freeNode = nullptr;
     CUDA_CHECK_CTX(cudaGraphAddMemFreeNode(&freeNode, g, deps.data(), deps.size(), static_cast<void*>(scratch.keys)),
@@ -153,8 +159,7 @@ void FluidCudaBackend::Impl::instantiate(const std::string& why) {
 }
 
 void FluidCudaBackend::Impl::afterInstantiate() {
-  applyToggle(FluidToggle::Obstacle, false); // a fresh exec has every node enabled
-  applyToggle(FluidToggle::Colour, false);
+  for (const FluidToggleInfo& t : kFluidToggles) applyToggle(t.toggle, false); // a fresh exec has every node enabled
   for (const KernelNode& k : kernels) {
     if (k.step == Step::Diagnostics)
       CUDA_CHECK_CTX(cudaGraphNodeSetEnabled(exec.get(), k.node, 0), "disabling node diagnostics");
@@ -174,12 +179,11 @@ void FluidCudaBackend::Impl::instantiateSort() {
 }
 
 void FluidCudaBackend::Impl::applyToggle(FluidToggle toggle, bool counted) {
-  const Step step = toggle == FluidToggle::Obstacle ? Step::Obstacle : Step::Colour;
   const bool on = settings.enabled[static_cast<std::size_t>(toggle)];
   for (const KernelNode& k : kernels) {
-    if (k.step != step) continue;
+    if (stepRow(k.step).toggle != toggle) continue;
     CUDA_CHECK_CTX(cudaGraphNodeSetEnabled(exec.get(), k.node, on ? 1 : 0),
-                   std::string("toggling node ") + gpu::stepName(k.step));
+                   std::string("toggling node ") + stepName(k.step));
     if (counted) ++counters.enableToggles;
   }
 }
@@ -192,7 +196,7 @@ void FluidCudaBackend::Impl::applyChangedSpecs() {
     void* slot[1];
     const cudaKernelNodeParams p = want.nodeParams(slot);
     CUDA_CHECK_CTX(cudaGraphExecKernelNodeSetParams(exec.get(), k.node, &p),
-                   std::string("updating node ") + gpu::stepName(k.step));
+                   std::string("updating node ") + stepName(k.step));
     k.applied = want;
     ++counters.nodeUpdates;
   }
@@ -231,6 +235,17 @@ void FluidCudaBackend::Impl::launchSpec(const KernelSpec& s, const char* what) {
   CUDA_CHECK_CTX(cudaLaunchKernel(p.func, p.gridDim, p.blockDim, p.kernelParams, 0, stream.get()), what);
 }
 
+void FluidCudaBackend::Impl::launchStep(const FluidStepRow& row, std::uint64_t k) {
+  if (row.toggle && !settings.enabled[static_cast<std::size_t>(*row.toggle)]) return; // as a disabled node
+  switch (row.node) {
+  case StepNode::Kernel: launchSpec(spec(row.step, k), stepName(row.step)); return;
+  case StepNode::SortChildGraph: CUDA_CHECK(cudaGraphLaunch(sortExec.get(), stream.get())); return;
+  case StepNode::ClearCellsMemset:
+    CUDA_CHECK(cudaMemsetAsync(scratch.cellStart, 0xFF, layout.cells * sizeof(unsigned), stream.get()));
+    return;
+  }
+}
+
 void FluidCudaBackend::Impl::launchHostDecided(std::uint64_t k) {
   if (!renderBuffers.empty()) {
     cudaExternalSemaphore_t rd = renderDone.get();
@@ -238,26 +253,19 @@ void FluidCudaBackend::Impl::launchHostDecided(std::uint64_t k) {
     wp.params.fence.value = protocol.renderDoneWaited(k);
     CUDA_CHECK(cudaWaitExternalSemaphoresAsync(&rd, &wp, 1, stream.get()));
   }
-  launchSpec(spec(Step::FrameBegin, k), "frame_begin");
+  for (const FluidStepRow& row : kFluidSteps)
+    if (row.place == StepPlace::FrameStart) launchStep(row, k);
   for (;;) {
     CUDA_CHECK(
         cudaMemcpyAsync(hostCtrl.get(), ctrl.get(), sizeof(gpu::FrameControl), cudaMemcpyDeviceToHost, stream.get()));
     synchronize();
     if (hostCtrl.get()->proceed == 0) break;
-    launchSpec(spec(Step::Cfl), "cfl");
-    launchSpec(spec(Step::Keys), "cell_keys");
-    CUDA_CHECK(cudaGraphLaunch(sortExec.get(), stream.get()));
-    CUDA_CHECK(cudaMemsetAsync(scratch.cellStart, 0xFF, layout.cells * sizeof(unsigned), stream.get()));
-    for (Step s : kBodySteps) {
-      if (s == Step::Cfl || s == Step::Keys) continue;
-      if (s == Step::Obstacle && !settings.enabled[static_cast<int>(FluidToggle::Obstacle)]) continue;
-      launchSpec(spec(s), gpu::stepName(s));
-    }
+    for (const FluidStepRow& row : kFluidSteps)
+      if (row.place == StepPlace::Substep) launchStep(row, k);
   }
-  if (prepareDiagnostics(k)) launchSpec(spec(Step::Diagnostics), "diagnostics");
-  launchSpec(spec(Step::WriteRender), "write_render");
-  if (settings.enabled[static_cast<int>(FluidToggle::Colour)]) launchSpec(spec(Step::Colour), "colour");
-  launchSpec(spec(Step::Report), "report");
+  const bool sample = prepareDiagnostics(k);
+  for (const FluidStepRow& row : kFluidSteps)
+    if (row.place == StepPlace::FrameEnd && runs(row) && (!row.diagnostics || sample)) launchStep(row, k);
   if (!renderBuffers.empty()) {
     cudaExternalSemaphore_t sd = simDone.get();
     cudaExternalSemaphoreSignalParams sp{};

@@ -20,12 +20,10 @@ namespace graphsim::fluid {
 
 using gpu::KernelSpec;
 using gpu::Step;
+using gpu::stepName;
 using Clock = std::chrono::steady_clock;
 
 inline constexpr std::size_t kTimingSlots = 8;
-inline constexpr std::array kBodySteps = {Step::Cfl,     Step::Keys,     Step::Ranges,    Step::Reorder,
-                                          Step::Density, Step::Forces,   Step::Integrate, Step::Obstacle,
-                                          Step::Walls,   Step::Condition};
 
 struct FluidCudaBackend::Impl {
   FluidConfig config;
@@ -138,8 +136,12 @@ struct FluidCudaBackend::Impl {
   void allocateState();
   void uploadInitialState();
   // ---- graph building ----
-  // Adds the kernel node of `step` after deps, records it in kernels, and makes it the only dependency.
+  // Adds the node of a kFluidSteps row after deps (a kernel node is recorded in kernels) and makes it the only
+  // dependency. Rows run only when configured (the diagnostics node) are the caller's to skip.
+  void addStep(cudaGraph_t g, std::vector<cudaGraphNode_t>& deps, const FluidStepRow& row, int substep);
   void addKernel(cudaGraph_t g, std::vector<cudaGraphNode_t>& deps, Step step, int substep);
+  // The rows of one place that this configuration runs (the diagnostics node only with diagnosticsEvery > 0).
+  bool runs(const FluidStepRow& row) const { return !row.diagnostics || config.diagnosticsEvery > 0; }
   // The sort of one substep, captured from CUB into a graph once; the body adds it as a child graph node.
   void captureSort();
   // One substep's nodes in graph g after deps (the WHILE body, or one unrolled copy).
@@ -168,6 +170,8 @@ struct FluidCudaBackend::Impl {
   void applyChangedSpecs();
   void launchGraph(std::uint64_t k);
   void launchSpec(const KernelSpec& s, const char* what);
+  // HostDecided: the row's kernel, sort or memset on the stream (a row whose switch is off is skipped).
+  void launchStep(const FluidStepRow& row, std::uint64_t k);
   // What an app without conditional nodes does: the same kernels from the host; after each substep it reads the
   // control block back (a bounded wait) to decide whether the frame needs another.
   void launchHostDecided(std::uint64_t k);

@@ -1,6 +1,7 @@
 #include "compute/fluid/cuda/fluid_frame_graph.h"
 
 #include <stdexcept>
+#include <string>
 
 namespace graphsim::fluid::gpu {
 namespace {
@@ -10,27 +11,6 @@ std::size_t alignUp(std::size_t x) { return (x + 255) & ~std::size_t{255}; }
 Grid gridOf(const sph_math::GridDims& g) { return {g.nx, g.ny, g.nz, g.cellSize}; }
 
 } // namespace
-
-const char* stepName(Step s) {
-  switch (s) {
-  case Step::FrameBegin: return "frame_begin";
-  case Step::Cfl: return "cfl";
-  case Step::Keys: return "cell_keys";
-  case Step::Ranges: return "cell_ranges";
-  case Step::Reorder: return "reorder";
-  case Step::Density: return "density";
-  case Step::Forces: return "forces";
-  case Step::Integrate: return "integrate";
-  case Step::Obstacle: return "obstacle";
-  case Step::Walls: return "walls";
-  case Step::Condition: return "condition";
-  case Step::WriteRender: return "write_render";
-  case Step::Colour: return "colour";
-  case Step::Report: return "report";
-  case Step::Diagnostics: return kDiagnosticsNodeName;
-  }
-  return "?";
-}
 
 ScratchLayout scratchLayout(int particles, const sph_math::GridDims& grid) {
   ScratchLayout l;
@@ -105,8 +85,10 @@ KernelSpec specFor(Step step, const DeviceState& d, const Scratch& s, const Fram
   case Step::Diagnostics:
     return fluidDiagnosticsSpec(
         {d.pos, d.vel, d.rhoP, d.ctrl, d.diagnostics, d.diagnosticsReport, d.n, p.restDensity, particleMass(p), 0});
+  case Step::Sort:
+  case Step::ClearCells: break; // not kernel nodes
   }
-  throw std::logic_error("specFor: unknown step");
+  throw std::logic_error(std::string("specFor: ") + stepName(step) + " is not a kernel row");
 }
 
 } // namespace graphsim::fluid::gpu

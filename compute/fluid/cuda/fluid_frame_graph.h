@@ -5,6 +5,9 @@
 //     -> clear_cells (memset) -> cell_ranges -> reorder -> density -> forces -> integrate -> obstacle -> walls
 //     -> condition } -> [diagnostics]? -> write_render -> colour -> report -> [free scratch]? -> [signal simDone]
 //
+// Between the semaphore and memory nodes, every node is a row of kFluidSteps (compute/fluid/fluid_steps.h), in the
+// table's order: the build, the host-decided launches, the node list and the toggles iterate it.
+//
 // FixedSubsteps unrolls the body S times instead of the WHILE node; HostDecided launches the same specs on a stream.
 #pragma once
 
@@ -22,25 +25,11 @@
 
 namespace graphsim::fluid::gpu {
 
-// Every kernel node of the frame, one row per kind (a node of the body is one kind in every substep).
-enum class Step : int {
-  FrameBegin,
-  Cfl,
-  Keys,
-  Ranges,
-  Reorder,
-  Density,
-  Forces,
-  Integrate,
-  Obstacle,
-  Walls,
-  Condition,
-  WriteRender,
-  Colour,
-  Report,
-  Diagnostics // the live diagnostics (config.diagnosticsEvery > 0): enabled only on the frames that sample
-};
-const char* stepName(Step s);
+// The frame's nodes are the rows of kFluidSteps (compute/fluid/fluid_steps.h); the kernel rows get their parameters
+// from specFor below.
+using Step = FluidStep;
+// The rows' names are string literals, so their data is NUL-terminated.
+inline const char* stepName(Step s) { return stepRow(s).name.data(); }
 
 // The substep's scratch, carved out of one allocation (preallocated, or a graph memory node's).
 struct Scratch {
@@ -88,7 +77,8 @@ struct FrameSettings {
   int maxSubsteps = 1;
 };
 
-// The spec of one kernel node from the state, the scratch and the settings (the same for every substep).
+// The spec of one kernel node (a row with StepNode::Kernel) from the state, the scratch and the settings (the same for
+// every substep).
 KernelSpec specFor(Step step, const DeviceState& d, const Scratch& s, const FrameSettings& f,
                    const sph_math::GridDims& g, unsigned long long handle, std::uint64_t frame);
 
