@@ -30,6 +30,7 @@
 #include "compute/cuda/device_bodies.h"
 #include "compute/cuda/external_interop.h"
 #include "compute/cuda/frame_graph.h"
+#include "compute/cuda/frame_timings.h"
 #include "compute/cuda/graph_slices.h"
 #include "compute/cuda/leapfrog_start.h"
 #include "compute/cuda/mapped_report.h"
@@ -44,9 +45,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Timing events per frame, in a ring larger than the frames that can be in flight, so that the frames whose events
-// lastSimGpuMs() and the stall message look at have not been re-recorded yet.
-constexpr std::size_t kTimingSlots = 8;
 // Launches whose frame index the host remembers for the blow-up report. The report of a launch is read at the
 // latest at the launch kLaunchLog later (Impl::launch), and every loop here keeps at most F <= 4 frames queued
 // (renderDone throttle, waitForFrame, step()), so the entry it needs is still there.
@@ -104,14 +102,7 @@ struct CudaBackend::Impl {
   ComparisonLaunch comparisonLaunch = nullptr; // set with a comparison mode (CudaInstruments::setLaunchMode)
 
   cuda::Stream stream;
-  struct FrameTiming {
-    cuda::Event start, end;
-    std::optional<std::uint64_t> frame; // the frame whose launch these events bracket
-  };
-  std::array<FrameTiming, kTimingSlots> timing;
-  // Frame k's events. A history ring of kTimingSlots, deliberately more than F: not the protocol's slot(k).
-  FrameTiming& timingOf(std::uint64_t frame) { return timing[frame % kTimingSlots]; }
-  const FrameTiming& timingOf(std::uint64_t frame) const { return timing[frame % kTimingSlots]; }
+  cuda::FrameTimings timing; // frame k's GPU time and end event
 
   cuda::ExternalSemaphore renderDone, simDone;
   std::vector<cuda::ExternalBuffer> renderBuffers; // F buffers; frame k writes renderBuffers[protocol.slot(k)]
@@ -157,7 +148,7 @@ struct CudaBackend::Impl {
   struct Peer {
     int device = 0;
     cuda::Stream stream;
-    std::array<FrameTiming, kTimingSlots> timing;
+    cuda::FrameTimings timing;
     cuda::DeviceBodies bodies;
     cuda::DeviceArray<unsigned int> tileFlags;
     cuda::DeviceArray<cuda::BlowUpDeviceState> blowUpState;
@@ -191,10 +182,9 @@ struct CudaBackend::Impl {
 
   void launch(std::uint64_t frame) {
     harvestBlowUp(); // before this launch's log entry replaces the one kLaunchLog launches back
-    FrameTiming& t = timingOf(frame);
     // Events on the stream around the graph launch: the GPU time includes the wait node, which with frames in
     // flight usually finds renderDone already signalled.
-    CUDA_CHECK(cudaEventRecord(t.start.get(), stream.get()));
+    timing.begin(frame, stream.get());
     if (injectedFailure && injectedFailure->frame == frame) {
       injectedNode = injectedFailure->breakNode(*graph, injectedFailure->stage);
     }
@@ -207,19 +197,16 @@ struct CudaBackend::Impl {
       for (Peer& p : peers) {
         // The peers' graphs need no wait: their first collective waits for rank 0's, which waited for renderDone.
         const OnDevice on(p.device, device);
-        FrameTiming& pt = p.timing[frame % kTimingSlots];
-        CUDA_CHECK(cudaEventRecord(pt.start.get(), p.stream.get()));
+        p.timing.begin(frame, p.stream.get());
         p.graph->launch(frame, nullptr, p.stream.get());
-        CUDA_CHECK(cudaEventRecord(pt.end.get(), p.stream.get()));
-        pt.frame = frame;
+        p.timing.end(frame, p.stream.get());
       }
     } catch (const CudaError& e) {
       if (injectedNode.empty()) throw;
       throw CudaError(e.code, std::string(e.what()) + " [node " + injectedNode +
                                   " has the launch configuration that --inject kernel-fail gave it]");
     }
-    CUDA_CHECK(cudaEventRecord(t.end.get(), stream.get()));
-    t.frame = frame;
+    timing.end(frame, stream.get());
     lastLaunched = frame;
     launchLog[nextLaunchOrdinal % kLaunchLog] = {nextLaunchOrdinal, frame};
     ++nextLaunchOrdinal;
@@ -325,16 +312,6 @@ struct CudaBackend::Impl {
     blowUp = std::move(b);
   }
 
-  // The oldest launched frame whose end event has not completed, if any (for the stall message).
-  std::optional<std::uint64_t> oldestIncompleteFrame() const {
-    std::optional<std::uint64_t> oldest;
-    for (const FrameTiming& t : timing) {
-      if (!t.frame || cudaEventQuery(t.end.get()) != cudaErrorNotReady) continue;
-      if (!oldest || *t.frame < *oldest) oldest = t.frame;
-    }
-    return oldest;
-  }
-
   void synchronize() const {
     const auto deadline = Clock::now() + waitTimeout;
     for (const Peer& p : peers) {
@@ -362,24 +339,16 @@ struct CudaBackend::Impl {
     if (!lastLaunched || k > *lastLaunched) {
       throw std::logic_error("waitForFrame(" + std::to_string(k) + "): that frame has not been launched");
     }
-    const FrameTiming& t = timingOf(k);
-    if (t.frame != k) return synchronize();
+    cudaEvent_t end = timing.endOf(k);
+    if (end == nullptr) return synchronize();
     const bool done = cuda::pollCudaUntilDone(
-        [&] { return cudaEventQuery(t.end.get()); }, "cudaEventQuery",
+        [&] { return cudaEventQuery(end); }, "cudaEventQuery",
         [&] {
           return "frame " + std::to_string(k) + " failed (a kernel or semaphore operation" +
                  (injectedNode.empty() ? "" : "; --inject kernel-fail broke node " + injectedNode) + ")";
         },
         Clock::now() + waitTimeout);
     if (!done) throw TimeoutError(stallMessage(), TimeoutError::Side::Cuda);
-  }
-
-  std::optional<double> frameGpuMs(std::uint64_t k) const {
-    const FrameTiming& t = timingOf(k);
-    if (t.frame != k || cudaEventQuery(t.end.get()) != cudaSuccess) return std::nullopt;
-    float ms = 0;
-    if (cudaEventElapsedTime(&ms, t.start.get(), t.end.get()) != cudaSuccess) return std::nullopt;
-    return ms;
   }
 
   // A freshly uploaded state: bodies were copied with cudaMemcpy, whose pageable host-to-device DMA may still be
@@ -513,7 +482,7 @@ struct CudaBackend::Impl {
   }
 
   std::string stallMessage() const {
-    const std::uint64_t k = oldestIncompleteFrame().value_or(lastLaunched.value_or(0));
+    const std::uint64_t k = timing.oldestIncomplete().value_or(lastLaunched.value_or(0));
     std::string m = "CUDA side stalled: frame " + std::to_string(k) + " did not complete within " +
                     std::to_string(waitTimeout.count()) + " ms";
     if (graph && graph->hasSemaphores()) {
@@ -524,18 +493,7 @@ struct CudaBackend::Impl {
 
   double lastSimGpuMs() const {
     if (!lastLaunched) return lastSimMs;
-    // Newest first; stop at the first completed frame. Never blocks.
-    for (std::uint64_t back = 0; back < kTimingSlots && back <= *lastLaunched; ++back) {
-      const std::uint64_t frame = *lastLaunched - back;
-      const FrameTiming& t = timingOf(frame);
-      if (t.frame != frame) break;
-      const cudaError_t q = cudaEventQuery(t.end.get());
-      if (q == cudaErrorNotReady) continue;
-      if (q != cudaSuccess) break; // a failed frame: synchronize() reports it; keep the last good figure
-      float ms = 0;
-      if (cudaEventElapsedTime(&ms, t.start.get(), t.end.get()) == cudaSuccess) lastSimMs = ms;
-      break;
-    }
+    lastSimMs = timing.newestMs(*lastLaunched).value_or(lastSimMs);
     return lastSimMs;
   }
 };
@@ -595,10 +553,7 @@ CudaBackend::CudaBackend(const SceneConfig& config, const std::vector<int>& gpus
   CUDA_CHECK(cudaSetDevice(device));
   m.stream = cuda::makeStream();
   nvtxNameCudaStreamA(m.stream.get(), "graphsim nbody frames"); // the timeline's name; a no-op without a tool
-  for (Impl::FrameTiming& t : m.timing) {
-    t.start = cuda::makeTimingEvent();
-    t.end = cuda::makeTimingEvent();
-  }
+  m.timing.create();
   std::optional<cuda::FrameSemaphores> semaphores;
   if (interop != nullptr) {
     cuda::ImportedInterop imported = cuda::importInterop(std::move(fds), *interop);
@@ -618,10 +573,7 @@ CudaBackend::CudaBackend(const SceneConfig& config, const std::vector<int>& gpus
       const OnDevice on(p.device, device);
       p.stream = cuda::makeStream();
       nvtxNameCudaStreamA(p.stream.get(), ("graphsim nbody frames, GPU " + std::to_string(p.device)).c_str());
-      for (Impl::FrameTiming& t : p.timing) {
-        t.start = cuda::makeTimingEvent();
-        t.end = cuda::makeTimingEvent();
-      }
+      p.timing.create();
     }
     m.clearBlowUp();
     m.allocateDiagnostics(); // not sampled on several GPUs (docs/MULTI-GPU.md); kept so the accessors stay uniform
@@ -807,16 +759,9 @@ std::vector<int> CudaBackend::gpus() const {
 
 std::vector<double> CudaBackend::gpuMs(std::uint64_t k) const {
   const Impl& m = *impl_;
-  std::vector<double> ms{m.frameGpuMs(k).value_or(-1.0)};
+  std::vector<double> ms{m.timing.gpuMs(k).value_or(-1.0)};
   for (const Impl::Peer& p : m.peers) {
-    const Impl::FrameTiming& t = p.timing[k % kTimingSlots];
-    float v = -1;
-    if (t.frame != k || cudaEventQuery(t.end.get()) != cudaSuccess ||
-        cudaEventElapsedTime(&v, t.start.get(), t.end.get()) != cudaSuccess) {
-      (void)cudaGetLastError();
-      v = -1;
-    }
-    ms.push_back(v);
+    ms.push_back(p.timing.gpuMs(k).value_or(-1.0));
   }
   return ms;
 }
@@ -859,7 +804,7 @@ LaunchHostTiming CudaBackend::lastLaunchHostTiming() const {
 
 void CudaBackend::waitForFrame(std::uint64_t k) { impl_->waitForFrame(k); }
 
-std::optional<double> CudaBackend::frameGpuMs(std::uint64_t k) const { return impl_->frameGpuMs(k); }
+std::optional<double> CudaBackend::frameGpuMs(std::uint64_t k) const { return impl_->timing.gpuMs(k); }
 
 void CudaBackend::copyRenderOutput(Float4* dst) {
   Impl& m = *impl_;

@@ -131,21 +131,11 @@ FrameGraph::Built FrameGraph::build(std::uint64_t waitValue, std::uint64_t signa
   const auto deps = [&] { return prev != nullptr ? &prev : nullptr; };
   const auto depCount = [&] { return prev != nullptr ? std::size_t{1} : std::size_t{0}; };
 
-  // The semaphore nodes: launch() sets both values on the exec before every cudaGraphLaunch; the comparison paths
-  // that rebuild the graph every frame build it with the frame's values. `add` copies the parameters.
-  cudaExternalSemaphore_t renderDone = semaphores_.renderDone, simDone = semaphores_.simDone;
-  const auto waitParams = detail::fenceAt<cudaExternalSemaphoreWaitParams>(waitValue);
-  const auto signalParams = detail::fenceAt<cudaExternalSemaphoreSignalParams>(signalValue);
-  const auto addSemaphoreNode = [&](const char* name, Kind kind, auto add, const auto& nodeParams) {
-    cudaGraphNode_t node = nullptr;
-    CUDA_CHECK_CTX(add(&node, g, deps(), depCount(), &nodeParams), name);
-    prevIsKernel = false;
-    built.nodes.push_back({name, kind, Stage::Forces, node, {}});
-    prev = node;
-  };
+  // The frame shell's semaphore nodes: launch() sets both values on the exec before every cudaGraphLaunch; the
+  // comparison paths that rebuild the graph every frame build it with the frame's values.
   if (hasSemaphores()) {
-    addSemaphoreNode(kWaitNodeName, Kind::SemaphoreWait, cudaGraphAddExternalSemaphoresWaitNode,
-                     cudaExternalSemaphoreWaitNodeParams{&renderDone, &waitParams, 1});
+    prev = addFrameWaitNode(g, deps(), depCount(), semaphores_, waitValue);
+    built.nodes.push_back({kWaitNodeName, Kind::SemaphoreWait, Stage::Forces, prev, {}});
   }
 
   std::size_t marks = 0;
@@ -219,8 +209,8 @@ FrameGraph::Built FrameGraph::build(std::uint64_t waitValue, std::uint64_t signa
   addKernel(kBlowUpNodeName, Kind::BlowUpReport, Stage::Forces, 0, reportBlowUpSpec(blowUp_));
 
   if (hasSemaphores()) {
-    addSemaphoreNode(kSignalNodeName, Kind::SemaphoreSignal, cudaGraphAddExternalSemaphoresSignalNode,
-                     cudaExternalSemaphoreSignalNodeParams{&simDone, &signalParams, 1});
+    prev = addFrameSignalNode(g, deps(), depCount(), semaphores_, signalValue);
+    built.nodes.push_back({kSignalNodeName, Kind::SemaphoreSignal, Stage::Forces, prev, {}});
   }
   return built;
 }
@@ -360,18 +350,8 @@ void FrameGraph::prepareDiagnostics(std::uint64_t frame) {
 void FrameGraph::launch(std::uint64_t frame, float4* output, cudaStream_t stream) {
   const auto t0 = std::chrono::steady_clock::now();
   nvtx::Range updates(nvtx::Phase::NodeUpdates, frame);
-  if (hasSemaphores()) {
-    cudaExternalSemaphore_t renderDone = semaphores_.renderDone;
-    cudaExternalSemaphore_t simDone = semaphores_.simDone;
-    waitParams_.params.fence.value = protocol().renderDoneWaited(frame);
-    signalParams_.params.fence.value = protocol().simDoneSignalled(frame);
-    const cudaExternalSemaphoreWaitNodeParams wait{&renderDone, &waitParams_, 1};
-    const cudaExternalSemaphoreSignalNodeParams signal{&simDone, &signalParams_, 1};
-    CUDA_CHECK_CTX(cudaGraphExecExternalSemaphoresWaitNodeSetParams(exec_.get(), nodes_.front().node, &wait),
-                   kWaitNodeName);
-    CUDA_CHECK_CTX(cudaGraphExecExternalSemaphoresSignalNodeSetParams(exec_.get(), nodes_.back().node, &signal),
-                   kSignalNodeName);
-  }
+  if (hasSemaphores())
+    setFrameSemaphoreValues(exec_.get(), nodes_.front().node, nodes_.back().node, semaphores_, frame);
   if (output != output_) {
     output_ = output;
     outputDirty_ = true;

@@ -24,6 +24,7 @@
 
 #include "compute/cuda/cuda_handles.h"
 #include "compute/cuda/diagnostics_kernel.h"
+#include "compute/cuda/frame_shell.h"
 #include "compute/cuda/nbody_kernels.h"
 #include "compute/nbody.h"
 #include "compute/protocol.h"
@@ -31,17 +32,6 @@
 
 namespace graphsim::cuda {
 
-// The imported timeline semaphores (raw handles; CudaBackend owns them) and the frame protocol their values follow.
-struct FrameSemaphores {
-  cudaExternalSemaphore_t renderDone = nullptr; // Vulkan signals, the graph waits
-  cudaExternalSemaphore_t simDone = nullptr;    // the graph signals, Vulkan waits
-  FrameProtocol protocol{1};
-};
-
-inline constexpr const char* kWaitNodeName = "wait_render_done";
-inline constexpr const char* kSignalNodeName = "signal_sim_done";
-inline constexpr const char* kSemaphoreNodeReason =
-    "semaphore nodes order CUDA against Vulkan; disabling one would break the frame protocol";
 inline constexpr const char* kBlowUpNodeName = "report_blow_up";
 inline constexpr const char* kBlowUpNodeReason =
     "blow-up detection: hands the stages' non-finite flag to the host; not a simulation stage";
@@ -148,7 +138,7 @@ public:
 
   // The protocol the semaphore nodes' values follow (compute-only: F = 1, which only the profiling marks use).
   const FrameProtocol& protocol() const { return semaphores_.protocol; }
-  bool hasSemaphores() const { return semaphores_.renderDone != nullptr; }
+  bool hasSemaphores() const { return semaphores_.present(); }
 
   // Execution order; `enabled` read back from the exec with cudaGraphNodeGetEnabled. A cached list (nodeList_): the
   // same vector every call, rebuilt only after nodes_ was rebuilt, read back only after enable states were set, its
@@ -257,9 +247,6 @@ private:
 
   bool paramsDirty_ = false;
   bool outputDirty_ = false;
-  // Stable storage for the semaphore node parameters set every frame.
-  cudaExternalSemaphoreWaitParams waitParams_{};
-  cudaExternalSemaphoreSignalParams signalParams_{};
 
   // Execs replaced by the Reinstantiate comparison (FrameGraphInstruments), kept until 8 more have been replaced: a
   // launch of one may still be running (at most 4 frames are in flight), and destroying what the GPU may use is what

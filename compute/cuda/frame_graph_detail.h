@@ -14,13 +14,4 @@ namespace graphsim::cuda::detail {
 GraphExec instantiate(cudaGraph_t graph);
 const char* updateResultName(cudaGraphExecUpdateResult r);
 
-// The parameters of one timeline-semaphore operation (Params: cudaExternalSemaphoreWaitParams or
-// cudaExternalSemaphoreSignalParams) at `value`, everything else zero.
-template <typename Params>
-Params fenceAt(std::uint64_t value) {
-  Params params{};
-  params.params.fence.value = value;
-  return params;
-}
-
 } // namespace graphsim::cuda::detail

@@ -29,17 +29,9 @@ void FrameGraphInstruments::launchOnStream(FrameGraph& g, const FrameLaunch& lau
     g.outputDirty_ = true; // the exec still points at the old buffer; a later graph launch updates it
   }
   // paramsDirty_ stays as it is for the same reason: these launches take their arguments from stageSpec().
-  const auto waitParams = detail::fenceAt<cudaExternalSemaphoreWaitParams>(g.protocol().renderDoneWaited(launch.frame));
-  const auto signalParams =
-      detail::fenceAt<cudaExternalSemaphoreSignalParams>(g.protocol().simDoneSignalled(launch.frame));
-  cudaExternalSemaphore_t renderDone = g.semaphores_.renderDone;
-  cudaExternalSemaphore_t simDone = g.semaphores_.simDone;
   const auto t1 = Clock::now();
 
-  if (g.hasSemaphores()) {
-    CUDA_CHECK_CTX(cudaWaitExternalSemaphoresAsync(&renderDone, &waitParams, 1, launch.stream),
-                   frameContext(launch.frame, ": waiting for renderDone on the stream"));
-  }
+  if (g.hasSemaphores()) waitRenderDoneOnStream(launch.stream, g.semaphores_, launch.frame);
   // The diagnostics kernel on the frames the graph would sample, where the graph has its node.
   const bool sample = g.diagnosticsSamples(launch.frame);
   const auto run = [&](Stage stage, int substep) {
@@ -53,10 +45,7 @@ void FrameGraphInstruments::launchOnStream(FrameGraph& g, const FrameLaunch& lau
   forEachStageInstance(g.substeps_, run);
   if (sample) g.diagnosticsFirstPending_ = false;
   launchKernel(reportBlowUpSpec(g.blowUp_), launch.stream, [] { return kBlowUpNodeName; });
-  if (g.hasSemaphores()) {
-    CUDA_CHECK_CTX(cudaSignalExternalSemaphoresAsync(&simDone, &signalParams, 1, launch.stream),
-                   frameContext(launch.frame, ": signalling simDone on the stream"));
-  }
+  if (g.hasSemaphores()) signalSimDoneOnStream(launch.stream, g.semaphores_, launch.frame);
   recordHostTimes(g, t0, t1);
 }
 

@@ -1,5 +1,5 @@
-// Launching a kernel described by a KernelNodeSpec directly on a stream, outside any graph: the stream comparison
-// path of the benchmark and the one-off start of the leapfrog use the same specs as the graph's kernel nodes.
+// Launching a kernel described by a KernelNodeSpec directly on a stream, outside any graph: the n-body benchmark's
+// stream comparison, the fluid's host-decided substeps and the one-off leapfrog start use the graph nodes' own specs.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -7,7 +7,7 @@
 #include <string>
 
 #include "compute/cuda/cuda_check.h"
-#include "compute/cuda/nbody_kernels.h"
+#include "compute/cuda/kernel_node_spec.h"
 
 namespace graphsim::cuda {
 

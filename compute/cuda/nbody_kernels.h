@@ -15,6 +15,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "compute/cuda/kernel_node_spec.h"
+
 namespace graphsim::cuda {
 
 // Device arrays of the simulation state (owned by DeviceBodies) and the body count.
@@ -146,51 +148,6 @@ static_assert(sizeof(ForcesArgs) == 64 && sizeof(AttractorArgs) == 64 && sizeof(
                   sizeof(DampingArgs) == 32 && sizeof(BoundaryArgs) == 40 && sizeof(ColourArgs) == 24 &&
                   sizeof(WriteRenderArgs) == 32,
               "kernel argument structs must have no implicit padding (their bytes are compared)");
-
-// Complete parameters of one kernel node.
-struct KernelNodeSpec {
-  static constexpr std::size_t kMaxArgBytes = 64;
-
-  const void* func = nullptr;
-  dim3 grid{1, 1, 1};
-  dim3 block{1, 1, 1};
-  unsigned sharedMemBytes = 0;
-  std::uint32_t argBytes = 0;
-  alignas(16) std::array<std::byte, kMaxArgBytes> args{};
-
-  template <typename Args>
-  static KernelNodeSpec make(const void* func, dim3 grid, dim3 block, const Args& a) {
-    static_assert(sizeof(Args) <= kMaxArgBytes && alignof(Args) <= 16);
-    KernelNodeSpec spec;
-    spec.func = func;
-    spec.grid = grid;
-    spec.block = block;
-    spec.argBytes = static_cast<std::uint32_t>(sizeof(Args));
-    std::memcpy(spec.args.data(), &a, sizeof(Args));
-    return spec;
-  }
-
-  // For cudaGraphAddKernelNode / cudaGraphExecKernelNodeSetParams. argSlot receives the one argument pointer and
-  // must live until that call returns (CUDA copies the argument bytes during the call).
-  cudaKernelNodeParams nodeParams(void** argSlot) const {
-    argSlot[0] = const_cast<std::byte*>(args.data());
-    cudaKernelNodeParams p{};
-    p.func = const_cast<void*>(func);
-    p.gridDim = grid;
-    p.blockDim = block;
-    p.sharedMemBytes = sharedMemBytes;
-    p.kernelParams = argSlot;
-    p.extra = nullptr;
-    return p;
-  }
-
-  friend bool operator==(const KernelNodeSpec& a, const KernelNodeSpec& b) {
-    return a.func == b.func && a.grid.x == b.grid.x && a.grid.y == b.grid.y && a.grid.z == b.grid.z &&
-           a.block.x == b.block.x && a.block.y == b.block.y && a.block.z == b.block.z &&
-           a.sharedMemBytes == b.sharedMemBytes && a.argBytes == b.argBytes &&
-           std::memcmp(a.args.data(), b.args.data(), a.argBytes) == 0;
-  }
-};
 
 // Builders (defined next to their kernels). n == 0 still yields a valid one-block launch that does nothing.
 KernelNodeSpec forcesSpec(const ForcesArgs& a);

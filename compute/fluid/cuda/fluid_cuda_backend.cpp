@@ -14,6 +14,7 @@
 #include "compute/cuda/cuda_check.h"
 #include "compute/cuda/cuda_handles.h"
 #include "compute/cuda/external_interop.h"
+#include "compute/cuda/kernel_launch.h"
 #include "compute/cuda/mapped_report.h"
 #include "compute/cuda/poll.h"
 #include "compute/cuda/shutdown.h"
@@ -132,10 +133,10 @@ void FluidCudaBackend::Impl::synchronize() const {
 }
 
 void FluidCudaBackend::Impl::waitForFrame(std::uint64_t k) const {
-  const Timing& t = timingOf(k);
-  if (t.frame != k) return synchronize();
+  cudaEvent_t end = timing.endOf(k);
+  if (end == nullptr) return synchronize();
   const bool done =
-      cuda::pollCudaUntilDone([&] { return cudaEventQuery(t.end.get()); }, "cudaEventQuery",
+      cuda::pollCudaUntilDone([&] { return cudaEventQuery(end); }, "cudaEventQuery",
                               [&] { return "fluid frame " + std::to_string(k); }, Clock::now() + options.waitTimeout);
   if (!done) throw stalled(k, options.waitTimeout);
 }
@@ -196,10 +197,7 @@ FluidCudaBackend::FluidCudaBackend(const FluidConfig& config, int device, const 
   CUDA_CHECK(cudaSetDevice(device));
   m.stream = cuda::makeStream();
   nvtxNameCudaStreamA(m.stream.get(), "graphsim fluid frames"); // the timeline's name; a no-op without a tool
-  for (Impl::Timing& t : m.timing) {
-    t.start = cuda::makeTimingEvent();
-    t.end = cuda::makeTimingEvent();
-  }
+  m.timing.create();
   m.sortStart = cuda::makeTimingEvent();
   m.sortEnd = cuda::makeTimingEvent();
   if (interop != nullptr) {
@@ -384,17 +382,7 @@ double FluidCudaBackend::lastSortGpuMs() const { return impl_->lastSortMs; }
 double FluidCudaBackend::lastSimGpuMs() const {
   const Impl& m = *impl_;
   if (!m.lastLaunched) return m.lastSimMs;
-  for (std::uint64_t back = 0; back < kTimingSlots && back <= *m.lastLaunched; ++back) {
-    const std::uint64_t k = *m.lastLaunched - back;
-    const Impl::Timing& t = m.timingOf(k);
-    if (t.frame != k) break;
-    const cudaError_t q = cudaEventQuery(t.end.get());
-    if (q == cudaErrorNotReady) continue;
-    if (q != cudaSuccess) break;
-    float ms = 0;
-    if (cudaEventElapsedTime(&ms, t.start.get(), t.end.get()) == cudaSuccess) m.lastSimMs = ms;
-    break;
-  }
+  m.lastSimMs = m.timing.newestMs(*m.lastLaunched).value_or(m.lastSimMs);
   return m.lastSimMs;
 }
 
@@ -410,7 +398,7 @@ void FluidCudaBackend::setSortTiming(bool on) {
     return;
   }
   constexpr int kReps = 20;
-  m.launchSpec(m.spec(Step::Keys), "cell_keys");
+  cuda::launchKernel(m.spec(Step::Keys), m.stream.get(), [] { return "cell_keys"; });
   CUDA_CHECK(cudaEventRecord(m.sortStart.get(), m.stream.get()));
   for (int i = 0; i < kReps; ++i) CUDA_CHECK(cudaGraphLaunch(m.sortExec.get(), m.stream.get()));
   CUDA_CHECK(cudaEventRecord(m.sortEnd.get(), m.stream.get()));

@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "compute/cuda/cuda_check.h"
+#include "compute/cuda/frame_shell.h"
+#include "compute/cuda/kernel_launch.h"
 #include "compute/fluid/cuda/fluid_cuda_impl.h"
 #include "compute/nvtx.h"
 
@@ -97,10 +99,7 @@ void FluidCudaBackend::Impl::build() {
   }
   captureSort();
   if (!renderBuffers.empty()) {
-    cudaExternalSemaphore_t sem = renderDone.get();
-    cudaExternalSemaphoreWaitParams wp{};
-    const cudaExternalSemaphoreWaitNodeParams w{&sem, &wp, 1};
-    CUDA_CHECK(cudaGraphAddExternalSemaphoresWaitNode(&waitNode, g, deps.data(), deps.size(), &w));
+    waitNode = cuda::addFrameWaitNode(g, deps.data(), deps.size(), frameSemaphores());
     deps.assign(1, waitNode);
   }
   const bool loop = options.launch == FluidLaunch::WhileGraph;
@@ -132,12 +131,7 @@ void FluidCudaBackend::Impl::build() {
                    "adding the scratch free node");
     deps.assign(1, freeNode);
   }
-  if (!renderBuffers.empty()) {
-    cudaExternalSemaphore_t sem = simDone.get();
-    cudaExternalSemaphoreSignalParams sp{};
-    const cudaExternalSemaphoreSignalNodeParams sgn{&sem, &sp, 1};
-    CUDA_CHECK(cudaGraphAddExternalSemaphoresSignalNode(&signalNode, g, deps.data(), deps.size(), &sgn));
-  }
+  if (!renderBuffers.empty()) signalNode = cuda::addFrameSignalNode(g, deps.data(), deps.size(), frameSemaphores());
   graph = std::move(owner);
 }
 
@@ -204,17 +198,7 @@ void FluidCudaBackend::Impl::applyChangedSpecs() {
 
 void FluidCudaBackend::Impl::launchGraph(std::uint64_t k) {
   nvtx::Range updates(nvtx::Phase::NodeUpdates, k);
-  if (waitNode != nullptr) {
-    cudaExternalSemaphore_t rd = renderDone.get(), sd = simDone.get();
-    cudaExternalSemaphoreWaitParams wp{};
-    wp.params.fence.value = protocol.renderDoneWaited(k);
-    cudaExternalSemaphoreSignalParams sp{};
-    sp.params.fence.value = protocol.simDoneSignalled(k);
-    const cudaExternalSemaphoreWaitNodeParams w{&rd, &wp, 1};
-    const cudaExternalSemaphoreSignalNodeParams s{&sd, &sp, 1};
-    CUDA_CHECK_CTX(cudaGraphExecExternalSemaphoresWaitNodeSetParams(exec.get(), waitNode, &w), "wait_render_done");
-    CUDA_CHECK_CTX(cudaGraphExecExternalSemaphoresSignalNodeSetParams(exec.get(), signalNode, &s), "signal_sim_done");
-  }
+  if (waitNode != nullptr) cuda::setFrameSemaphoreValues(exec.get(), waitNode, signalNode, frameSemaphores(), k);
   KernelNode& begin = kernels.front(); // frame_begin: the frame index, every frame
   const KernelSpec b = spec(Step::FrameBegin, k);
   void* slot[1];
@@ -229,16 +213,12 @@ void FluidCudaBackend::Impl::launchGraph(std::uint64_t k) {
   CUDA_CHECK_CTX(cudaGraphLaunch(exec.get(), stream.get()), "launching fluid frame " + std::to_string(k));
 }
 
-void FluidCudaBackend::Impl::launchSpec(const KernelSpec& s, const char* what) {
-  void* slot[1];
-  const cudaKernelNodeParams p = s.nodeParams(slot);
-  CUDA_CHECK_CTX(cudaLaunchKernel(p.func, p.gridDim, p.blockDim, p.kernelParams, 0, stream.get()), what);
-}
-
 void FluidCudaBackend::Impl::launchStep(const FluidStepRow& row, std::uint64_t k) {
   if (row.toggle && !settings.enabled[static_cast<std::size_t>(*row.toggle)]) return; // as a disabled node
   switch (row.node) {
-  case StepNode::Kernel: launchSpec(spec(row.step, k), stepName(row.step)); return;
+  case StepNode::Kernel:
+    cuda::launchKernel(spec(row.step, k), stream.get(), [&] { return stepName(row.step); });
+    return;
   case StepNode::SortChildGraph: CUDA_CHECK(cudaGraphLaunch(sortExec.get(), stream.get())); return;
   case StepNode::ClearCellsMemset:
     CUDA_CHECK(cudaMemsetAsync(scratch.cellStart, 0xFF, layout.cells * sizeof(unsigned), stream.get()));
@@ -247,12 +227,7 @@ void FluidCudaBackend::Impl::launchStep(const FluidStepRow& row, std::uint64_t k
 }
 
 void FluidCudaBackend::Impl::launchHostDecided(std::uint64_t k) {
-  if (!renderBuffers.empty()) {
-    cudaExternalSemaphore_t rd = renderDone.get();
-    cudaExternalSemaphoreWaitParams wp{};
-    wp.params.fence.value = protocol.renderDoneWaited(k);
-    CUDA_CHECK(cudaWaitExternalSemaphoresAsync(&rd, &wp, 1, stream.get()));
-  }
+  if (!renderBuffers.empty()) cuda::waitRenderDoneOnStream(stream.get(), frameSemaphores(), k);
   for (const FluidStepRow& row : kFluidSteps)
     if (row.place == StepPlace::FrameStart) launchStep(row, k);
   for (;;) {
@@ -266,12 +241,7 @@ void FluidCudaBackend::Impl::launchHostDecided(std::uint64_t k) {
   const bool sample = prepareDiagnostics(k);
   for (const FluidStepRow& row : kFluidSteps)
     if (row.place == StepPlace::FrameEnd && runs(row) && (!row.diagnostics || sample)) launchStep(row, k);
-  if (!renderBuffers.empty()) {
-    cudaExternalSemaphore_t sd = simDone.get();
-    cudaExternalSemaphoreSignalParams sp{};
-    sp.params.fence.value = protocol.simDoneSignalled(k);
-    CUDA_CHECK(cudaSignalExternalSemaphoresAsync(&sd, &sp, 1, stream.get()));
-  }
+  if (!renderBuffers.empty()) cuda::signalSimDoneOnStream(stream.get(), frameSemaphores(), k);
 }
 
 // ---- live diagnostics ----
@@ -294,15 +264,13 @@ bool FluidCudaBackend::Impl::prepareDiagnostics(std::uint64_t k) {
 
 void FluidCudaBackend::Impl::launch(std::uint64_t k) {
   const auto t0 = Clock::now();
-  Timing& t = timingOf(k);
-  CUDA_CHECK(cudaEventRecord(t.start.get(), stream.get()));
+  timing.begin(k, stream.get());
   if (options.launch == FluidLaunch::HostDecided) {
     launchHostDecided(k);
   } else {
     launchGraph(k);
   }
-  CUDA_CHECK(cudaEventRecord(t.end.get(), stream.get()));
-  t.frame = k;
+  timing.end(k, stream.get());
   lastLaunched = k;
   nextFrame = k + 1;
   lastUpdateHostUs = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();

@@ -12,6 +12,8 @@
 
 #include "compute/cuda/cuda_handles.h"
 #include "compute/cuda/external_interop.h"
+#include "compute/cuda/frame_shell.h"
+#include "compute/cuda/frame_timings.h"
 #include "compute/fluid/cuda/fluid_frame_graph.h"
 #include "compute/fluid/fluid_cuda_backend.h"
 #include "compute/protocol.h"
@@ -23,8 +25,6 @@ using gpu::Step;
 using gpu::stepName;
 using Clock = std::chrono::steady_clock;
 
-inline constexpr std::size_t kTimingSlots = 8;
-
 struct FluidCudaBackend::Impl {
   FluidConfig config;
   FluidCudaOptions options;
@@ -32,13 +32,7 @@ struct FluidCudaBackend::Impl {
   gpu::FrameSettings settings;
 
   cuda::Stream stream;
-  struct Timing {
-    cuda::Event start, end;
-    std::optional<std::uint64_t> frame;
-  };
-  std::array<Timing, kTimingSlots> timing;
-  Timing& timingOf(std::uint64_t k) { return timing[k % kTimingSlots]; }
-  const Timing& timingOf(std::uint64_t k) const { return timing[k % kTimingSlots]; }
+  cuda::FrameTimings timing; // frame k's GPU time and end event
   cuda::Event sortStart, sortEnd;
 
   cuda::ExternalSemaphore renderDone, simDone;
@@ -116,6 +110,8 @@ struct FluidCudaBackend::Impl {
     return d;
   }
 
+  cuda::FrameSemaphores frameSemaphores() const { return {renderDone.get(), simDone.get(), protocol}; }
+
   KernelSpec spec(Step step, std::uint64_t frame = 0) const {
     return gpu::specFor(step, deviceState(), scratch, settings, grid, handle, frame);
   }
@@ -169,7 +165,6 @@ struct FluidCudaBackend::Impl {
   void applyToggle(FluidToggle toggle, bool counted);
   void applyChangedSpecs();
   void launchGraph(std::uint64_t k);
-  void launchSpec(const KernelSpec& s, const char* what);
   // HostDecided: the row's kernel, sort or memset on the stream (a row whose switch is off is skipped).
   void launchStep(const FluidStepRow& row, std::uint64_t k);
   // What an app without conditional nodes does: the same kernels from the host; after each substep it reads the

@@ -66,13 +66,7 @@ __global__ void __launch_bounds__(32) fluidDiagnosticsKernel(FluidDiagnosticsArg
 
 KernelSpec fluidDiagnosticsSpec(const FluidDiagnosticsArgs& a) {
   const unsigned warps = std::max(1u, std::min<unsigned>((static_cast<unsigned>(a.n) + 31u) / 32u, kDiagnosticsWarps));
-  KernelSpec s;
-  s.func = reinterpret_cast<const void*>(fluidDiagnosticsKernel);
-  s.block = dim3(32);
-  s.grid = dim3(warps);
-  s.argBytes = sizeof a;
-  std::memcpy(s.args, &a, sizeof a);
-  return s;
+  return cuda::kernelSpecOf(fluidDiagnosticsKernel, a, warps * 32u, 32u);
 }
 
 } // namespace graphsim::fluid::gpu

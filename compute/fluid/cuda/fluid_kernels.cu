@@ -298,14 +298,7 @@ __global__ void reportKernel(ReportArgs a) {
 
 template <typename Args>
 KernelSpec specOf(void (*kernel)(Args), const Args& a, unsigned threads, int block = kBlock) {
-  static_assert(sizeof(Args) <= KernelSpec::kMaxArgBytes);
-  KernelSpec s;
-  s.func = reinterpret_cast<const void*>(kernel);
-  s.block = dim3(static_cast<unsigned>(block));
-  s.grid = dim3(threads > 0 ? (threads + static_cast<unsigned>(block) - 1) / static_cast<unsigned>(block) : 1u);
-  s.argBytes = sizeof(Args);
-  std::memcpy(s.args, &a, sizeof(Args));
-  return s;
+  return cuda::kernelSpecOf(kernel, a, threads, static_cast<unsigned>(block));
 }
 
 unsigned count(int n) { return static_cast<unsigned>(n); }

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "compute/cuda/kernel_node_spec.h"
+
 namespace graphsim::fluid::gpu {
 
 // The frame's control block in device memory: what the WHILE loop's kernels decide and read.
@@ -175,30 +177,8 @@ struct ReportArgs {
   HostReport* host; // device pointer of the mapped pinned report
 };
 
-// Complete parameters of one kernel node: the argument struct's bytes are kept here.
-struct KernelSpec {
-  static constexpr std::size_t kMaxArgBytes = 192;
-  const void* func = nullptr;
-  dim3 grid{1, 1, 1};
-  dim3 block{1, 1, 1};
-  std::size_t argBytes = 0;
-  alignas(16) unsigned char args[kMaxArgBytes] = {};
-
-  // argSlot must outlive the returned params (it holds the pointer to this spec's bytes).
-  cudaKernelNodeParams nodeParams(void* (&argSlot)[1]) const {
-    argSlot[0] = const_cast<unsigned char*>(args);
-    cudaKernelNodeParams p{};
-    p.func = const_cast<void*>(func);
-    p.gridDim = grid;
-    p.blockDim = block;
-    p.kernelParams = argSlot;
-    return p;
-  }
-  friend bool operator==(const KernelSpec& a, const KernelSpec& b) {
-    return a.func == b.func && a.grid.x == b.grid.x && a.block.x == b.block.x && a.argBytes == b.argBytes &&
-           std::memcmp(a.args, b.args, a.argBytes) == 0;
-  }
-};
+// Complete parameters of one kernel node: the kit's one spec type (compute/cuda/kernel_node_spec.h).
+using KernelSpec = cuda::KernelNodeSpec;
 
 KernelSpec frameBeginSpec(const FrameBeginArgs& a);
 KernelSpec cflSpec(const CflArgs& a);
