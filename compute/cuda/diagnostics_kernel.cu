@@ -65,6 +65,40 @@ __device__ __forceinline__ void sumTile(const float4* tile, const float4 (&p)[kD
   }
 }
 
+// The last block of a launch: the blocks' partials in block order, reduced, then the sample to the host (seqlock:
+// odd while writing, even when complete) and the state ready for the next launch.
+__device__ void publishSample(const DiagnosticsArgs& a, DiagnosticSums* sums) {
+  const int t = static_cast<int>(threadIdx.x);
+  __threadfence();
+  DiagnosticSums total{};
+  for (int b = t; b < static_cast<int>(gridDim.x); b += kDiagnosticsBlock) {
+    diagnostics_math::add(total, loadPartial(&a.state->partials[b]));
+  }
+  sums[t] = total;
+  __syncthreads();
+  reduceBlock(sums);
+  if (t == 0) {
+    const DiagnosticSums& s = sums[0];
+    volatile DiagnosticsHostReport* h = a.host;
+    const unsigned long long seq = a.state->seq;
+    h->seq = seq + 1; // odd: writing
+    __threadfence_system();
+    h->frame = a.frame;
+    h->sums.kinetic = s.kinetic;
+    h->sums.potential = s.potential;
+    for (int k = 0; k < 3; ++k) {
+      h->sums.momentum[k] = s.momentum[k];
+      h->sums.angularMomentum[k] = s.angularMomentum[k];
+    }
+    h->sums.momentumScale = s.momentumScale;
+    h->sums.angularMomentumScale = s.angularMomentumScale;
+    __threadfence_system();
+    h->seq = seq + 2; // even: complete
+    a.state->seq = seq + 2;
+    a.state->blocksDone = 0; // ready for the next launch (stream-ordered after this one)
+  }
+}
+
 __global__ void __launch_bounds__(kDiagnosticsBlock) diagnosticsKernel(DiagnosticsArgs a) {
   __shared__ float4 tile[kDiagnosticsBlock];
   __shared__ DiagnosticSums sums[kDiagnosticsBlock];
@@ -132,35 +166,7 @@ __global__ void __launch_bounds__(kDiagnosticsBlock) diagnosticsKernel(Diagnosti
   __syncthreads();
   if (!lastBlock) return;
 
-  // The last block: the partials in block order, then the sample to the host.
-  __threadfence();
-  DiagnosticSums total{};
-  for (int b = t; b < static_cast<int>(gridDim.x); b += kDiagnosticsBlock) {
-    diagnostics_math::add(total, loadPartial(&a.state->partials[b]));
-  }
-  sums[t] = total;
-  __syncthreads();
-  reduceBlock(sums);
-  if (t == 0) {
-    const DiagnosticSums& s = sums[0];
-    volatile DiagnosticsHostReport* h = a.host;
-    const unsigned long long seq = a.state->seq;
-    h->seq = seq + 1; // odd: writing
-    __threadfence_system();
-    h->frame = a.frame;
-    h->sums.kinetic = s.kinetic;
-    h->sums.potential = s.potential;
-    for (int k = 0; k < 3; ++k) {
-      h->sums.momentum[k] = s.momentum[k];
-      h->sums.angularMomentum[k] = s.angularMomentum[k];
-    }
-    h->sums.momentumScale = s.momentumScale;
-    h->sums.angularMomentumScale = s.angularMomentumScale;
-    __threadfence_system();
-    h->seq = seq + 2; // even: complete
-    a.state->seq = seq + 2;
-    a.state->blocksDone = 0; // ready for the next launch (stream-ordered after this one)
-  }
+  publishSample(a, sums); // the last block
 }
 
 } // namespace

@@ -122,41 +122,42 @@ KernelNodeSpec FrameGraph::stageSpec(Stage stage, int substep) const {
   throw std::logic_error("FrameGraph::stageSpec: unknown stage");
 }
 
-FrameGraph::Built FrameGraph::build(std::uint64_t waitValue, std::uint64_t signalValue) const {
-  Built built{makeGraph(), {}};
-  built.nodes.reserve(static_cast<std::size_t>(stageInstanceCount(substeps_)) + 4); // + report, wait, signal, diag
-  cudaGraph_t g = built.graph.get();
+// The linear chain build() lays out: each node after the previous one (or, with programmatic launch, a kernel after a
+// kernel through a programmatic edge), an event-record mark after every timed node when profiling.
+struct FrameGraph::Chain {
+  const FrameGraph& fg;
+  Built& built;
+  cudaGraph_t g;
   cudaGraphNode_t prev = nullptr;
   bool prevIsKernel = false; // programmatic edges join two kernel nodes only
-  const auto deps = [&] { return prev != nullptr ? &prev : nullptr; };
-  const auto depCount = [&] { return prev != nullptr ? std::size_t{1} : std::size_t{0}; };
+  std::size_t marks = 0;
 
-  // The frame shell's semaphore nodes: launch() sets both values on the exec before every cudaGraphLaunch; the
-  // comparison paths that rebuild the graph every frame build it with the frame's values.
-  if (hasSemaphores()) {
-    prev = addFrameWaitNode(g, deps(), depCount(), semaphores_, waitValue);
-    built.nodes.push_back({kWaitNodeName, Kind::SemaphoreWait, Stage::Forces, prev, {}});
+  const cudaGraphNode_t* deps() const { return prev != nullptr ? &prev : nullptr; }
+  std::size_t depCount() const { return prev != nullptr ? 1 : 0; }
+
+  void add(std::string name, Kind kind, cudaGraphNode_t node, const KernelNodeSpec& spec = {}, int substep = 0,
+           Stage stage = Stage::Forces) {
+    built.nodes.push_back({std::move(name), kind, stage, node, spec, substep});
+    prev = node;
+    prevIsKernel = kind != Kind::SemaphoreWait && kind != Kind::SemaphoreSignal && kind != Kind::EventRecord &&
+                   kind != Kind::Collective;
   }
 
-  std::size_t marks = 0;
-  const auto addMark = [&] {
-    if (!profiling_) return;
+  void addMark() {
+    if (!fg.profiling_) return;
     std::string name = "mark_" + std::to_string(marks);
     cudaGraphNode_t node = nullptr;
-    CUDA_CHECK_CTX(cudaGraphAddEventRecordNode(&node, g, deps(), depCount(), markEvents_.at(0).at(marks).get()),
+    CUDA_CHECK_CTX(cudaGraphAddEventRecordNode(&node, g, deps(), depCount(), fg.markEvents_.at(0).at(marks).get()),
                    "adding node " + name);
-    built.nodes.push_back({std::move(name), Kind::EventRecord, Stage::Forces, node, {}});
-    prev = node;
-    prevIsKernel = false;
+    add(std::move(name), Kind::EventRecord, node);
     ++marks;
-  };
-  addMark();
+  }
 
-  const auto addKernel = [&](std::string name, Kind kind, Stage stage, int substep, const KernelNodeSpec& spec) {
+  void addKernel(std::string name, Kind kind, Stage stage, int substep, const KernelNodeSpec& spec) {
     void* argSlot[1];
     const cudaKernelNodeParams params = spec.nodeParams(argSlot);
     cudaGraphNode_t node = nullptr;
-    if (programmatic_ && prevIsKernel) {
+    if (fg.programmatic_ && prevIsKernel) {
       // Programmatic dependent launch (setProgrammaticLaunch): this kernel may be launched once every block of the
       // previous one has triggered or exited; it waits for that kernel's completion and memory in
       // griddepcontrol.wait (nbody_kernels.h, waitForPreviousKernel) before it reads anything.
@@ -168,49 +169,58 @@ FrameGraph::Built FrameGraph::build(std::uint64_t waitValue, std::uint64_t signa
     } else {
       CUDA_CHECK_CTX(cudaGraphAddKernelNode(&node, g, deps(), depCount(), &params), "adding node " + name);
     }
-    prevIsKernel = true;
-    built.nodes.push_back({std::move(name), kind, stage, node, spec, substep});
-    prev = node;
+    add(std::move(name), kind, node, spec, substep, stage);
     addMark();
-  };
-  const auto addCollective = [&](std::string name, cudaGraph_t captured) {
+  }
+
+  void addCollective(std::string name, cudaGraph_t captured) {
     cudaGraphNode_t node = nullptr;
     CUDA_CHECK_CTX(cudaGraphAddChildGraphNode(&node, g, deps(), depCount(), captured), "adding node " + name);
-    built.nodes.push_back({std::move(name), Kind::Collective, Stage::Forces, node, {}});
-    prev = node;
-    prevIsKernel = false;
+    add(std::move(name), Kind::Collective, node);
     addMark();
-  };
-  const auto addStage = [&](Stage stage, int substep) {
-    if (slice_ && stage == Stage::WriteRender && !slice_->writesRender) return; // another GPU renders
-    addKernel(stageInstanceName(stage, substep), Kind::Kernel, stage, substep, stageSpec(stage, substep));
-    if (slice_ && stage == Stage::Forces) {
-      const std::string suffix = substep > 0 ? "#" + std::to_string(substep) : "";
-      addCollective("reduce_forces" + suffix, slice_->reduceForces.at(static_cast<std::size_t>(substep)));
-      prevIsKernel = false;
-      addKernel(kConvertNodeName + suffix, Kind::ForcesConvert, Stage::Forces, substep, convertSpec());
+  }
+
+  // One stage instance, with a slice's collectives around it and the diagnostics node after forces of substep 0.
+  void addStage(Stage stage, int substep) {
+    const std::optional<GraphSlice>& slice = fg.slice_;
+    if (slice && stage == Stage::WriteRender && !slice->writesRender) return; // another GPU renders
+    addKernel(stageInstanceName(stage, substep), Kind::Kernel, stage, substep, fg.stageSpec(stage, substep));
+    const std::string suffix = substep > 0 ? "#" + std::to_string(substep) : "";
+    const auto s = static_cast<std::size_t>(substep);
+    if (slice && stage == Stage::Forces) {
+      addCollective("reduce_forces" + suffix, slice->reduceForces.at(s));
+      addKernel(kConvertNodeName + suffix, Kind::ForcesConvert, Stage::Forces, substep, fg.convertSpec());
     }
-    if (slice_ && stage == Stage::Boundary) {
-      const std::string suffix = substep > 0 ? "#" + std::to_string(substep) : "";
-      addCollective("all_gather_positions" + suffix, slice_->gatherPositions.at(static_cast<std::size_t>(substep)));
-    }
-    if (slice_ && stage == Stage::Colour) addCollective("all_gather_colour", slice_->gatherColour);
-    if (stage == Stage::Forces && substep == 0 && diagnosticsEvery_ > 0) {
+    if (slice && stage == Stage::Boundary) addCollective("all_gather_positions" + suffix, slice->gatherPositions.at(s));
+    if (slice && stage == Stage::Colour) addCollective("all_gather_colour", slice->gatherColour);
+    if (stage == Stage::Forces && substep == 0 && fg.diagnosticsEvery_ > 0) {
       // Where a(t) of the state the frame starts from is fresh (docs/DIAGNOSTICS.md). Ordinary edges on both sides,
       // also with programmatic launch: the node is disabled on most frames, and the kernels around it should not
       // depend on how a programmatic edge through a disabled node behaves.
       prevIsKernel = false;
-      addKernel(kDiagnosticsNodeName, Kind::Diagnostics, Stage::Forces, 0, diagnosticsSpecFor(diagnosticsFrame_));
+      addKernel(kDiagnosticsNodeName, Kind::Diagnostics, Stage::Forces, 0, fg.diagnosticsSpecFor(fg.diagnosticsFrame_));
       prevIsKernel = false;
     }
-  };
-  forEachStageInstance(substeps_, addStage);
-  // After every stage, before the signal: when Vulkan sees simDone = k+1, the report of frame k is in host memory.
-  addKernel(kBlowUpNodeName, Kind::BlowUpReport, Stage::Forces, 0, reportBlowUpSpec(blowUp_));
+  }
+};
 
+FrameGraph::Built FrameGraph::build(std::uint64_t waitValue, std::uint64_t signalValue) const {
+  Built built{makeGraph(), {}};
+  built.nodes.reserve(static_cast<std::size_t>(stageInstanceCount(substeps_)) + 4); // + report, wait, signal, diag
+  Chain chain{*this, built, built.graph.get()};
+  // The frame shell's semaphore nodes: launch() sets both values on the exec before every cudaGraphLaunch; the
+  // comparison paths that rebuild the graph every frame build it with the frame's values.
   if (hasSemaphores()) {
-    prev = addFrameSignalNode(g, deps(), depCount(), semaphores_, signalValue);
-    built.nodes.push_back({kSignalNodeName, Kind::SemaphoreSignal, Stage::Forces, prev, {}});
+    chain.add(kWaitNodeName, Kind::SemaphoreWait,
+              addFrameWaitNode(chain.g, chain.deps(), chain.depCount(), semaphores_, waitValue));
+  }
+  chain.addMark();
+  forEachStageInstance(substeps_, [&](Stage stage, int substep) { chain.addStage(stage, substep); });
+  // After every stage, before the signal: when Vulkan sees simDone = k+1, the report of frame k is in host memory.
+  chain.addKernel(kBlowUpNodeName, Kind::BlowUpReport, Stage::Forces, 0, reportBlowUpSpec(blowUp_));
+  if (hasSemaphores()) {
+    chain.add(kSignalNodeName, Kind::SemaphoreSignal,
+              addFrameSignalNode(chain.g, chain.deps(), chain.depCount(), semaphores_, signalValue));
   }
   return built;
 }
@@ -458,101 +468,6 @@ void FrameGraph::rebuild(const BodiesView& bodies, int substeps, const NBodyPara
   syncEnableStates();
 }
 
-const std::vector<NodeInfo>& FrameGraph::nodes() const {
-  NodeListCache& cache = nodeList_;
-  if (cache.structure || cache.list.size() != nodes_.size()) {
-    cache.list.clear();
-    cache.list.reserve(nodes_.size());
-    for (const Node& n : nodes_) {
-      NodeInfo& info = cache.list.emplace_back();
-      info.name = n.name;
-      if (n.kind == Kind::Kernel) {
-        info.type = "kernel";
-        info.stage = n.stage;
-        info.substep = n.substep;
-        info.whyNotTogglable = std::string(whyNotTogglable(n.stage));
-        info.togglable = info.whyNotTogglable.empty();
-      } else if (n.kind == Kind::BlowUpReport) {
-        info.type = "kernel";
-        info.whyNotTogglable = kBlowUpNodeReason;
-      } else if (n.kind == Kind::Diagnostics) {
-        info.type = "kernel";
-        info.togglable = true;
-        info.diagnostics = true;
-      } else if (n.kind == Kind::ForcesConvert) {
-        info.type = "kernel"; // no stage: not a row of the stage table, but it follows the forces toggle
-        info.substep = n.substep;
-        info.whyNotTogglable = "part of forces on several GPUs: toggled with forces";
-      } else if (n.kind == Kind::Collective) {
-        info.type = "nccl";
-        info.whyNotTogglable = kCollectiveNodeReason;
-      } else if (n.kind == Kind::EventRecord) {
-        info.type = "event record";
-        info.whyNotTogglable = "a timing mark of --profile, not part of the simulation";
-      } else {
-        info.type = n.kind == Kind::SemaphoreWait ? "semaphore wait" : "semaphore signal";
-        info.whyNotTogglable = kSemaphoreNodeReason;
-      }
-    }
-    cache.structure = false;
-    cache.enableStates = cache.times = true;
-  }
-  if (cache.enableStates) {
-    // Stage instances show the exec's own state; the diagnostics node its toggle (the exec's state follows the
-    // schedule, frame by frame); the other nodes are never disabled.
-    for (std::size_t i = 0; i < nodes_.size(); ++i) {
-      const Node& n = nodes_[i];
-      if (n.kind == Kind::Diagnostics) cache.list[i].enabled = diagnosticsOn_;
-      if (n.kind != Kind::Kernel && n.kind != Kind::ForcesConvert) continue;
-      unsigned int isEnabled = 0;
-      CUDA_CHECK_CTX(cudaGraphNodeGetEnabled(exec_.get(), n.node, &isEnabled), n.name);
-      cache.list[i].enabled = isEnabled != 0;
-    }
-    cache.enableStates = false;
-  }
-  if (cache.times) {
-    for (std::size_t i = 0; i < nodes_.size(); ++i) {
-      cache.list[i].ms = timed(nodes_[i].kind) && profiling_ && i < nodeMs_.size() ? nodeMs_[i] : -1.0;
-    }
-    cache.times = false;
-  }
-  return cache.list;
-}
-
-void FrameGraph::setProfiling(bool enabled) {
-  if (enabled == profiling_) return;
-  // + report_blow_up, + diagnostics when configured
-  const auto kernels = static_cast<std::size_t>(
-      std::count_if(nodes_.begin(), nodes_.end(), [&](const Node& n) { return timed(n.kind); }));
-  if (enabled) {
-    markEvents_.clear();
-    for (std::uint32_t s = 0; s < protocol().framesInFlight(); ++s) {
-      std::vector<Event> set;
-      // One mark before the first kernel and one after each (report_blow_up and diagnostics included); room for
-      // substep changes up to kMaxSubsteps.
-      // On several GPUs each substep adds three nodes (reduction, convert, gather) and the frame one (colours).
-      const std::size_t marks = static_cast<std::size_t>(stageInstanceCount(kMaxSubsteps)) + 3 +
-                                (slice_ ? 3 * static_cast<std::size_t>(kMaxSubsteps) + 1 : 0);
-      for (std::size_t m = 0; m < marks; ++m) set.push_back(makeTimingEvent());
-      markEvents_.push_back(std::move(set));
-    }
-    markFrame_.assign(markEvents_.size(), std::nullopt);
-  }
-  profiling_ = enabled;
-  nodeMs_.clear();
-  nodeList_.times = true;
-  try {
-    rebuild(bodies_, substeps_, params_, enabled_, output_);
-  } catch (...) {
-    profiling_ = !enabled;
-    throw;
-  }
-  counters_.lastFallbackReason = std::string("profiling ") + (enabled ? "on: " : "off: ") +
-                                 std::to_string(kernels + 1) + " event-record nodes " +
-                                 (enabled ? "added" : "removed") + ", re-instantiated";
-  if (!enabled) markEvents_.clear();
-}
-
 void FrameGraph::setProgrammaticLaunch(bool enabled) {
   if (enabled == programmatic_) return;
   programmatic_ = enabled;
@@ -564,39 +479,6 @@ void FrameGraph::setProgrammaticLaunch(bool enabled) {
     programmatic_ = !enabled;
     throw;
   }
-}
-
-void FrameGraph::pointMarksAt(std::size_t slot) {
-  const std::vector<Event>& events = markEvents_[slot];
-  std::size_t m = 0;
-  for (const Node& n : nodes_) {
-    if (n.kind != Kind::EventRecord) continue;
-    CUDA_CHECK_CTX(cudaGraphExecEventRecordNodeSetEvent(exec_.get(), n.node, events.at(m++).get()), n.name);
-  }
-}
-
-void FrameGraph::harvestMarks(std::size_t slot) {
-  if (!markFrame_[slot]) return;
-  const std::vector<Event>& events = markEvents_[slot];
-  std::size_t marks = 0;
-  for (const Node& n : nodes_) marks += n.kind == Kind::EventRecord ? 1 : 0;
-  if (marks == 0) return;
-  // Normally complete (the throttle saw that frame finish); if not, keep the last figures rather than wait.
-  const cudaError_t done = cudaEventQuery(events[marks - 1].get());
-  if (done == cudaErrorNotReady) return;
-  CUDA_CHECK_CTX(done, "reading the profiling marks");
-  nodeMs_.assign(nodes_.size(), -1.0);
-  std::size_t m = 0;
-  for (std::size_t i = 0; i < nodes_.size(); ++i) {
-    if (nodes_[i].kind == Kind::EventRecord) {
-      ++m;
-    } else if (timed(nodes_[i].kind) && m > 0 && m < marks) {
-      float ms = 0;
-      CUDA_CHECK_CTX(cudaEventElapsedTime(&ms, events[m - 1].get(), events[m].get()), nodes_[i].name);
-      nodeMs_[i] = ms;
-    }
-  }
-  nodeList_.times = true;
 }
 
 void FrameGraph::dumpDot(const std::filesystem::path& path) const {

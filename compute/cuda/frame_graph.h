@@ -200,6 +200,7 @@ private:
     std::vector<Node> nodes;
   };
 
+  struct Chain; // build()'s node-by-node layout (frame_graph.cpp)
   // waitValue / signalValue: the semaphore nodes' values (the product path sets them on the exec every frame).
   Built build(std::uint64_t waitValue = 0, std::uint64_t signalValue = 0) const;
   bool runsStage(Stage stage) const; // enabled, or a stage that cannot be disabled
