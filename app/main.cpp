@@ -5,9 +5,9 @@
 #include <memory>
 #include <string>
 
+#include "app/base/errors.h"
 #include "app/bench/bench.h"
 #include "app/cli/cli.h"
-#include "app/cli/errors.h"
 #include "app/cli/list_gpus.h"
 #include "app/run/session.h"
 #include "app/run/signals.h"

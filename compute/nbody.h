@@ -40,7 +40,7 @@ inline constexpr float kAttractorSoftening = 0.25f;
 // 0.385 G m / eps^2 (at distance eps / sqrt(2)); as eps -> 0 that bound goes to infinity and a close encounter
 // gives an unbounded acceleration, i.e. the run blows up. 1e-4 keeps the bound finite (3.9e7 G m) and eps^2 = 1e-8
 // far above FLT_MIN, so the GPU's flush-to-zero rsqrt still sees a softened sum. The backends accept any eps >= 0
-// (tests run with 0); the check lives where users type values (app/cli/scene_config.cpp).
+// (tests run with 0); the check lives where users type values (app/scenes/scene_config.cpp).
 inline constexpr float kMinSoftening = 1e-4f;
 
 // The damping stage's per-substep factor exp(-damping * dt), computed once on the host in float and handed to both

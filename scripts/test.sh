@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The whole test suite: installs what is missing, checks the format, builds, runs every test (ctest). GPU tests
-# report "skipped" with the reason on machines without a CUDA device; Vulkan tests use whatever device exists (Mesa
-# lavapipe in CI), and the windowed tests a virtual display when there is no real one. Then the .deb: built with
-# CPack, extracted into a temporary root, its graphsim --version run (scripts/package-test.sh).
+# The whole test suite: installs what is missing, checks the format and the include floors, builds, runs every test
+# (ctest). GPU tests report "skipped" with the reason on machines without a CUDA device; Vulkan tests use whatever
+# device exists (Mesa lavapipe in CI), and the windowed tests a virtual display when there is no real one. Then the
+# .deb: built with CPack, extracted into a temporary root, its graphsim --version run (scripts/package-test.sh).
 #
 # Then the CPU test labels (unit, render, cli, ui) again, built with AddressSanitizer + UndefinedBehaviorSanitizer
 # (CMakePresets.json "asan": build-asan/, only the targets those labels need). Any sanitizer report fails the run;
@@ -13,6 +13,10 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 # Sources formatted as .clang-format says (fails naming the files; `scripts/check-format.sh --fix` formats them).
 scripts/check-format.sh
+# Includes layered (app/ floors in scripts/floors.txt, compute/ and render/ apart; fails naming file, line and include),
+# and the checker itself shown to fail on planted bad includes.
+scripts/check-includes.sh
+scripts/check-includes.sh --self-test
 scripts/build.sh
 
 # Windowed tests need a display: without one, the suite runs inside a virtual X server (Xvfb; Vulkan via lavapipe).

@@ -10,9 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/base/errors.h"
+#include "app/base/standard_streams.h"
 #include "app/bench/bench_support.h"
-#include "app/cli/errors.h"
-#include "app/cli/standard_streams.h"
 #include "app/io/output_file.h"
 #include "app/run/open_devices.h"
 #include "app/run/signals.h"

@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <span>
 
+#include "app/base/progress.h"
 #include "app/io/output_file.h"
-#include "app/run/progress.h"
 #include "app/video/video_writer.h"
 #include "render/particle_renderer.h"
 

@@ -1,4 +1,4 @@
-// What `graphsim bench` was asked to do, after parsing and validation (app/bench/bench_cli.cpp).
+// What `graphsim bench` was asked to do, after parsing and validation (app/cli/bench_cli.cpp).
 #pragma once
 
 #include <array>
@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "app/cli/run_options.h"
-#include "app/cli/scene_config.h"
+#include "app/run/run_options.h"
+#include "app/scenes/scene_config.h"
 #include "app/video/video_settings.h"
 
 namespace graphsim::app {

@@ -5,10 +5,10 @@
 #include <deque>
 #include <utility>
 
+#include "app/base/progress.h"
 #include "app/bench/bench_capture.h"
 #include "app/bench/bench_producers.h"
 #include "app/frame/frame_driver.h"
-#include "app/run/progress.h"
 #include "app/run/signals.h"
 #include "compute/errors.h"
 #include "compute/nvtx.h"

@@ -12,18 +12,18 @@
 
 #include <CLI/CLI.hpp>
 
-#include "app/bench/bench_cli.h"
+#include "app/base/errors.h"
+#include "app/base/output_paths.h"
+#include "app/base/standard_streams.h"
+#include "app/cli/bench_cli.h"
 #include "app/cli/driver_manifests.h"
-#include "app/cli/errors.h"
-#include "app/cli/output_paths.h"
 #include "app/cli/replay_cli.h"
-#include "app/cli/standard_streams.h"
-#include "app/cli/user_text.h"
+#include "app/cli/video_flags.h"
+#include "app/io/user_text.h"
 #include "app/snapshot/snapshot.h"
 #include "app/ui/keys.h"
 #include "app/ui/resize_storm.h"
 #include "app/version.h"
-#include "app/video/video_flags.h"
 #include "compute/protocol.h"
 
 namespace graphsim::app {
@@ -60,7 +60,7 @@ Exit codes: 0 success, 1 internal error, CUDA error, timeout, unwritable output 
 3 the machine lacks what was asked (no Vulkan device, no CUDA device, no display; with --interop on also no Vulkan
 device with the CUDA GPU's UUID, or a missing extension), 129/130/143 interrupted (above).)";
 
-// A flag's value as typed, for a message: escaped and clipped (app/cli/user_text.h).
+// A flag's value as typed, for a message: escaped and clipped (app/io/user_text.h).
 
 // The text as a whole signed decimal number (an optional sign, digits, nothing else), or nullopt; `overflow` says
 // whether it had that shape but did not fit 64 bits.
@@ -717,7 +717,7 @@ std::optional<std::string> typedValue(const CLI::App& command, const std::string
   return option->results().back();
 }
 
-// bench's output flags and --variants, checked before the rest of its validation (app/bench/bench_cli.cpp) so that
+// bench's output flags and --variants, checked before the rest of its validation (app/cli/bench_cli.cpp) so that
 // each output path is refused as what is wrong with it (empty, too long, a parent that is a file, a symlink loop,
 // two flags naming one file) before minutes of benchmarking.
 void checkBenchFlags(const CLI::App& bench) {

@@ -12,8 +12,8 @@
 #include <map>
 
 #include "app/bench/bench_options.h"
-#include "app/cli/run_options.h"
 #include "app/reliability/soak.h"
+#include "app/run/run_options.h"
 
 namespace CLI {
 class App;
@@ -33,7 +33,7 @@ using Command = std::variant<RunOptions, ListGpusCommand, ExitNow, BenchOptions,
 // --config file, capture paths, body counts. Bad input throws UsageError (exit 2) with a one-line reason.
 Command parseCommandLine(int argc, char** argv);
 
-// Shared by the subcommands' parsers (cli.cpp, app/bench/bench_cli.cpp).
+// Shared by the subcommands' parsers (cli.cpp, app/cli/bench_cli.cpp).
 //
 // Number flags are bound to strings and converted here, not by CLI11: CLI11 2.1 saturates an out-of-range integer to
 // INT64_MAX and wraps "-1" for an unsigned type, so its value could not be quoted back. A refusal repeats the text
@@ -79,7 +79,7 @@ std::optional<std::int64_t> parseCapacityFlag(const Scene& scene, const CountFla
 
 // The largest --frames of run and replay.
 inline constexpr std::int64_t kMaxFrames = 1'000'000'000'000;
-// A flag's value as typed, for a message: escaped and clipped (app/cli/user_text.h); "an empty value" when empty.
+// A flag's value as typed, for a message: escaped and clipped (app/io/user_text.h); "an empty value" when empty.
 std::string asTyped(const std::string& text);
 // --capture PATH must end in .png with a stem and be creatable now (UsageError, exit 2): checked before any GPU work.
 // numberLength: the characters --capture-every adds to the name ("_000042"), 0 without it.
@@ -108,7 +108,7 @@ public:
   SharedFlags& operator=(const SharedFlags&) = delete;
 
   void addBackend(CLI::App& command);
-  void addInterop(CLI::App& command); // auto | on | off (InteropMode, app/cli/run_options.h)
+  void addInterop(CLI::App& command); // auto | on | off (InteropMode, app/run/run_options.h)
   void addValidation(CLI::App& command, const std::string& whatFails); // "... any message fails the <whatFails>"
   void addGpu(CLI::App& command, const std::string& help);
   void addGpus(CLI::App& command); // --gpus LIST (docs/MULTI-GPU.md)

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/cli/user_text.h"
+#include "app/io/user_text.h"
 #include "compute/errors.h"
 
 namespace graphsim::app {

@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <string>
 
+#include "app/base/errors.h"
 #include "app/cli/driver_manifests.h"
-#include "app/cli/errors.h"
 #include "compute/cuda_device.h"
 #include "render/vulkan_context.h"
 

@@ -9,12 +9,12 @@
 
 #include <CLI/CLI.hpp>
 
-#include "app/cli/errors.h"
-#include "app/cli/output_paths.h"
-#include "app/cli/user_text.h"
+#include "app/base/errors.h"
+#include "app/base/output_paths.h"
+#include "app/cli/video_flags.h"
+#include "app/io/user_text.h"
 #include "app/record/session_record.h"
 #include "app/snapshot/snapshot.h"
-#include "app/video/video_flags.h"
 
 namespace graphsim::app {
 

@@ -21,7 +21,7 @@
 #include <string>
 #include <string_view>
 
-#include "app/cli/user_text.h"
+#include "app/io/user_text.h"
 
 namespace graphsim::app {
 

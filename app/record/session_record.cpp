@@ -7,10 +7,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "app/cli/errors.h"
-#include "app/cli/input_file.h"
+#include "app/base/errors.h"
+#include "app/base/input_file.h"
+#include "app/base/json_reader.h"
 #include "app/io/output_file.h"
-#include "app/scenes/json_reader.h"
 
 namespace graphsim::app {
 namespace {

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "app/snapshot/scene_state.h"
+#include "app/scenes/scene_state.h"
 #include "app/version.h"
 
 namespace graphsim::app {

@@ -4,12 +4,12 @@
 #include <cstdio>
 #include <string>
 
-#include "app/cli/scene_config.h"
-#include "app/cli/standard_streams.h"
-#include "app/run/progress.h"
+#include "app/base/progress.h"
+#include "app/base/standard_streams.h"
 #include "app/run/session.h"
 #include "app/run/signals.h"
 #include "app/scenes/scene.h"
+#include "app/scenes/scene_config.h"
 #include "app/ui/window.h"
 #include "compute/errors.h"
 

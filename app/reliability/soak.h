@@ -19,7 +19,7 @@
 #include <optional>
 #include <string>
 
-#include "app/cli/run_options.h"
+#include "app/run/run_options.h"
 
 namespace graphsim::app {
 

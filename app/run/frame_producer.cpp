@@ -10,8 +10,8 @@
 #include <iterator>
 #include <string>
 
+#include "app/faults/fault_injection.h"
 #include "app/io/output_file.h"
-#include "app/reliability/fault_injection.h"
 #include "compute/cpu_backend.h"
 #include "compute/cuda_backend.h"
 

@@ -8,8 +8,8 @@
 #include <memory>
 #include <optional>
 
-#include "app/cli/run_options.h"
 #include "app/frame/frame_driver.h"
+#include "app/run/run_options.h"
 #include "compute/sim_backend.h"
 #include "render/particle_renderer.h"
 

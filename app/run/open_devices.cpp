@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "app/reliability/fault_injection.h"
+#include "app/faults/fault_injection.h"
 
 namespace graphsim::app {
 namespace {

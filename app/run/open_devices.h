@@ -11,7 +11,7 @@
 #include <optional>
 #include <string>
 
-#include "app/cli/run_options.h"
+#include "app/run/run_options.h"
 #include "compute/cuda_device.h"
 #include "compute/errors.h"
 #include "render/vulkan_context.h"

@@ -9,12 +9,12 @@
 
 #include <imgui.h>
 
-#include "app/cli/errors.h"
+#include "app/base/errors.h"
+#include "app/base/progress.h"
+#include "app/faults/fault_injection.h"
 #include "app/frame/frame_driver.h"
 #include "app/record/session_tape.h"
-#include "app/reliability/fault_injection.h"
 #include "app/run/open_devices.h"
-#include "app/run/progress.h"
 #include "app/run/signals.h"
 #include "app/snapshot/snapshot.h"
 #include "app/ui/imgui_layer.h"

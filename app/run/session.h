@@ -12,7 +12,7 @@
 #include <optional>
 #include <string>
 
-#include "app/cli/run_options.h"
+#include "app/run/run_options.h"
 #include "app/scenes/scene.h"
 #include "app/ui/panel.h"
 #include "app/ui/window.h"

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <string>
 
-#include "app/run/progress.h"
+#include "app/base/progress.h"
 #include "compute/long_work.h"
 
 namespace graphsim::app {

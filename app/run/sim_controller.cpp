@@ -1,7 +1,10 @@
 #include "app/run/sim_controller.h"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
+
+#include "app/faults/fault_injection.h"
 
 namespace graphsim::app {
 
@@ -61,6 +64,15 @@ bool SimController::applyTo(SimBackend& backend) {
     simTime_ += static_cast<double>(params_.dt) * substeps_;
   }
   return advance;
+}
+
+// The non-finite fault's hook (declared in app/faults/fault_injection.h) is defined here, next to the controller it
+// goes through, so that app/faults, below the scenes, needs nothing of app/run.
+void injectIntoController(const FaultPlan& plan, std::uint64_t k, SimController& controller) {
+  if (plan.fault != Fault::NonFinite || k != plan.frame) return;
+  NBodyParams params = controller.params();
+  params.dt = std::numeric_limits<float>::quiet_NaN();
+  controller.setParams(params);
 }
 
 } // namespace graphsim::app

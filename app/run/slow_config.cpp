@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "app/cli/run_options.h"
+#include "app/run/run_options.h"
 
 namespace graphsim::app {
 

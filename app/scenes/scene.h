@@ -7,7 +7,7 @@
 //                  panel's, keys' and soak's edits at the start of the next frame, draws its panel section, maps
 //                  its state to the render (camera, box, palette, point radius) and reports its costs.
 //
-// Nothing outside app/scenes/<scene>/ names a scene: app/scenes/registry.cpp lists them, one line each.
+// Nothing outside app/scenes/<scene>/ names a scene: app/cli/registry.cpp lists them, one line each.
 #pragma once
 
 #include <any>
@@ -24,10 +24,10 @@
 #include <glm/glm.hpp>
 #include <nlohmann/json_fwd.hpp>
 
+#include "app/faults/fault_injection.h"
 #include "app/frame/frame_driver.h"
-#include "app/reliability/fault_injection.h"
-#include "app/snapshot/scene_state.h"
-#include "app/ui/panel_layout.h"
+#include "app/scenes/panel_layout.h"
+#include "app/scenes/scene_state.h"
 #include "compute/nbody.h"
 #include "compute/sim_backend.h" // NodeInfo, UpdateCounters
 #include "render/camera.h"
@@ -230,7 +230,7 @@ public:
   virtual std::optional<CostEstimate> estimateCost(const SceneSettings& settings, bool cpu) const = 0;
 };
 
-// The registry (app/scenes/registry.cpp), in --help order.
+// The registry (app/cli/registry.cpp), in --help order.
 std::span<const Scene* const> scenes();
 // UsageError "--scene: unknown scene 'x' (available: nbody, fluid)".
 const Scene& findScene(std::string_view name);

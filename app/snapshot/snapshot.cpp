@@ -10,10 +10,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/cli/errors.h"
-#include "app/cli/input_file.h"
-#include "app/cli/scene_config.h"
+#include "app/base/errors.h"
+#include "app/base/input_file.h"
 #include "app/io/output_file.h"
+#include "app/scenes/scene_config.h"
 #include "app/snapshot/snapshot_format.h"
 
 namespace graphsim::app {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "app/scenes/scene.h"
-#include "app/snapshot/scene_state.h"
+#include "app/scenes/scene_state.h"
 
 namespace graphsim::app {
 
@@ -18,7 +18,7 @@ SceneState readSnapshotFile(const std::filesystem::path& path, const std::string
 void writeSnapshotFile(const std::filesystem::path& path, const SceneState& state);
 
 // The settings a run resumed from `state` starts with: the preset of the state's scene (for the render settings and
-// the camera), then the state's settings, checked as a scene file is (app/cli/scene_config.h). Throws UsageError
+// the camera), then the state's settings, checked as a scene file is (app/scenes/scene_config.h). Throws UsageError
 // naming the state's source: a scene this graphsim does not have, settings that are not valid JSON or that the scene
 // refuses, a count in the settings other than the header's (count mismatch).
 SceneSettings settingsOfSnapshot(const SceneState& state);

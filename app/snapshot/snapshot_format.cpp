@@ -7,7 +7,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "app/cli/errors.h"
+#include "app/base/errors.h"
 
 namespace graphsim::app {
 namespace {

@@ -25,7 +25,7 @@
 #include <string>
 #include <vector>
 
-#include "app/snapshot/scene_state.h"
+#include "app/scenes/scene_state.h"
 
 namespace graphsim::app {
 

@@ -6,9 +6,9 @@
 
 #include <string>
 
-#include "app/run/frame_stats.h"
+#include "app/scenes/panel_layout.h"
 #include "app/scenes/scene.h"
-#include "app/ui/panel_layout.h"
+#include "app/ui/frame_stats.h"
 #include "render/camera.h"
 
 namespace graphsim::app {

@@ -9,9 +9,9 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "app/cli/errors.h"
-#include "app/cli/input_file.h"
-#include "app/scenes/json_reader.h"
+#include "app/base/errors.h"
+#include "app/base/input_file.h"
+#include "app/base/json_reader.h"
 
 namespace graphsim::app {
 namespace {

@@ -15,7 +15,7 @@ extern "C" {
 #include <libswscale/swscale.h>
 }
 
-#include "app/cli/errors.h"
+#include "app/base/errors.h"
 #include "app/video/video_file.h"
 
 namespace graphsim::app {

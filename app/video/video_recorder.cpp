@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "app/run/progress.h"
+#include "app/base/progress.h"
 
 namespace graphsim::app {
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "app/cli/scene_config.h"
 #include "app/run/session.h"
+#include "app/scenes/scene_config.h"
 #include "app/ui/window.h"
 #include "compute/cpu_backend.h"
 #include "compute/cuda_backend.h"

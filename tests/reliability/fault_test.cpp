@@ -6,7 +6,7 @@
 
 #include <chrono>
 
-#include "app/reliability/fault_injection.h"
+#include "app/faults/fault_injection.h"
 #include "tests/reliability/child_process.h"
 #include "tests/reliability/test_support.h"
 

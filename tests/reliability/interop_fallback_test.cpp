@@ -6,7 +6,7 @@
 
 #include <optional>
 
-#include "app/reliability/fault_injection.h"
+#include "app/faults/fault_injection.h"
 #include "app/run/open_devices.h"
 #include "tests/reliability/child_process.h"
 #include "tests/reliability/test_support.h"

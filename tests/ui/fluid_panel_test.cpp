@@ -6,10 +6,10 @@
 
 #include <cmath>
 
-#include "app/cli/scene_config.h"
 #include "app/run/session.h"
 #include "app/scenes/fluid/fluid_controller.h"
 #include "app/scenes/fluid/fluid_scene.h"
+#include "app/scenes/scene_config.h"
 #include "app/ui/keys.h"
 #include "app/ui/window.h"
 

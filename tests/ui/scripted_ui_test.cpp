@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "app/cli/scene_config.h"
 #include "app/run/session.h"
 #include "app/run/sim_controller.h"
 #include "app/scenes/nbody/nbody_scene.h"
+#include "app/scenes/scene_config.h"
 #include "app/ui/window.h"
 #include "compute/cuda_backend.h"
 #include "compute/cuda_device.h"

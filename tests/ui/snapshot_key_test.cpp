@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "app/cli/scene_config.h"
 #include "app/run/session.h"
+#include "app/scenes/scene_config.h"
 #include "app/snapshot/snapshot.h"
 #include "app/ui/keys.h"
 #include "app/ui/window.h"

@@ -1,4 +1,4 @@
-// The progress policy (app/run/progress.h) with a fake clock: how many lines a run prints where, and what a terminal's
+// The progress policy (app/base/progress.h) with a fake clock: how many lines a run prints where, and what a terminal's
 // line looks like. tests/cli/capture_flags_test.cpp checks the real executable to a pipe.
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <string>
 
-#include "app/run/progress.h"
+#include "app/base/progress.h"
 
 namespace graphsim::app {
 namespace {

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "app/cli/errors.h"
+#include "app/base/errors.h"
 #include "app/run/sim_controller.h"
 #include "app/scenes/fluid/fluid_controller.h"
 #include "app/scenes/fluid/fluid_scene.h"

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/cli/errors.h"
+#include "app/base/errors.h"
 #include "app/video/camera_path.h"
 #include "tests/video/video_test_support.h"
 

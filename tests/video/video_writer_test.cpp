@@ -12,7 +12,7 @@
 #include <random>
 #include <vector>
 
-#include "app/cli/errors.h"
+#include "app/base/errors.h"
 #include "app/io/output_file.h"
 #include "app/video/video_writer.h"
 #include "tests/video/video_test_support.h"

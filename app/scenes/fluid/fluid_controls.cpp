@@ -2,9 +2,9 @@
 
 #include <string>
 
+#include "app/base/json_reader.h"
 #include "app/scenes/fluid/fluid_controller.h"
 #include "app/scenes/fluid/fluid_scene.h"
-#include "app/scenes/json_reader.h"
 
 namespace graphsim::app {
 

@@ -9,12 +9,12 @@
 #include <limits>
 #include <string>
 
-#include "app/cli/errors.h"
+#include "app/base/errors.h"
 #include "app/run/frame_producer.h" // dumpThroughWriter
-#include "app/run/frame_stats.h"
 #include "app/scenes/fluid/fluid_controls.h"
 #include "app/scenes/fluid/fluid_scene.h"
 #include "app/scenes/fluid/fluid_snapshot.h"
+#include "app/ui/frame_stats.h"
 #include "app/ui/plot_ring.h"
 #include "compute/fluid/fluid_cpu_backend.h"
 #include "render/particle_renderer.h"

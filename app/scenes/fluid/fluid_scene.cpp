@@ -7,13 +7,13 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "app/cli/errors.h"
-#include "app/cli/scene_config.h"
+#include "app/base/errors.h"
+#include "app/base/json_reader.h"
 #include "app/reliability/soak.h"
 #include "app/run/slow_config.h"
 #include "app/scenes/fluid/fluid_parts.h"
 #include "app/scenes/fluid/fluid_producer.h"
-#include "app/scenes/json_reader.h"
+#include "app/scenes/scene_config.h"
 #include "compute/fluid/fluid_cpu_backend.h"
 #include "render/particle_renderer.h"
 

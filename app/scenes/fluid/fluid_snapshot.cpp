@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/cli/errors.h"
+#include "app/base/errors.h"
 #include "app/scenes/fluid/fluid_controller.h"
 #include "app/scenes/fluid/fluid_controls.h"
 #include "app/scenes/fluid/fluid_scene.h"

@@ -4,7 +4,7 @@
 // scene-file key of the fluid scene but render.
 #pragma once
 
-#include "app/snapshot/scene_state.h"
+#include "app/scenes/scene_state.h"
 #include "compute/fluid/fluid_backend.h"
 
 namespace graphsim::app {

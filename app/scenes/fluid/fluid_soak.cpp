@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "app/base/progress.h"
 #include "app/reliability/soak.h"
 #include "app/reliability/soak_random.h"
-#include "app/run/progress.h"
 #include "app/scenes/fluid/fluid_controller.h"
 #include "app/scenes/fluid/fluid_parts.h"
 #include "app/scenes/fluid/fluid_scene.h"

@@ -3,9 +3,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "app/cli/errors.h"
+#include "app/base/errors.h"
+#include "app/base/json_reader.h"
 #include "app/run/sim_controller.h"
-#include "app/scenes/json_reader.h"
 #include "app/scenes/nbody/nbody_scene.h"
 
 namespace graphsim::app {

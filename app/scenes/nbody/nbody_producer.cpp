@@ -5,11 +5,11 @@
 #include <cstdio>
 #include <string>
 
-#include "app/run/frame_stats.h"
 #include "app/run/sim_controller.h"
 #include "app/scenes/nbody/nbody_controls.h"
 #include "app/scenes/nbody/nbody_scene.h"
 #include "app/scenes/nbody/nbody_snapshot.h"
+#include "app/ui/frame_stats.h"
 #include "app/ui/plot_ring.h"
 #include "render/render_types.h"
 

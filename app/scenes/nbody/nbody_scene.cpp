@@ -7,11 +7,11 @@
 #include <chrono>
 #include <vector>
 
-#include "app/cli/errors.h"
+#include "app/base/errors.h"
+#include "app/base/json_reader.h"
 #include "app/reliability/soak.h"
 #include "app/run/frame_producer.h"
 #include "app/run/slow_config.h"
-#include "app/scenes/json_reader.h"
 #include "app/scenes/nbody/nbody_parts.h"
 #include "app/scenes/nbody/nbody_producer.h"
 #include "compute/cpu_stages.h"

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/cli/errors.h"
+#include "app/base/errors.h"
 #include "app/run/sim_controller.h"
 #include "app/scenes/nbody/nbody_controls.h"
 #include "app/snapshot/snapshot.h"

@@ -3,7 +3,7 @@
 // floats per body each; settings: the scene-file keys initial, bodies, seed, substeps, params and stages.
 #pragma once
 
-#include "app/snapshot/scene_state.h"
+#include "app/scenes/scene_state.h"
 #include "compute/sim_backend.h"
 
 namespace graphsim::app {

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "app/base/progress.h"
 #include "app/reliability/soak.h"
 #include "app/reliability/soak_random.h"
-#include "app/run/progress.h"
 #include "app/run/sim_controller.h"
 #include "app/scenes/nbody/nbody_parts.h"
 #include "app/scenes/nbody/nbody_scene.h"

@@ -1,4 +1,4 @@
-#include "app/cli/output_paths.h"
+#include "app/base/output_paths.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -7,7 +7,7 @@
 #include <climits>
 #include <system_error>
 
-#include "app/cli/errors.h"
+#include "app/base/errors.h"
 
 namespace graphsim::app {
 namespace {

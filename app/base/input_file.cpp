@@ -1,4 +1,4 @@
-#include "app/cli/input_file.h"
+#include "app/base/input_file.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,9 +10,9 @@
 #include <sstream>
 #include <vector>
 
-#include "app/cli/errors.h"
+#include "app/base/errors.h"
+#include "app/base/json_reader.h"
 #include "app/io/output_file.h"
-#include "app/scenes/json_reader.h"
 
 namespace graphsim::app {
 

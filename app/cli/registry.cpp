@@ -4,11 +4,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/cli/errors.h"
-#include "app/cli/scene_config.h"
+#include "app/base/errors.h"
 #include "app/embedded_presets.h"
 #include "app/scenes/fluid/fluid_scene.h"
 #include "app/scenes/nbody/nbody_scene.h"
+#include "app/scenes/scene_config.h"
 
 namespace graphsim::app {
 

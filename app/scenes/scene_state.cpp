@@ -1,8 +1,8 @@
-#include "app/snapshot/scene_state.h"
+#include "app/scenes/scene_state.h"
 
 #include <algorithm>
 
-#include "app/cli/errors.h"
+#include "app/base/errors.h"
 
 namespace graphsim::app {
 

@@ -1,6 +1,6 @@
 // The checks every output path gets before any work (run --capture, --dump-graph; bench --json, --csv,
 // --frame-log, --capture-dir), so that a typo or an impossible name fails in milliseconds with exit 2, not after a
-// run: UsageError naming the flag and the value as typed (app/cli/user_text.h).
+// run: UsageError naming the flag and the value as typed (app/io/user_text.h).
 #pragma once
 
 #include <cstddef>

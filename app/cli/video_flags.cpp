@@ -1,12 +1,12 @@
-#include "app/video/video_flags.h"
+#include "app/cli/video_flags.h"
 
 #include <sys/stat.h>
 
 #include <CLI/CLI.hpp>
 
+#include "app/base/errors.h"
+#include "app/base/output_paths.h"
 #include "app/cli/cli.h"
-#include "app/cli/errors.h"
-#include "app/cli/output_paths.h"
 
 namespace graphsim::app {
 namespace {

@@ -1,4 +1,4 @@
-#include "app/cli/standard_streams.h"
+#include "app/base/standard_streams.h"
 
 #include <fcntl.h>
 #include <unistd.h>

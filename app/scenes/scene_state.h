@@ -27,7 +27,7 @@ struct SceneState {
   std::uint64_t frame = 0; // frames the saving run had rendered (shown when it is loaded; the resumed run counts anew)
   double simTime = 0;      // simulated time of the state [scene units]
   std::string backend;     // "cpu" | "cuda": which backend saved it (shown; a CPU resume of it is not bit-exact)
-  std::string settings;    // the scene-file JSON (app/cli/scene_config.h keys) of the state's settings and parameters
+  std::string settings; // the scene-file JSON (app/scenes/scene_config.h keys) of the state's settings and parameters
   std::vector<StateArray> arrays;
   // Not saved: where the state was read from, for messages ("--load-state run.gss"); empty: "the saved state".
   std::string source;

@@ -1,4 +1,4 @@
-#include "app/scenes/json_reader.h"
+#include "app/base/json_reader.h"
 
 #include <cmath>
 #include <sstream>

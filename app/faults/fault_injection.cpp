@@ -1,4 +1,4 @@
-#include "app/reliability/fault_injection.h"
+#include "app/faults/fault_injection.h"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -7,11 +7,9 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <limits>
 #include <string>
 
-#include "app/cli/errors.h"
-#include "app/run/sim_controller.h"
+#include "app/base/errors.h"
 #include "compute/cuda_backend.h"
 #include "compute/cuda_instruments.h"
 #include "render/particle_renderer.h"
@@ -122,13 +120,6 @@ void injectIntoInterop(const FaultPlan& plan, InteropDesc& interop) {
   std::fprintf(stderr, "graphsim: --inject import-fail: handing CUDA an fd that is no Vulkan memory\n");
   ::close(interop.renderBuffers.front().fd);
   interop.renderBuffers.front().fd = fake;
-}
-
-void injectIntoController(const FaultPlan& plan, std::uint64_t k, SimController& controller) {
-  if (plan.fault != Fault::NonFinite || k != plan.frame) return;
-  NBodyParams params = controller.params();
-  params.dt = std::numeric_limits<float>::quiet_NaN();
-  controller.setParams(params);
 }
 
 void refuseCudaOnlyFault(const FaultPlan& plan, std::string_view backend) {

@@ -3,9 +3,9 @@
 
 #include <stdexcept>
 
-#include "app/cli/user_text.h"
 #include "app/io/output_file.h" // OutputError: an output file could not be written, exit 1
-#include "compute/errors.h"     // EnvironmentError (exit 3), TimeoutError and ApiError (exit 1)
+#include "app/io/user_text.h"
+#include "compute/errors.h" // EnvironmentError (exit 3), TimeoutError and ApiError (exit 1)
 
 namespace graphsim::app {
 
@@ -17,7 +17,7 @@ enum ExitCode : int {
   kExitInterrupted = 130,
 };
 
-// The message is made one line whatever it quotes (app/cli/user_text.h): a value typed with a newline or an ESC
+// The message is made one line whatever it quotes (app/io/user_text.h): a value typed with a newline or an ESC
 // sequence, or 100,000 characters long, reaches the terminal escaped and clipped, whichever file threw it.
 struct UsageError : std::runtime_error {
   explicit UsageError(const std::string& message) : std::runtime_error(oneLineMessage(message)) {}

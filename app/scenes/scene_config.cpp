@@ -1,4 +1,4 @@
-#include "app/cli/scene_config.h"
+#include "app/scenes/scene_config.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,9 +11,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/cli/errors.h"
-#include "app/cli/input_file.h"
-#include "app/scenes/json_reader.h"
+#include "app/base/errors.h"
+#include "app/base/input_file.h"
+#include "app/base/json_reader.h"
 
 namespace graphsim::app {
 namespace {

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "app/cli/scene_config.h"
+#include "app/faults/fault_injection.h"
 #include "app/record/session_record.h"
-#include "app/reliability/fault_injection.h"
+#include "app/scenes/scene_config.h"
 #include "app/video/camera_path.h"
 #include "app/video/video_settings.h"
 #include "render/render_types.h"

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "app/cli/errors.h"
+#include "app/base/errors.h"
 
 namespace graphsim::app {
 

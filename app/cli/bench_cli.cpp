@@ -1,4 +1,4 @@
-#include "app/bench/bench_cli.h"
+#include "app/cli/bench_cli.h"
 
 #include <unistd.h>
 
@@ -8,9 +8,9 @@
 
 #include <CLI/CLI.hpp>
 
-#include "app/cli/errors.h"
-#include "app/cli/scene_config.h"
-#include "app/video/video_flags.h"
+#include "app/base/errors.h"
+#include "app/cli/video_flags.h"
+#include "app/scenes/scene_config.h"
 #include "compute/protocol.h"
 
 namespace graphsim::app {
