@@ -74,7 +74,6 @@ private:
 // The host state a reset starts from (cuda_backend.cpp).
 HostStart makeHostStart(const SceneConfig& config, LeapfrogStart start);
 
-
 struct CudaBackend::Impl {
   SceneConfig config;
   std::chrono::milliseconds waitTimeout{5000};
