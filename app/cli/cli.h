@@ -38,6 +38,9 @@ Command parseCommandLine(int argc, char** argv);
 // Number flags are bound to strings and converted here, not by CLI11: CLI11 2.1 saturates an out-of-range integer to
 // INT64_MAX and wraps "-1" for an unsigned type, so its value could not be quoted back. A refusal repeats the text
 // as typed, e.g. "--frames: must be 0..1000000000000, got 99999999999999999999" (UsageError, exit 2).
+// The text as a whole signed decimal number (an optional sign, digits, nothing else), or nullopt; `overflow` says
+// whether it had that shape but did not fit 64 bits.
+std::optional<std::int64_t> wholeNumber(const std::string& text, bool& overflow);
 CLI::Option* addIntegerOption(CLI::App& app, const std::string& name, std::string& text, const std::string& help);
 std::int64_t parseIntegerFlag(const std::string& flag, const std::string& text, std::int64_t lo, std::int64_t hi);
 std::uint64_t parseSeedFlag(const std::string& flag, const std::string& text); // 0..2^64-1
