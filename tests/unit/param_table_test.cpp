@@ -1,5 +1,5 @@
-// The parameter tables (compute/param_table.h, issue 27): each row of kFluidParams agrees with itself, and the scene
-// file and the recording read back what they write.
+// The parameter tables (compute/param_table.h, issue 27): each row of kFluidParams and kNBodyParams agrees with
+// itself, and the scene file and the recording read back what they write.
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -8,6 +8,7 @@
 #include "app/cli/errors.h"
 #include "app/scenes/param_json.h"
 #include "compute/fluid/fluid_params.h"
+#include "compute/nbody_params.h"
 
 namespace graphsim {
 namespace {
@@ -47,7 +48,10 @@ void expectRowsWithinRanges(const ParamRow<P> (&table)[N]) {
   }
 }
 
-TEST(ParamTable, RowsLieWithinTheirRanges) { expectRowsWithinRanges(kFluidParams); }
+TEST(ParamTable, RowsLieWithinTheirRanges) {
+  expectRowsWithinRanges(kFluidParams);
+  expectRowsWithinRanges(kNBodyParams);
+}
 
 TEST(ParamTable, FluidLiveRowsReadBackWhatTheyWrite) {
   FluidParams edited;
