@@ -20,7 +20,7 @@ using fluid::kFluidParams;
 // or a soak move only on a Live field; a key on every field but a Derived one.
 template <class P, std::size_t N>
 void expectRowsWithinRanges(const ParamRow<P> (&table)[N]) {
-  const P defaults{};
+  static const P defaults{}; // static: GCC 12 warned a local one might be read uninitialised (it is not)
   for (const ParamRow<P>& row : table) {
     const std::string name(row.name());
     const ParamRange& r = row.range;
