@@ -5,19 +5,6 @@
 #include <utility>
 
 namespace graphsim::app {
-namespace {
-
-bool same3(const float (&a)[3], const float (&b)[3]) { return a[0] == b[0] && a[1] == b[1] && a[2] == b[2]; }
-
-} // namespace
-
-bool sameFluidParams(const fluid::FluidParams& a, const fluid::FluidParams& b) {
-  return a.restDensity == b.restDensity && a.stiffness == b.stiffness && a.viscosity == b.viscosity &&
-         same3(a.gravity, b.gravity) && a.spacing == b.spacing && a.cflNumber == b.cflNumber &&
-         a.maxSubsteps == b.maxSubsteps && a.wallRestitution == b.wallRestitution &&
-         same3(a.obstacleCentre, b.obstacleCentre) && a.obstacleRadius == b.obstacleRadius &&
-         same3(a.boxSize, b.boxSize);
-}
 
 FluidController::FluidController(const fluid::FluidConfig& initial, std::int64_t maxParticles)
     : params_(initial.params), enabled_(initial.enabled), particles_(initial.particles),
@@ -59,7 +46,7 @@ bool FluidController::applyTo(fluid::FluidBackend& backend) {
   }
   if (backend.diagnosticsEnabled() != diagnosticsEnabled_) backend.setDiagnosticsEnabled(diagnosticsEnabled_);
   next.spacing = backend.config().params.spacing;
-  if (!applied_ || !sameFluidParams(*applied_, next)) {
+  if (!applied_ || *applied_ != next) { // every field (FluidParams::operator==)
     backend.setParams(next);
     applied_ = next;
   }

@@ -20,8 +20,6 @@
 
 namespace graphsim::app {
 
-bool sameFluidParams(const fluid::FluidParams& a, const fluid::FluidParams& b);
-
 class FluidController {
 public:
   // maxParticles: what the render buffers hold; the particle-count control stays within it.

@@ -1,29 +1,19 @@
 #include "app/scenes/fluid/fluid_controls.h"
 
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "app/base/json_reader.h"
 #include "app/scenes/fluid/fluid_controller.h"
 #include "app/scenes/fluid/fluid_scene.h"
+#include "app/scenes/param_json.h"
 
 namespace graphsim::app {
 
 using nlohmann::json;
 
-namespace {
-json vec3(const float (&v)[3]) { return {v[0], v[1], v[2]}; }
-} // namespace
-
-json fluidPhysicsJson(const fluid::FluidParams& p) {
-  return {{"restDensity", p.restDensity},
-          {"stiffness", p.stiffness},
-          {"viscosity", p.viscosity},
-          {"gravity", vec3(p.gravity)},
-          {"cflNumber", p.cflNumber},
-          {"maxSubsteps", p.maxSubsteps},
-          {"wallRestitution", p.wallRestitution},
-          {"obstacle", {{"centre", vec3(p.obstacleCentre)}, {"radius", p.obstacleRadius}}}};
-}
+json fluidPhysicsJson(const fluid::FluidParams& p) { return liveParamsJson(p, fluid::kFluidParams); }
 
 json fluidEnabledJson(const FluidController& c) {
   json enabled = json::object();
@@ -50,8 +40,10 @@ void applyFluidControls(const json& controls, const fluid::FluidConfig& running,
   config.particles = c.particles();
   if (r.has("live")) {
     const JsonReader live = r.child("live");
-    live.allowOnly({"restDensity", "stiffness", "viscosity", "gravity", "cflNumber", "maxSubsteps", "wallRestitution",
-                    "obstacle", "enabled", "particles"});
+    static constexpr auto kLiveKeys = paramKeys(fluid::kFluidParams, true); // not the box: structural
+    std::vector<std::string_view> allowed(kLiveKeys.view().begin(), kLiveKeys.view().end());
+    allowed.insert(allowed.end(), {"enabled", "particles"});
+    live.allowOnly(allowed);
     fluidScene().applyJson(wanted, live);
     if (config.particles > c.maxParticles())
       live.fail("particles",

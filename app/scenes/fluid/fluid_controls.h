@@ -14,7 +14,7 @@ namespace graphsim::app {
 
 class FluidController;
 
-// The scene-file keys of the live physics (floats exact through JSON's doubles).
+// The scene-file keys of the live physics: kFluidParams' Live rows (floats exact through JSON's doubles).
 nlohmann::json fluidPhysicsJson(const fluid::FluidParams& params);
 // The scene file's "enabled" object: the switches the controller wants.
 nlohmann::json fluidEnabledJson(const FluidController& controller);

@@ -14,6 +14,7 @@
 #include "app/scenes/fluid/fluid_controls.h"
 #include "app/scenes/fluid/fluid_scene.h"
 #include "app/scenes/fluid/fluid_snapshot.h"
+#include "app/scenes/param_panel.h"
 #include "app/ui/frame_stats.h"
 #include "app/ui/plot_ring.h"
 #include "compute/fluid/fluid_cpu_backend.h"
@@ -248,32 +249,19 @@ private:
   mutable PlotRing massChange_, densityError_, compression_, speed_;
 };
 
+// One slider per kFluidParams row that has one (its label, its "param:<id>" for the scripted UI tests), then the
+// rule between fields (the obstacle inside the box); applied at the next frame when anything changed.
 void FluidProducer::drawPhysics(PanelLayout& layout) {
   fluid::FluidParams p = controller_.params();
   const fluid::FluidConfig& config = engine_->backend().config();
   for (int a = 0; a < 3; ++a) p.boxSize[a] = config.params.boxSize[a];
-  const ImGuiSliderFlags log = ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp;
-  const ImGuiSliderFlags clamp = ImGuiSliderFlags_AlwaysClamp;
-  ImGui::SliderFloat("rest density", &p.restDensity, 100.0f, 3000.0f, "%.0f kg/m3", log);
-  recordWidget(layout, "param:rest_density");
-  ImGui::SliderFloat("stiffness", &p.stiffness, 1.0f, 1000.0f, "%.1f m2/s2", log);
-  recordWidget(layout, "param:stiffness");
-  ImGui::SliderFloat("viscosity", &p.viscosity, 0.0f, 1.0f, "%.3f", clamp);
-  recordWidget(layout, "param:viscosity");
-  ImGui::SliderFloat("gravity y", &p.gravity[1], -30.0f, 30.0f, "%.2f m/s2", clamp);
-  recordWidget(layout, "param:gravity_y");
-  ImGui::SliderFloat("CFL number", &p.cflNumber, 0.01f, 1.0f, "%.3f", clamp);
-  recordWidget(layout, "param:cfl");
-  ImGui::SliderInt("max substeps", &p.maxSubsteps, 1, 200, "%d", log);
-  recordWidget(layout, "param:max_substeps");
-  const float half = 0.5f * std::min({p.boxSize[0], p.boxSize[1], p.boxSize[2]});
-  ImGui::SliderFloat("obstacle radius", &p.obstacleRadius, 0.0f, half, "%.3f m", clamp);
-  recordWidget(layout, "param:obstacle_radius");
-  const float widest = std::max({p.boxSize[0], p.boxSize[1], p.boxSize[2]});
-  ImGui::SliderFloat3("obstacle pos", p.obstacleCentre, 0.0f, widest, "%.2f", clamp);
-  recordWidget(layout, "param:obstacle_pos");
+  for (const ParamRow<fluid::FluidParams>& row : fluid::kFluidParams) {
+    if (!row.hasSlider()) continue;
+    drawParamSlider(row, p);
+    recordWidget(layout, "param:" + std::string(row.slider.id));
+  }
   clampObstacle(p);
-  if (!sameFluidParams(p, controller_.params())) controller_.setParams(p);
+  if (p != controller_.params()) controller_.setParams(p);
 }
 
 void FluidProducer::drawToggles(PanelLayout& layout) {

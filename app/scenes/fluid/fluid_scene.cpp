@@ -13,6 +13,7 @@
 #include "app/run/slow_config.h"
 #include "app/scenes/fluid/fluid_parts.h"
 #include "app/scenes/fluid/fluid_producer.h"
+#include "app/scenes/param_json.h"
 #include "app/scenes/scene_config.h"
 #include "compute/fluid/fluid_cpu_backend.h"
 #include "render/particle_renderer.h"
@@ -44,9 +45,18 @@ double measureCpuSubstepRate(const FluidConfig& config) {
   return static_cast<double>(state.size()) / std::max(seconds, 1e-6);
 }
 
-constexpr auto kJsonKeys = std::to_array<std::string_view>(
-    {"initial", "particles", "restDensity", "stiffness", "viscosity", "gravity", "cflNumber", "maxSubsteps",
-     "wallRestitution", "obstacle", "box", "frameDt", "colourBy", "colourScale", "enabled"});
+// The scene file's keys: the config's around the parameter rows' (kFluidParams: "restDensity" … "obstacle", "box").
+constexpr auto kParamKeys = paramKeys(fluid::kFluidParams, false);
+constexpr auto kJsonKeys = [] {
+  constexpr std::string_view before[] = {"initial", "particles"};
+  constexpr std::string_view after[] = {"frameDt", "colourBy", "colourScale", "enabled"};
+  std::array<std::string_view, std::size(before) + kParamKeys.size + std::size(after)> keys{};
+  std::size_t n = 0;
+  for (std::string_view k : before) keys[n++] = k;
+  for (std::string_view k : kParamKeys.view()) keys[n++] = k;
+  for (std::string_view k : after) keys[n++] = k;
+  return keys;
+}();
 
 std::string text(double v) {
   std::ostringstream s;
@@ -80,13 +90,6 @@ std::optional<std::string> whyObstacleOutside(const fluid::FluidParams& p) {
   return std::nullopt;
 }
 
-void applyObstacle(fluid::FluidParams& p, const JsonReader& r) {
-  const JsonReader o = r.child("obstacle");
-  o.allowOnly({"centre", "radius"});
-  o.vec3("centre", p.obstacleCentre, -1e6, 1e6);
-  o.number("radius", p.obstacleRadius, 0.0, 1e6);
-}
-
 void applyEnabled(fluid::FluidSwitches& enabled, const JsonReader& r) {
   const JsonReader e = r.child("enabled");
   std::array<std::string_view, fluid::kFluidToggleCount> names{};
@@ -94,24 +97,6 @@ void applyEnabled(fluid::FluidSwitches& enabled, const JsonReader& r) {
   e.allowOnly(names);
   for (const fluid::FluidToggleInfo& row : fluid::kFluidToggles)
     e.boolean(row.name, enabled[static_cast<std::size_t>(row.toggle)]);
-}
-
-void applyPhysics(fluid::FluidParams& p, const JsonReader& r) {
-  r.numberOpen("restDensity", p.restDensity, 0.0, true, 1e6, false);
-  r.numberOpen("stiffness", p.stiffness, 0.0, true, 1e6, false);
-  r.number("viscosity", p.viscosity, 0.0, 1.0);
-  r.vec3("gravity", p.gravity, -1000.0, 1000.0);
-  r.numberOpen("cflNumber", p.cflNumber, 0.0, true, 1.0, false);
-  r.integer("maxSubsteps", p.maxSubsteps, 1, fluid::kMaxFluidSubsteps);
-  r.number("wallRestitution", p.wallRestitution, 0.0, 1.0);
-  if (r.has("obstacle")) applyObstacle(p, r);
-  if (r.has("box")) {
-    float box[3] = {p.boxSize[0], p.boxSize[1], p.boxSize[2]};
-    r.vec3("box", box, 0.0, 1e4);
-    for (float b : box)
-      if (!(b > 0.0f)) r.fail("box", "must be 3 numbers in (0, 10000] m, got " + vecText(box));
-    for (int a = 0; a < 3; ++a) p.boxSize[a] = box[a];
-  }
 }
 
 class FluidScene final : public Scene {
@@ -128,7 +113,7 @@ public:
     FluidConfig& c = fluidConfig(settings);
     r.oneOf("initial", c.initial, {"dam-break", "rest"});
     r.integer("particles", c.particles, 1, fluid::kMaxFluidParticles);
-    applyPhysics(c.params, r);
+    readParams(r, c.params, fluid::kFluidParams);
     r.numberOpen("frameDt", c.frameDt, 0.0, true, 0.1, false);
     std::string colourBy = c.colourBy == fluid::ColourBy::Speed ? "speed" : "density";
     r.oneOf("colourBy", colourBy, {"speed", "density"});

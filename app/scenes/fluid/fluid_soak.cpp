@@ -1,12 +1,12 @@
 // The fluid scene's soak (app/reliability/soak.h runs the loop): every 3-12 frames a toggle (viscosity, obstacle,
-// gravity, colour) or a parameter move (rest density, stiffness, viscosity, gravity, CFL, max substeps, obstacle
-// radius and position), every 200-400 frames a particle count (a reset), each through the session's FluidController
-// (the panel's path) and, in the same frame, through a second FluidController driving a FluidCpuBackend (the
-// replay). Every checkpoint checks the invariants (particle count, finite, inside the box, no blow-up) and compares
-// the run with the replay: bit for bit on the CPU backend; on CUDA, in bulk (centre of mass and the largest speed,
-// the replay restarting from the CUDA state each time), since WCSPH amplifies float differences within a few frames.
-// The run's live diagnostics (docs/DIAGNOSTICS.md) are polled after every frame: each sample must count every
-// particle (mass N m), and the report ends with the last series' line.
+// gravity, colour) or a parameter move (a kFluidParams row with a soak range: rest density, stiffness, viscosity,
+// gravity, CFL, max substeps, obstacle radius and position), every 200-400 frames a particle count (a reset), each
+// through the session's FluidController (the panel's path) and, in the same frame, through a second FluidController
+// driving a FluidCpuBackend (the replay). Every checkpoint checks the invariants (particle count, finite, inside the
+// box, no blow-up) and compares the run with the replay: bit for bit on the CPU backend; on CUDA, in bulk (centre of
+// mass and the largest speed, the replay restarting from the CUDA state each time), since WCSPH amplifies float
+// differences within a few frames. The run's live diagnostics (docs/DIAGNOSTICS.md) are polled after every frame:
+// each sample must count every particle (mass N m), and the report ends with the last series' line.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "app/base/progress.h"
+#include "app/reliability/param_soak.h"
 #include "app/reliability/soak.h"
 #include "app/reliability/soak_random.h"
 #include "app/scenes/fluid/fluid_controller.h"
@@ -34,21 +35,11 @@ struct FluidChangeCounts {
   std::uint64_t total() const { return toggles + parameters + particleCounts; }
 };
 
-// Ranges a user reaches with the panel, kept where the dam break stays a dam break.
+// One kFluidParams row with a soak range (where a user reaches with the panel and the dam break stays a dam break).
 void moveParameter(SoakRandom& random, FluidParams& p) {
-  switch (random.between(0, 7)) {
-  case 0: p.restDensity = random.uniform(900.0f, 1100.0f); break;
-  case 1: p.stiffness = random.uniform(50.0f, 200.0f); break;
-  case 2: p.viscosity = random.uniform(0.0f, 0.2f); break;
-  case 3: p.gravity[1] = random.uniform(-12.0f, -5.0f); break;
-  case 4: p.cflNumber = random.uniform(0.15f, 0.3f); break;
-  case 5: p.maxSubsteps = static_cast<int>(random.between(8, 48)); break;
-  case 6: p.obstacleRadius = random.uniform(0.05f, 0.2f); break;
-  default:
-    for (int a = 0; a < 3; ++a) p.obstacleCentre[a] = random.uniform(0.25f, p.boxSize[a] - 0.25f);
-    break;
-  }
-  p.obstacleRadius = std::min(p.obstacleRadius, 0.2f); // centres above stay >= 0.25 from the walls
+  moveRandomParam(random, fluid::kFluidParams, p);
+  // Between fields: the centres above stay >= 0.25 m from the walls, so any radius up to 0.2 m keeps the sphere in.
+  p.obstacleRadius = std::min(p.obstacleRadius, fluid::kSoakMaxObstacleRadius);
 }
 
 std::string checkInvariants(const fluid::FluidState& s, std::int64_t wanted, const fluid::FluidConfig& c,

@@ -7,21 +7,14 @@
 #include "app/base/json_reader.h"
 #include "app/run/sim_controller.h"
 #include "app/scenes/nbody/nbody_scene.h"
+#include "app/scenes/param_json.h"
+#include "compute/nbody_params.h"
 
 namespace graphsim::app {
 
 using nlohmann::json;
 
-json nbodyParamsJson(const NBodyParams& p) {
-  return {{"dt", p.dt},
-          {"G", p.G},
-          {"softening", p.softening},
-          {"damping", p.damping},
-          {"attractor_strength", p.attractorStrength},
-          {"attractor_pos", {p.attractorPos[0], p.attractorPos[1], p.attractorPos[2]}},
-          {"boundary_radius", p.boundaryRadius},
-          {"colour_scale", p.colourScale}};
-}
+json nbodyParamsJson(const NBodyParams& p) { return liveParamsJson(p, kNBodyParams); }
 
 json nbodyStagesJson(const SimController& c) {
   json stages = json::object();

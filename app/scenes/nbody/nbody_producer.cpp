@@ -9,8 +9,10 @@
 #include "app/scenes/nbody/nbody_controls.h"
 #include "app/scenes/nbody/nbody_scene.h"
 #include "app/scenes/nbody/nbody_snapshot.h"
+#include "app/scenes/param_panel.h"
 #include "app/ui/frame_stats.h"
 #include "app/ui/plot_ring.h"
+#include "compute/nbody_params.h"
 #include "render/render_types.h"
 
 namespace graphsim::app {
@@ -142,24 +144,14 @@ private:
 
 void NBodyProducer::drawParameters(const FrameStats& stats, PanelLayout& layout) {
   NBodyParams p = controller_.params();
-  // AlwaysClamp: a value typed with Ctrl+click stays in the slider's range too (softening 0 would blow up).
-  const ImGuiSliderFlags log = ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp;
-  const ImGuiSliderFlags clamp = ImGuiSliderFlags_AlwaysClamp;
-  ImGui::SliderFloat("dt", &p.dt, 1e-5f, 1e-2f, "%.5f", log);
-  recordWidget(layout, "param:dt");
-  ImGui::SliderFloat("G", &p.G, 0.01f, 10.0f, "%.3f", log);
-  recordWidget(layout, "param:G");
-  ImGui::SliderFloat("softening", &p.softening, 1e-3f, 1.0f, "%.4f", log);
-  recordWidget(layout, "param:softening");
-  ImGui::SliderFloat("damping", &p.damping, 0.0f, 5.0f, "%.3f", clamp);
-  recordWidget(layout, "param:damping");
-  ImGui::SliderFloat("attractor", &p.attractorStrength, 0.0f, 50.0f, "%.2f", clamp);
-  recordWidget(layout, "param:attractor");
-  ImGui::SliderFloat3("attractor pos", p.attractorPos, -10.0f, 10.0f, "%.2f", clamp);
-  recordWidget(layout, "param:attractor_pos");
-  ImGui::SliderFloat("colour scale", &p.colourScale, 0.05f, 10.0f, "%.2f", log);
-  recordWidget(layout, "param:colour_scale");
+  // One slider per kNBodyParams row that has one; AlwaysClamp keeps a typed value in range (softening 0 would blow up).
+  for (const ParamRow<NBodyParams>& row : kNBodyParams) {
+    if (!row.hasSlider()) continue;
+    drawParamSlider(row, p);
+    recordWidget(layout, "param:" + std::string(row.slider.id));
+  }
   if (!(p == controller_.params())) controller_.setParams(p);
+  const ImGuiSliderFlags log = ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp;
   ImGui::SliderFloat("point size", &pointRadius_, 1e-3f, 0.2f, "%.4f", log);
   recordWidget(layout, "param:point_size");
   drawStructural(layout);

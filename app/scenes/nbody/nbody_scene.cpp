@@ -14,8 +14,10 @@
 #include "app/run/slow_config.h"
 #include "app/scenes/nbody/nbody_parts.h"
 #include "app/scenes/nbody/nbody_producer.h"
+#include "app/scenes/param_json.h"
 #include "compute/cpu_stages.h"
 #include "compute/initial_conditions.h"
+#include "compute/nbody_params.h"
 #include "render/particle_renderer.h"
 
 namespace graphsim::app {
@@ -44,18 +46,11 @@ double measureCpuForcesRate() {
   return 2048.0 * 2048.0 / std::max(seconds, 1e-6);
 }
 
+// "params": one key per kNBodyParams row, each within its row's range.
 void applyParams(NBodyParams& p, const JsonReader& r) {
-  r.allowOnly(
-      {"dt", "G", "softening", "damping", "attractor_strength", "attractor_pos", "boundary_radius", "colour_scale"});
-  r.number("dt", p.dt, 1e-7, 0.1);
-  r.number("G", p.G, 0.0, 1e3);
-  r.number("softening", p.softening, kMinSoftening, 10.0,
-           "a smaller softening lets close encounters give unbounded accelerations (the run blows up)");
-  r.number("damping", p.damping, 0.0, 100.0);
-  r.number("attractor_strength", p.attractorStrength, -1e3, 1e3);
-  r.number("boundary_radius", p.boundaryRadius, 1e-3, 1e6);
-  r.number("colour_scale", p.colourScale, 0.0, 1e3);
-  r.vec3("attractor_pos", p.attractorPos, -1e6, 1e6);
+  static constexpr auto kKeys = paramKeys(kNBodyParams, false);
+  r.allowOnly(kKeys.view());
+  readParams(r, p, kNBodyParams);
 }
 
 void applyStages(std::array<bool, kStageCount>& enabled, const JsonReader& r) {

@@ -11,12 +11,14 @@
 #include <vector>
 
 #include "app/base/progress.h"
+#include "app/reliability/param_soak.h"
 #include "app/reliability/soak.h"
 #include "app/reliability/soak_random.h"
 #include "app/run/sim_controller.h"
 #include "app/scenes/nbody/nbody_parts.h"
 #include "app/scenes/nbody/nbody_scene.h"
 #include "compute/cpu_backend.h"
+#include "compute/nbody_params.h"
 #include "compute/state_compare.h"
 
 namespace graphsim::app {
@@ -58,20 +60,9 @@ public:
       return;
     }
     NBodyParams p = run.params();
-    // Ranges a user reaches with the panel's sliders, kept where float noise stays noise over a checkpoint interval:
-    // dt, G and softening at most the preset's chaos (softening >= the preset's 0.025, dt <= its 0.0015).
-    switch (random_.between(0, 7)) {
-    case 0: p.dt = random_.uniform(0.0005f, 0.0015f); break;
-    case 1: p.G = random_.uniform(0.5f, 1.25f); break;
-    case 2: p.softening = random_.uniform(0.025f, 0.05f); break;
-    case 3: p.damping = random_.uniform(0.0f, 2.0f); break;
-    case 4: p.attractorStrength = random_.uniform(-4.0f, 4.0f); break;
-    case 5:
-      for (float& x : p.attractorPos) x = random_.uniform(-3.0f, 3.0f);
-      break;
-    case 6: p.boundaryRadius = random_.uniform(4.0f, 16.0f); break;
-    default: p.colourScale = random_.uniform(0.2f, 3.0f); break;
-    }
+    // One kNBodyParams row with a soak range: ranges a user reaches with the panel's sliders, kept where float
+    // noise stays noise over a checkpoint interval (dt, G and softening at most the preset's chaos).
+    moveRandomParam(random_, kNBodyParams, p);
     run.setParams(p);
     replay.setParams(p);
     ++counts.parameters;
