@@ -152,6 +152,7 @@ public:
 
 private:
   void applyLoadState(RunOptions& options) const; // --load-state: the file's scene, settings and state
+  void applyOutputFlags(RunOptions& options) const;
 
   CLI::App* run_ = nullptr;
   SharedFlags shared_{{BackendKind::Auto, BackendKind::Cpu, BackendKind::Cuda}, BackendKind::Auto};
@@ -263,6 +264,15 @@ RunOptions RunCommandLine::options() const {
   applyDiagnosticsEvery(*run_, diagnosticsEvery_, options.scene);
   options.gpu = shared_.gpu();
   options.gpus = shared_.gpus();
+  applyOutputFlags(options);
+  options.waitTimeout = shared_.waitTimeout();
+  options.throttleWait = shared_.throttleWait();
+  return options;
+}
+
+// The output flags (captures, graph dump, snapshot, recording, video and its camera path), each checked, and no two
+// naming the same file.
+void RunCommandLine::applyOutputFlags(RunOptions& options) const {
   if (run_->count("--capture-every") > 0) {
     // 0 used to mean "the last frame only", which is what leaving the flag out does: one way to say it.
     bool overflow = false;
@@ -306,9 +316,6 @@ RunOptions RunCommandLine::options() const {
   if (options.video) outputs.emplace_back("--video", options.video->path);
   options.cameraPath = parseCameraPathFlag(*run_, options.video);
   checkDistinctOutputs(outputs);
-  options.waitTimeout = shared_.waitTimeout();
-  options.throttleWait = shared_.throttleWait();
-  return options;
 }
 
 // The file's scene, count and parameters are the run's: flags that would change them are refused rather than ranked.

@@ -166,6 +166,77 @@ void writeSessionRecording(const fs::path& path, const SessionRecording& recordi
   writeOutput(path, toJson(recording).dump(1) + "\n");
 }
 
+namespace {
+
+// The recording's "events": each an object at a frame after the previous event's.
+std::vector<RecordedEvent> readEvents(const json& top, const JsonReader& r, const std::string& source) {
+  std::vector<RecordedEvent> events;
+  if (!top["events"].is_array()) r.fail("events", "must be an array");
+  std::uint64_t last = 0;
+  for (std::size_t i = 0; i < top["events"].size(); ++i) {
+    const json& item = top["events"][i];
+    const std::string where = "events[" + std::to_string(i) + "]";
+    if (!item.is_object()) r.fail(where, "must be an object");
+    const JsonReader e(item, source, where);
+    e.allowOnly({"frame", "controls", "camera", "panel", "capture"});
+    if (!e.has("frame")) e.fail("frame", "is missing");
+    RecordedEvent event;
+    e.unsignedInteger("frame", event.frame);
+    if (i > 0 && event.frame <= last)
+      e.fail("frame", "must be after the previous event's frame " + std::to_string(last));
+    last = event.frame;
+    if (e.has("controls")) {
+      if (!item["controls"].is_object()) e.fail("controls", "must be an object (a merge patch)");
+      event.controls = item["controls"];
+    }
+    if (e.has("camera")) event.camera = readCamera(e.child("camera"));
+    if (e.has("panel")) {
+      bool visible = true;
+      e.boolean("panel", visible);
+      event.panelVisible = visible;
+    }
+    e.boolean("capture", event.sceneCapture);
+    events.push_back(std::move(event));
+  }
+
+  return events;
+}
+
+// The recording's "checkpoints" (optional): frame, 16-digit hash and optionally the positions in base64.
+std::vector<RecordedCheckpoint> readCheckpoints(const json& top, const JsonReader& r, const std::string& source) {
+  std::vector<RecordedCheckpoint> list;
+  const json checkpoints = top.value("checkpoints", json::array());
+  if (!checkpoints.is_array()) r.fail("checkpoints", "must be an array");
+  for (std::size_t i = 0; i < checkpoints.size(); ++i) {
+    const json& item = checkpoints[i];
+    const std::string where = "checkpoints[" + std::to_string(i) + "]";
+    if (!item.is_object()) r.fail(where, "must be an object");
+    const JsonReader c(item, source, where);
+    c.allowOnly({"frame", "hash", "positions"});
+    if (!c.has("frame") || !c.has("hash")) c.fail(c.has("frame") ? "hash" : "frame", "is missing");
+    RecordedCheckpoint checkpoint;
+    c.unsignedInteger("frame", checkpoint.frame);
+    std::string hash;
+    c.string("hash", hash);
+    char* end = nullptr;
+    checkpoint.hash = std::strtoull(hash.c_str(), &end, 16);
+    if (hash.size() != 16 || end != hash.c_str() + 16) c.fail("hash", "must be 16 hexadecimal digits");
+    if (c.has("positions")) {
+      std::string text;
+      c.string("positions", text);
+      std::vector<unsigned char> bytes;
+      if (!unbase64(text, bytes) || bytes.size() % sizeof(Float4) != 0 || bytes.empty())
+        c.fail("positions", "must be base64 of float x, y, z, w per element");
+      checkpoint.positions.resize(bytes.size() / sizeof(Float4));
+      std::memcpy(checkpoint.positions.data(), bytes.data(), bytes.size());
+    }
+    list.push_back(std::move(checkpoint));
+  }
+  return list;
+}
+
+} // namespace
+
 SessionRecording readSessionRecording(const fs::path& path) {
   const std::string source = "replay " + shownText(path.string(), kShownPathLimit);
   const json top = parseJsonFile(readInputFile(path, source, kMaxFileBytes, "a recorded session"), source);
@@ -199,61 +270,8 @@ SessionRecording readSessionRecording(const fs::path& path) {
   out.controls = top["controls"];
   out.camera = readCamera(r.child("camera"));
 
-  if (!top["events"].is_array()) r.fail("events", "must be an array");
-  std::uint64_t last = 0;
-  for (std::size_t i = 0; i < top["events"].size(); ++i) {
-    const json& item = top["events"][i];
-    const std::string path = "events[" + std::to_string(i) + "]";
-    if (!item.is_object()) r.fail(path, "must be an object");
-    const JsonReader e(item, source, path);
-    e.allowOnly({"frame", "controls", "camera", "panel", "capture"});
-    if (!e.has("frame")) e.fail("frame", "is missing");
-    RecordedEvent event;
-    e.unsignedInteger("frame", event.frame);
-    if (i > 0 && event.frame <= last)
-      e.fail("frame", "must be after the previous event's frame " + std::to_string(last));
-    last = event.frame;
-    if (e.has("controls")) {
-      if (!item["controls"].is_object()) e.fail("controls", "must be an object (a merge patch)");
-      event.controls = item["controls"];
-    }
-    if (e.has("camera")) event.camera = readCamera(e.child("camera"));
-    if (e.has("panel")) {
-      bool visible = true;
-      e.boolean("panel", visible);
-      event.panelVisible = visible;
-    }
-    e.boolean("capture", event.sceneCapture);
-    out.events.push_back(std::move(event));
-  }
-
-  const json checkpoints = top.value("checkpoints", json::array());
-  if (!checkpoints.is_array()) r.fail("checkpoints", "must be an array");
-  for (std::size_t i = 0; i < checkpoints.size(); ++i) {
-    const json& item = checkpoints[i];
-    const std::string path = "checkpoints[" + std::to_string(i) + "]";
-    if (!item.is_object()) r.fail(path, "must be an object");
-    const JsonReader c(item, source, path);
-    c.allowOnly({"frame", "hash", "positions"});
-    if (!c.has("frame") || !c.has("hash")) c.fail(c.has("frame") ? "hash" : "frame", "is missing");
-    RecordedCheckpoint checkpoint;
-    c.unsignedInteger("frame", checkpoint.frame);
-    std::string hash;
-    c.string("hash", hash);
-    char* end = nullptr;
-    checkpoint.hash = std::strtoull(hash.c_str(), &end, 16);
-    if (hash.size() != 16 || end != hash.c_str() + 16) c.fail("hash", "must be 16 hexadecimal digits");
-    if (c.has("positions")) {
-      std::string text;
-      c.string("positions", text);
-      std::vector<unsigned char> bytes;
-      if (!unbase64(text, bytes) || bytes.size() % sizeof(Float4) != 0 || bytes.empty())
-        c.fail("positions", "must be base64 of float x, y, z, w per element");
-      checkpoint.positions.resize(bytes.size() / sizeof(Float4));
-      std::memcpy(checkpoint.positions.data(), bytes.data(), bytes.size());
-    }
-    out.checkpoints.push_back(std::move(checkpoint));
-  }
+  out.events = readEvents(top, r, source);
+  out.checkpoints = readCheckpoints(top, r, source);
   return out;
 }
 

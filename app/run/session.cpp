@@ -51,6 +51,20 @@ struct Session::Impl {
   void carryOut(const PanelActions& actions);
   void saveState(const fs::path& path, std::uint64_t framesDone); // a snapshot (F5, --save-state)
   void watchForBlowUp();
+  // The frame's wall time, the producer's and renderer's costs and counters, into stats (the panel's Stats section).
+  void recordFrameStats() {
+    const auto now = Clock::now();
+    stats.addFrame(std::chrono::duration<double, std::milli>(now - lastFrameEnd).count());
+    lastFrameEnd = now;
+    stats.simMs = producer->simMs();
+    stats.renderGpuMs = renderer->lastRenderGpuMs();
+    stats.updateHostUs = producer->updateHostUs();
+    stats.counters = producer->counters();
+    if (producer->advances() && stats.simMs >= 0) {
+      simMsSum += stats.simMs;
+      ++simMsSamples;
+    }
+  }
   std::unique_ptr<SceneProducer> makeProducer(bool cuda);
 
   RunOptions options;
@@ -424,18 +438,8 @@ bool Session::tick() {
     s.recorder->afterFrame(k, *s.producer, limited && k + 1 == static_cast<std::uint64_t>(s.options.frames));
   if (s.replayer) s.replayer->afterFrame(k, *s.producer);
 
-  const auto now = Clock::now();
-  s.stats.addFrame(std::chrono::duration<double, std::milli>(now - s.lastFrameEnd).count());
-  s.lastFrameEnd = now;
-  s.stats.simMs = s.producer->simMs();
-  s.stats.renderGpuMs = s.renderer->lastRenderGpuMs();
-  s.stats.updateHostUs = s.producer->updateHostUs();
-  s.stats.counters = s.producer->counters();
+  s.recordFrameStats();
   s.watchForBlowUp();
-  if (s.producer->advances() && s.stats.simMs >= 0) {
-    s.simMsSum += s.stats.simMs;
-    ++s.simMsSamples;
-  }
   ++s.frame;
   if (finalCapture) return false;
   return !(limited && s.frame >= static_cast<std::uint64_t>(s.options.frames));

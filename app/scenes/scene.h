@@ -77,8 +77,14 @@ struct SceneNotice {
   std::string hint; // the panel's second line: what to change
 };
 
+class Scene;
+
 class SceneProducer : public FrameProducer {
 public:
+  // The scene this producer runs: a scene's own code downcasts a producer of its scene to its producer type with a
+  // static_cast after comparing this (nbodyController, fluidBackend, ...): checked, without RTTI.
+  const Scene& scene() const { return scene_; }
+
   virtual std::string_view backendName() const = 0; // "cpu" | "cuda"
   virtual std::int64_t count() const = 0;           // elements in the render buffer this frame
 
@@ -141,6 +147,12 @@ public:
   // would apply it, at the start of the next frame.
   virtual nlohmann::json controls() const = 0;
   virtual void setControls(const nlohmann::json& controls) = 0;
+
+protected:
+  explicit SceneProducer(const Scene& scene) : scene_(scene) {}
+
+private:
+  const Scene& scene_;
 };
 
 // One scene's soak (app/reliability/soak.cpp runs the loop): seeded changes through the session's producer, the

@@ -150,10 +150,6 @@ void addDiagnostics(VariantResult& r, const FluidBenchProducer& p) {
   r.sceneDiagnosticsLine = t.summary() + " (every " + std::to_string(p.diagnosticsEvery()) + " frames)";
 }
 
-fluid::FluidCudaBackend* cudaOf(FluidEngine& engine) {
-  return dynamic_cast<fluid::FluidCudaBackend*>(&engine.backend());
-}
-
 void addFigures(VariantResult& r, const FluidBenchProducer& p, std::optional<double> sortShare) {
   const std::optional<double> substeps = p.substeps().mean();
   const auto particles = static_cast<double>(p.count());
@@ -199,7 +195,7 @@ LoopResult runFluidVariant(const LoopSetup& setup, render::VulkanContext* contex
   std::unique_ptr<FluidEngine> engine =
       options != nullptr ? makeFluidCudaEngine(fluidConfig(o.scene), r, setup.cudaDevice, *options, FaultPlan{})
                          : makeFluidCpuEngine(fluidConfig(o.scene), r);
-  fluid::FluidCudaBackend* cuda = options != nullptr ? cudaOf(*engine) : nullptr;
+  fluid::FluidCudaBackend* cuda = engine->cudaBackend();
   FluidBenchProducer producer(std::move(engine), cuda, o.warmup);
   Variant v{setup, r, producer, r != nullptr ? o.framesInFlight : 1};
   v.withSubmit = r != nullptr;

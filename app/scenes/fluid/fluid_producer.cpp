@@ -73,6 +73,7 @@ public:
   }
 
   fluid::FluidBackend& backend() override { return sim_; }
+  fluid::FluidCudaBackend* cudaBackend() override { return &sim_; }
   fluid::FluidCudaBackend& cuda() { return sim_; }
   std::optional<std::uint64_t> produce(std::uint64_t k, bool) override {
     if (renderer_ == nullptr) {
@@ -127,7 +128,8 @@ void clampObstacle(fluid::FluidParams& p) {
 class FluidProducer final : public SceneProducer {
 public:
   FluidProducer(std::unique_ptr<FluidEngine> engine, std::int64_t capacity, const FaultPlan& inject)
-      : engine_(std::move(engine)), controller_(engine_->backend().config(), capacity), inject_(inject) {}
+      : SceneProducer(fluidScene()), engine_(std::move(engine)), controller_(engine_->backend().config(), capacity),
+        inject_(inject) {}
 
   std::optional<std::uint64_t> produce(std::uint64_t k) override { return engine_->produce(k, advance_); }
   void waitProduced(std::uint64_t k) override { engine_->waitProduced(k); }
@@ -399,14 +401,15 @@ std::string fluidFrameDetail(const fluid::FluidBackend& backend) {
   return text;
 }
 
+// Every producer of the fluid scene is a FluidProducer (makeFluidProducer is the only one that names the scene).
 FluidController* fluidController(SceneProducer& producer) {
-  auto* p = dynamic_cast<FluidProducer*>(&producer);
-  return p != nullptr ? &p->controller() : nullptr;
+  if (&producer.scene() != &fluidScene()) return nullptr;
+  return &static_cast<FluidProducer&>(producer).controller();
 }
 
 fluid::FluidBackend* fluidBackend(SceneProducer& producer) {
-  auto* p = dynamic_cast<FluidProducer*>(&producer);
-  return p != nullptr ? &p->backend() : nullptr;
+  if (&producer.scene() != &fluidScene()) return nullptr;
+  return &static_cast<FluidProducer&>(producer).backend();
 }
 
 } // namespace graphsim::app

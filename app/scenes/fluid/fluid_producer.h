@@ -16,6 +16,8 @@ class FluidEngine {
 public:
   virtual ~FluidEngine() = default;
   virtual fluid::FluidBackend& backend() = 0;
+  // The CUDA backend's own instruments (sort timing, options) for bench; nullptr on the CPU.
+  virtual fluid::FluidCudaBackend* cudaBackend() { return nullptr; }
   // advance: whether the frame simulates (the CPU skips its step when not; CUDA runs it with frameDt 0).
   virtual std::optional<std::uint64_t> produce(std::uint64_t k, bool advance) = 0;
   virtual void waitProduced(std::uint64_t k) = 0;

@@ -22,8 +22,8 @@ class NBodyProducer final : public SceneProducer {
 public:
   NBodyProducer(std::unique_ptr<SimProducer> sim, const SceneSettings& settings, std::int64_t capacity,
                 const FaultPlan& inject)
-      : sim_(std::move(sim)), controller_(settings.sim, capacity), pointRadius_(settings.render.pointRadius),
-        inject_(inject) {}
+      : SceneProducer(nbodyScene()), sim_(std::move(sim)), controller_(settings.sim, capacity),
+        pointRadius_(settings.render.pointRadius), inject_(inject) {}
 
   // FrameProducer
   std::optional<std::uint64_t> produce(std::uint64_t k) override { return sim_->produce(k); }
@@ -247,14 +247,15 @@ std::unique_ptr<SceneProducer> makeNBodyProducer(std::unique_ptr<SimProducer> si
   return std::make_unique<NBodyProducer>(std::move(sim), settings, capacity, inject);
 }
 
+// Every producer of the n-body scene is an NBodyProducer (makeNBodyProducer is the only one that names the scene).
 SimController* nbodyController(SceneProducer& producer) {
-  auto* p = dynamic_cast<NBodyProducer*>(&producer);
-  return p != nullptr ? &p->controller() : nullptr;
+  if (&producer.scene() != &nbodyScene()) return nullptr;
+  return &static_cast<NBodyProducer&>(producer).controller();
 }
 
 SimBackend* nbodyBackend(SceneProducer& producer) {
-  auto* p = dynamic_cast<NBodyProducer*>(&producer);
-  return p != nullptr ? &p->backend() : nullptr;
+  if (&producer.scene() != &nbodyScene()) return nullptr;
+  return &static_cast<NBodyProducer&>(producer).backend();
 }
 
 } // namespace graphsim::app
