@@ -200,10 +200,7 @@ BenchOptions BenchCommandLine::options(int argc, char** argv) const {
   if (o.validation && o.simOnly) throw UsageError("--validation: --sim-only uses no Vulkan");
   o.gpu = shared_.gpu();
   o.gpus = shared_.gpus();
-  if (o.gpus && o.scene.scene != "nbody") {
-    throw UsageError("--gpus: only the nbody scene runs on several GPUs (the " + o.scene.scene +
-                     " scene runs on one: use --gpu)");
-  }
+  if (o.gpus) checkSeveralGpus(findScene(o.scene.scene));
   o.waitTimeout = shared_.waitTimeout();
   o.throttleWait = shared_.throttleWait();
   o.quiet = shared_.quiet();

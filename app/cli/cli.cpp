@@ -156,7 +156,7 @@ private:
 
   CLI::App* run_ = nullptr;
   SharedFlags shared_{{BackendKind::Auto, BackendKind::Cpu, BackendKind::Cuda}, BackendKind::Auto};
-  std::string scene_ = "nbody", config_, capture_, dumpGraph_, present_ = "fifo", windowScript_, inject_;
+  std::string scene_ = defaultSceneName(), config_, capture_, dumpGraph_, present_ = "fifo", windowScript_, inject_;
   std::string loadState_, saveState_, record_, recordEvery_ = std::to_string(RunOptions{}.recordCheckpointEvery);
   // Number flags as typed (parseIntegerFlag): defaults shown by --help are the strings.
   std::string frames_, captureEvery_, seed_, framesInFlight_ = std::to_string(RunOptions{}.framesInFlight);
@@ -357,8 +357,8 @@ public:
 private:
   CLI::App* soak_ = nullptr;
   SharedFlags shared_{{BackendKind::Auto, BackendKind::Cpu, BackendKind::Cuda}, BackendKind::Auto};
-  std::string scene_ = "nbody", frames_, seed_, checkpointEvery_; // as typed; the defaults are SoakOptions'
-  CountFlags counts_;                                             // --bodies, --particles
+  std::string scene_ = defaultSceneName(), frames_, seed_, checkpointEvery_; // as typed; the defaults are SoakOptions'
+  CountFlags counts_;                                                        // --bodies, --particles
 };
 
 SoakCommandLine::SoakCommandLine(CLI::App& app) {

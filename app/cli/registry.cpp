@@ -20,6 +20,17 @@ std::span<const Scene* const> scenes() {
   return kScenes;
 }
 
+void checkSeveralGpus(const Scene& scene) {
+  if (scene.capabilities().severalGpus) return;
+  std::string able;
+  for (const Scene* s : scenes())
+    if (s->capabilities().severalGpus) able += (able.empty() ? "" : ", ") + std::string(s->name());
+  throw UsageError("--gpus: only the " + able + " scene runs on several GPUs (the " + std::string(scene.name()) +
+                   " scene runs on one: use --gpu)");
+}
+
+std::string defaultSceneName() { return std::string(scenes().front()->name()); }
+
 const Scene& findScene(std::string_view name) {
   std::string list;
   for (const Scene* scene : scenes()) {

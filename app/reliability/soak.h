@@ -24,7 +24,7 @@
 namespace graphsim::app {
 
 struct SoakOptions {
-  std::string scene = "nbody"; // --scene: which scene's soak (Scene::makeSoak)
+  std::string scene = defaultSceneName(); // --scene: which scene's soak (Scene::makeSoak)
   BackendKind backend = BackendKind::Auto;
   InteropMode interop = InteropMode::Auto; // cuda backend: as for run (--interop)
   std::int64_t frames = 10000;

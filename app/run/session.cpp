@@ -170,10 +170,7 @@ void Session::Impl::createContext() {
     request.instanceExtensions = window.vulkanInstanceExtensions();
     request.createSurface = [this](VkInstance instance) { return window.createSurface(instance); };
   }
-  if (options.gpus && options.scene.scene != "nbody") {
-    throw UsageError("--gpus: only the nbody scene runs on several GPUs (the " + options.scene.scene +
-                     " scene runs on one: use --gpu)");
-  }
+  if (options.gpus) checkSeveralGpus(findScene(options.scene.scene));
   if (backendKind != BackendKind::Cuda) {
     if (options.gpus) {
       throw EnvironmentError("--gpus needs the cuda backend: " + describeCudaDevices(listCudaDevices()));

@@ -19,6 +19,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <glm/glm.hpp>
@@ -41,6 +42,9 @@ struct BenchReport;
 struct SoakOptions;
 enum class BackendKind;
 
+// The default scene: the registry's first (app/cli/registry.cpp).
+std::string defaultSceneName();
+
 struct RenderSettings {
   std::uint32_t width = 1280;
   std::uint32_t height = 720;
@@ -52,7 +56,7 @@ struct RenderSettings {
 // What a run of a scene is set up with: built from the scene's embedded preset (assets/scenes/<scene>.json), then
 // a --config file, then command-line flags, each layer validated by the scene.
 struct SceneSettings {
-  std::string scene = "nbody"; // the registry name (Scene::name)
+  std::string scene = defaultSceneName(); // the registry name (Scene::name)
   RenderSettings render;
   // The n-body scene's simulation config. It lives here rather than in `config` because callers (tests among them)
   // set settings.sim directly; the other scenes ignore it.
@@ -177,18 +181,47 @@ struct CostEstimate {
   std::string advice;        // what is practical instead: "--backend cuda or fewer bodies is practical"
 };
 
+// What a scene is and can do, as data (issue 27): one record instead of a virtual per capability. The command line,
+// the panel, bench and soak read it; a scene fills it once.
+struct SceneCapabilities {
+  std::string_view name;        // the registry name: --scene, scene files, messages
+  std::string_view description; // one line, for `run --scene list` and --help
+  // The element count's noun ("bodies", "particles"): the flag --<noun> sets it, messages and the summary use it.
+  std::string_view countNoun;
+  std::int64_t maxCount = 1;
+  // Scene-file keys besides "scene" and "render", in --help order.
+  std::span<const std::string_view> jsonKeys;
+  bool seeded = false;      // --seed means something (setSeed)
+  bool diagnostics = false; // --diagnostics-every means something (setDiagnosticsEvery; docs/DIAGNOSTICS.md)
+  bool severalGpus = false; // --gpus runs it on several GPUs (docs/MULTI-GPU.md)
+  // The count's capacity (issue 14), for scenes whose simulation buffers are sized to one so that count changes up
+  // to it need no new buffers (n-body: kernel-node updates only): its --help text; empty: no capacity, no
+  // --max-<noun>. See capacity()/setCapacity().
+  std::string capacityHelp;
+  // A soak's count by default and its smallest.
+  std::int64_t soakDefaultCount = 1, soakMinCount = 1;
+};
+
 class Scene {
 public:
+  explicit Scene(SceneCapabilities capabilities) : capabilities_(std::move(capabilities)) {}
   virtual ~Scene() = default;
-  virtual std::string_view name() const = 0;
-  virtual std::string_view description() const = 0; // one line, for `run --scene list` and --help
-  // The element count's noun ("bodies", "particles"): the flag --<noun> sets it, messages and the summary use it.
-  virtual std::string_view countNoun() const = 0;
-  virtual std::int64_t maxCount() const = 0;
+  const SceneCapabilities& capabilities() const { return capabilities_; }
+  std::string_view name() const { return capabilities_.name; }
+  std::string_view description() const { return capabilities_.description; }
+  std::string_view countNoun() const { return capabilities_.countNoun; }
+  std::int64_t maxCount() const { return capabilities_.maxCount; }
+  std::span<const std::string_view> jsonKeys() const { return capabilities_.jsonKeys; }
+  bool seeded() const { return capabilities_.seeded; }
+  bool hasDiagnostics() const { return capabilities_.diagnostics; }
+  const std::string& capacityHelp() const { return capabilities_.capacityHelp; }
+  struct SoakCounts {
+    std::int64_t byDefault, min;
+  };
+  SoakCounts soakCounts() const { return {capabilities_.soakDefaultCount, capabilities_.soakMinCount}; }
 
-  // Scene files: the keys besides "scene" and "render" in --help order, and applying them (JsonReader says where
-  // and why a value is refused). Called for the preset, then the --config file.
-  virtual std::span<const std::string_view> jsonKeys() const = 0;
+  // Scene files: applying the keys of capabilities().jsonKeys (JsonReader says where and why a value is refused).
+  // Called for the preset, then the --config file.
   virtual void applyJson(SceneSettings& settings, const JsonReader& top) const = 0;
   // A fresh settings object before the preset is applied.
   virtual SceneSettings defaults() const = 0;
@@ -201,11 +234,8 @@ public:
                           std::size_t cudaTotalMemory) const = 0;
   // Checks that need the whole settings (after every layer): UsageError naming the flag or key.
   virtual void checkSettings(const SceneSettings& settings) const = 0;
-  virtual bool seeded() const = 0; // whether --seed means something here
-  virtual void setSeed(SceneSettings& settings, std::uint64_t seed) const = 0;
-  // Live diagnostics (issue 15, docs/DIAGNOSTICS.md): whether --diagnostics-every means something here, and setting
-  // its interval (0: off).
-  virtual bool hasDiagnostics() const { return false; }
+  virtual void setSeed(SceneSettings& /*settings*/, std::uint64_t /*seed*/) const {} // seeded scenes
+  // Live diagnostics' interval (0: off), for scenes with capabilities().diagnostics.
   virtual void setDiagnosticsEvery(SceneSettings& /*settings*/, int /*every*/) const {}
 
   // The camera a run starts with: the scene file's, else the scene's own framing.
@@ -213,12 +243,9 @@ public:
   // Capacity of each render buffer: room for the count controls to grow without new buffers. For a scene with a
   // capacity (below) the same number sizes its simulation buffers.
   virtual std::int64_t renderCapacity(const SceneSettings& settings) const = 0;
-  // The count's capacity (issue 14), for scenes whose simulation buffers are sized to one so that count changes up
-  // to it need no new buffers (n-body: kernel-node updates only). Such a scene describes it for --help (non-empty
-  // capacityHelp) and takes --max-<noun> (app/cli: CountFlags) and a scene-file key of its own; capacity() is the one
-  // given by a layer (nullopt: the scene's default rule, which renderCapacity applies). Refusals (UsageError, exit 2)
-  // name the key or flag: a capacity below the count, above maxCount.
-  virtual std::string capacityHelp() const { return {}; }
+  // The count's capacity, for scenes with a capacityHelp: --max-<noun> (app/cli: CountFlags) and a scene-file key of
+  // its own; capacity() is the one given by a layer (nullopt: the scene's default rule, which renderCapacity
+  // applies). Refusals (UsageError, exit 2) name the key or flag: a capacity below the count, above maxCount.
   virtual std::optional<std::int64_t> capacity(const SceneSettings&) const { return std::nullopt; }
   virtual void setCapacity(SceneSettings&, std::int64_t /*capacity*/) const {}
 
@@ -228,24 +255,25 @@ public:
                                                       const ProducerRequest& request) const = 0;
   virtual std::unique_ptr<SceneSoak> makeSoak(const SceneSettings& settings, const SoakOptions& options,
                                               std::int64_t maxCount) const = 0;
-  // The settings a soak starts from (count, capacity and seed of the options), and its count's default and smallest
-  // value.
+  // The settings a soak starts from (count, capacity and seed of the options).
   virtual SceneSettings soakSettings(const SoakOptions& options) const = 0;
-  struct SoakCounts {
-    std::int64_t byDefault, min;
-  };
-  virtual SoakCounts soakCounts() const = 0;
   // graphsim bench for this scene: runs the product path and its comparisons and fills the report.
   virtual void runBench(const BenchOptions& options, BenchReport& report) const = 0;
   // The cost of these settings on the cpu backend (cpu = true: a rate measured on this machine now, ~10 ms) or the
   // cuda one (a rate measured on an H100, docs/PERFORMANCE.md); nullopt when no backend takes long at this size.
   virtual std::optional<CostEstimate> estimateCost(const SceneSettings& settings, bool cpu) const = 0;
+
+private:
+  SceneCapabilities capabilities_;
 };
 
 // The registry (app/cli/registry.cpp), in --help order.
 std::span<const Scene* const> scenes();
+
 // UsageError "--scene: unknown scene 'x' (available: nbody, fluid)".
 const Scene& findScene(std::string_view name);
+// --gpus: UsageError unless the scene runs on several GPUs, naming those that do.
+void checkSeveralGpus(const Scene& scene);
 // The embedded preset of a scene (assets/scenes/<name>.json), applied to its defaults.
 SceneSettings loadPreset(std::string_view scene);
 

@@ -101,13 +101,16 @@ void applyEnabled(fluid::FluidSwitches& enabled, const JsonReader& r) {
 
 class FluidScene final : public Scene {
 public:
-  std::string_view name() const override { return "fluid"; }
-  std::string_view description() const override {
-    return "SPH fluid (weakly compressible): a dam break around a sphere obstacle in a box, adaptive substeps";
-  }
-  std::string_view countNoun() const override { return "particles"; }
-  std::int64_t maxCount() const override { return fluid::kMaxFluidParticles; }
-  std::span<const std::string_view> jsonKeys() const override { return kJsonKeys; }
+  FluidScene()
+      : Scene({.name = "fluid",
+               .description =
+                   "SPH fluid (weakly compressible): a dam break around a sphere obstacle in a box, adaptive substeps",
+               .countNoun = "particles",
+               .maxCount = fluid::kMaxFluidParticles,
+               .jsonKeys = kJsonKeys,
+               .diagnostics = true,
+               .soakDefaultCount = 4096,
+               .soakMinCount = 2048}) {} // half of the default still fills the dam-break block
 
   void applyJson(SceneSettings& settings, const JsonReader& r) const override {
     FluidConfig& c = fluidConfig(settings);
@@ -164,9 +167,6 @@ public:
       throw UsageError("fluid scene: " + what);
     }
   }
-  bool seeded() const override { return false; }
-  void setSeed(SceneSettings&, std::uint64_t) const override {}
-  bool hasDiagnostics() const override { return true; }
   void setDiagnosticsEvery(SceneSettings& s, int every) const override { fluidConfig(s).diagnosticsEvery = every; }
 
   render::Camera initialCamera(const SceneSettings& s) const override {
@@ -202,7 +202,6 @@ public:
     fluidConfig(s).particles = o.count;
     return s;
   }
-  SoakCounts soakCounts() const override { return {4096, 2048}; } // half of it still fills the dam-break block
   void runBench(const BenchOptions& options, BenchReport& report) const override { runFluidBench(options, report); }
 
   // Particle-substeps: the substeps a frame needs are at least frameDt over the CFL step at rest (the fluid moves,

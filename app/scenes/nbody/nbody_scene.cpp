@@ -66,13 +66,24 @@ void applyStages(std::array<bool, kStageCount>& enabled, const JsonReader& r) {
 
 class NBodyScene final : public Scene {
 public:
-  std::string_view name() const override { return "nbody"; }
-  std::string_view description() const override {
-    return "gravitational n-body: two colliding disc galaxies (or a Plummer sphere), all pairs every substep";
-  }
-  std::string_view countNoun() const override { return "bodies"; }
-  std::int64_t maxCount() const override { return kMaxBodies; }
-  std::span<const std::string_view> jsonKeys() const override { return kJsonKeys; }
+  NBodyScene()
+      : Scene({.name = "nbody",
+               .description =
+                   "gravitational n-body: two colliding disc galaxies (or a Plummer sphere), all pairs every substep",
+               .countNoun = "bodies",
+               .maxCount = kMaxBodies,
+               .jsonKeys = kJsonKeys,
+               .seeded = true,
+               .diagnostics = true,
+               .severalGpus = true,
+               .capacityHelp =
+                   "buffers (render and CUDA state) hold this many bodies: body-count changes up to it are "
+                   "kernel-node updates only, beyond it the buffers are reallocated and the graph rebuilt; >= "
+                   "--bodies, at most " +
+                   std::to_string(kMaxBodies) + " (default: the scene file's max_bodies, else max(bodies, " +
+                   std::to_string(kMinRenderCapacity) + "))",
+               .soakDefaultCount = 1024,
+               .soakMinCount = 2}) {} // the replay needs two bodies to interact
 
   void applyJson(SceneSettings& settings, const JsonReader& r) const override {
     SceneConfig& sim = settings.sim;
@@ -112,9 +123,7 @@ public:
     if (s.sim.initial == "two-body" && s.sim.bodies != 2)
       throw UsageError("--bodies: the two-body initial condition needs exactly 2 bodies");
   }
-  bool seeded() const override { return true; }
   void setSeed(SceneSettings& s, std::uint64_t seed) const override { s.sim.seed = seed; }
-  bool hasDiagnostics() const override { return true; }
   void setDiagnosticsEvery(SceneSettings& s, int every) const override { s.sim.diagnosticsEvery = every; }
 
   render::Camera initialCamera(const SceneSettings& s) const override { return s.render.camera; }
@@ -122,12 +131,6 @@ public:
   std::int64_t renderCapacity(const SceneSettings& s) const override {
     if (s.sim.maxBodies > 0) return std::clamp<std::int64_t>(std::max(s.sim.maxBodies, s.sim.bodies), 1, kMaxBodies);
     return std::clamp<std::int64_t>(std::max(s.sim.bodies, kMinRenderCapacity), 1, kMaxBodies);
-  }
-  std::string capacityHelp() const override {
-    return "buffers (render and CUDA state) hold this many bodies: body-count changes up to it are kernel-node "
-           "updates only, beyond it the buffers are reallocated and the graph rebuilt; >= --bodies, at most " +
-           std::to_string(kMaxBodies) + " (default: the scene file's max_bodies, else max(bodies, " +
-           std::to_string(kMinRenderCapacity) + "))";
   }
   std::optional<std::int64_t> capacity(const SceneSettings& s) const override {
     return s.sim.maxBodies > 0 ? std::optional<std::int64_t>(s.sim.maxBodies) : std::nullopt;
@@ -156,7 +159,6 @@ public:
     s.sim.seed = o.seed;
     return s;
   }
-  SoakCounts soakCounts() const override { return {1024, 2}; } // the replay needs two bodies to interact
   void runBench(const BenchOptions& options, BenchReport& report) const override { runNBodyBench(options, report); }
 
   // The forces cost N^2 pair interactions per substep; the CPU backend's start adds one double-precision direct sum
