@@ -17,7 +17,9 @@ scripts/check-format.sh
 # and the checker itself shown to fail on planted bad includes.
 scripts/check-includes.sh
 scripts/check-includes.sh --self-test
+start=$(date +%s)
 scripts/build.sh
+echo "test.sh: default build, every target: $(( $(date +%s) - start )) s"
 
 # Windowed tests need a display: without one, the suite runs inside a virtual X server (Xvfb; Vulkan via lavapipe).
 with_display() {
