@@ -314,6 +314,9 @@ void FluidCudaBackend::setState(FluidState state) {
   CUDA_CHECK(cudaMemcpy(m.ctrl.get(), &c, sizeof c, cudaMemcpyHostToDevice));
   const gpu::BlowUpState b{gpu::kNoBlowUp, gpu::kNoBlowUp};
   CUDA_CHECK(cudaMemcpy(m.blowUpState.get(), &b, sizeof b, cudaMemcpyHostToDevice));
+  // A pageable host-to-device cudaMemcpy may return before its DMA has landed, on the legacy stream that the frames'
+  // non-blocking stream does not order against: wait for it before the next launch reads the state.
+  CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
   *m.report.get() = gpu::HostReport{};
   m.report.get()->blowUp = gpu::kNoBlowUp;
   m.blowUp.reset();
