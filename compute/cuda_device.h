@@ -26,7 +26,7 @@ struct CudaDeviceList {
 
 CudaDeviceList listCudaDevices();
 
-// The indices of `gpus` that name no device of `list`, as "7" or "7, 9"; empty when all exist. CudaBackend and
+// The indices of `gpus` that name no device of `list`, as "7" or "7, 9"; empty when all exist. NBodyCudaBackend and
 // --gpus (app/run/open_devices) both refuse with it.
 std::string missingCudaDevices(const std::vector<int>& gpus, const CudaDeviceList& list);
 

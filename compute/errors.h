@@ -50,8 +50,8 @@ struct CudaError : ApiError {
   using ApiError::ApiError;
 };
 
-// CudaBackend's constructor could not import the InteropDesc it was given (compute/interop.h): the app can still run
-// by copying frames through the host (--interop auto).
+// NBodyCudaBackend's constructor could not import the InteropDesc it was given (compute/interop.h): the app can still
+// run by copying frames through the host (--interop auto).
 struct InteropImportError : CudaError {
   using CudaError::CudaError;
 };

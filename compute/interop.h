@@ -1,11 +1,11 @@
 // What render/ exports and compute/ imports to share the render buffers and the two timeline semaphores
 // (docs/FRAME.md): plain data, no CUDA or Vulkan headers. ParticleRenderer::exportInterop() makes one,
-// CudaBackend's constructor imports it.
+// NBodyCudaBackend's constructor imports it.
 //
-// Ownership of the fds: each is a new file descriptor that belongs to whoever holds the descriptor. CudaBackend's
+// Ownership of the fds: each is a new file descriptor that belongs to whoever holds the descriptor. NBodyCudaBackend's
 // constructor takes all of them, whether it succeeds (an imported fd belongs to the CUDA driver, which closes it
 // when the imported object is destroyed) or throws (it closes them). A holder that never hands the descriptor to
-// CudaBackend closes them itself.
+// NBodyCudaBackend closes them itself.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// The small float vector the per-particle formulas of every scene share (compute/nbody_math.h,
+// The small float vector the per-particle formulas of every scene share (compute/nbody/nbody_math.h,
 // compute/fluid/sph_math.h), and the host/device marker that lets the CUDA kernels include those formulas too.
 // Plain C++ with no dependencies; under nvcc every function is __host__ __device__.
 #pragma once

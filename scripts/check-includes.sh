@@ -5,7 +5,9 @@
 #   app/      each folder (directory) sits on a floor of scripts/floors.txt and includes only folders on lower
 #             floors (plus compute/, render/, shaders/); a folder missing from floors.txt fails, and so does any
 #             cycle between app/ folders (reported as the cycle).
-#   compute/  compute/ and shaders/ only (never render/ or app/), and no Vulkan, GLFW or ImGui header.
+#   compute/  compute/ and shaders/ only (never render/ or app/), and no Vulkan, GLFW or ImGui header. A scene's folder
+#             (compute/nbody/, compute/fluid/, with their cuda/) includes no other scene's; the shared layer (compute/
+#             itself, compute/cuda/: the kit) includes no scene's.
 #   render/   render/, shaders/ and the plain compute/ headers (kPlainCompute below) only, and no CUDA or NCCL header.
 #   shaders/  shaders/ only. The plain compute/ headers include no project header at all.
 #
@@ -55,6 +57,10 @@ def fail(where, what):
 def wing(path):
     return path.split("/", 1)[0]
 
+def sceneOf(path): # compute/<scene>/... -> <scene>; None for the shared layer (compute/*, compute/cuda/*) and others
+    parts = path.split("/")
+    return parts[1] if parts[0] == "compute" and len(parts) > 2 and parts[1] != "cuda" else None
+
 appEdges = {} # (from folder, to folder) -> the first "file:line" that makes it
 for f in files:
     folder = os.path.dirname(f)
@@ -83,6 +89,9 @@ for f in files:
                 fail(where, f"{said}: the plain compute/ headers include no project header")
             elif wing(f) == "compute" and wing(target) not in ("compute", "shaders"):
                 fail(where, f"{said}: compute/ includes compute/ and shaders/ only")
+            elif wing(f) == "compute" and sceneOf(target) and sceneOf(target) != sceneOf(f):
+                fail(where, f"{said}: " + (f"compute/{sceneOf(f)}/ includes another scene's folder"
+                                           if sceneOf(f) else "the shared compute/ layer includes a scene's folder"))
             elif wing(f) == "render" and wing(target) not in ("render", "shaders") and target not in kPlainCompute:
                 fail(where, f"{said}: render/ includes render/, shaders/ and the plain compute/ headers "
                             f"({', '.join(sorted(kPlainCompute))}) only")
@@ -195,6 +204,13 @@ selfTest() {
   tiny upward
   printf '#include "app/high/high.h"\n' >>"$tmp/upward/app/low/low.cpp"
   expect upward 'app/low/low.cpp:1: #include "app/high/high.h": app/low/ (floor 0) includes app/high/ on a higher floor'
+  tiny scenes
+  mkdir -p "$tmp/scenes/compute/nbody" "$tmp/scenes/compute/fluid/cuda" "$tmp/scenes/compute/cuda"
+  printf '#pragma once\n' >"$tmp/scenes/compute/nbody/nbody.h"
+  printf '#include "compute/nbody/nbody.h"\n' >"$tmp/scenes/compute/fluid/cuda/fluid.cpp"
+  printf '#include "compute/nbody/nbody.h"\n' >"$tmp/scenes/compute/cuda/kit.cpp"
+  expect scenes "compute/fluid/cuda/fluid.cpp:1: #include \"compute/nbody/nbody.h\": compute/fluid/ includes another scene's folder" \
+    "compute/cuda/kit.cpp:1: #include \"compute/nbody/nbody.h\": the shared compute/ layer includes a scene's folder"
   tiny cycle
   printf 'app/low app/high\n' >"$tmp/cycle/scripts/floors.txt"
   printf '#include "app/high/high.h"\n' >>"$tmp/cycle/app/low/low.cpp"

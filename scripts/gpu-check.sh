@@ -39,7 +39,7 @@ for tool in ${tools//,/ }; do
   filter=""
   # racecheck checks every shared-memory access: the forces tiles make whole-suite runs take many minutes, and
   # the 1000-frame loop would outlast its semaphore timeouts; the kernels it runs are covered by the others.
-  [ "$tool" = racecheck ] && filter="--gtest_filter=FrameGraph.*:Interop.*:Toggles.*"
+  [ "$tool" = racecheck ] && filter="--gtest_filter=NBodyFrameGraph.*:Interop.*:Toggles.*"
   step "$tool" timeout 280 compute-sanitizer --tool "$tool" --error-exitcode 9 "$bin/gpu_tests" \
     "${filter:---gtest_filter=-FluidGpu.*}"
   # The fluid graph (WHILE body, CUB child graph, memory nodes, interop loop) on its own: the 50-frame CPU

@@ -34,7 +34,7 @@ nlohmann::ordered_json paramsJson(const NBodyParams& p) {
 } // namespace
 
 nlohmann::ordered_json captureSidecar(std::uint64_t frame, bool warmup, const std::string& variant,
-                                      const SceneConfig& scene, const std::vector<NodeInfo>& nodes) {
+                                      const NBodyConfig& scene, const std::vector<NodeInfo>& nodes) {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const NodeInfo& n : nodes) {
     list.push_back({{"name", n.name}, {"type", n.type}, {"enabled", n.enabled}, {"togglable", n.togglable}});

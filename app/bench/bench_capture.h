@@ -23,8 +23,8 @@
 #include <nlohmann/json.hpp>
 
 #include "app/video/video_settings.h"
-#include "compute/nbody.h"
-#include "compute/sim_backend.h"
+#include "compute/nbody/nbody.h"
+#include "compute/nbody/nbody_backend.h"
 
 namespace graphsim::app {
 
@@ -36,7 +36,7 @@ struct CapturedFrame {
 
 // The sidecar of frame k: index, simulated time and steps, scene, parameters and the enabled state of every node.
 nlohmann::ordered_json captureSidecar(std::uint64_t frame, bool warmup, const std::string& variant,
-                                      const SceneConfig& scene, const std::vector<NodeInfo>& nodes);
+                                      const NBodyConfig& scene, const std::vector<NodeInfo>& nodes);
 
 class VideoWriter;
 

@@ -18,13 +18,13 @@ public:
       : path_(path), renderer_(renderer), interop_(interopFor(path, renderer)),
         sim_(settings.sim, gpus, interop_ ? &*interop_ : nullptr, waitTimeout),
         pointRadius_(settings.render.pointRadius) {
-    CudaInstruments::setLaunchMode(sim_, mode);
+    NBodyCudaInstruments::setLaunchMode(sim_, mode);
   }
 
   std::optional<std::uint64_t> produce(std::uint64_t k) override {
     sim_.launchFrame(k);
     diagnostics_.update(sim_.diagnostics()); // a few loads of pinned memory: the samples of completed frames
-    const LaunchHostTiming launch = CudaInstruments::lastLaunchHostTiming(sim_);
+    const LaunchHostTiming launch = NBodyCudaInstruments::lastLaunchHostTiming(sim_);
     times_ = ProducerTimes{};
     times_.nodeUpdatesUs = launch.nodeUpdatesUs;
     times_.launchUs = launch.launchUs;
@@ -43,13 +43,13 @@ public:
   // renderDone >= renderDoneWaited(k): nothing on the host needs frame k - F complete. Host copy waits for the frame
   // and writes the slot's staging buffer; compute-only has no wait node.
   bool gpuOrdered() const override { return path_ == CudaPath::Interop; }
-  void waitProduced(std::uint64_t k) override { CudaInstruments::waitForFrame(sim_, k); }
+  void waitProduced(std::uint64_t k) override { NBodyCudaInstruments::waitForFrame(sim_, k); }
   void finish() override {
     sim_.synchronize();
     diagnostics_.update(sim_.diagnostics()); // the last frames' sample, now complete
   }
   ProducerTimes lastTimes() const override { return times_; }
-  std::optional<double> simGpuMs(std::uint64_t k) const override { return CudaInstruments::frameGpuMs(sim_, k); }
+  std::optional<double> simGpuMs(std::uint64_t k) const override { return NBodyCudaInstruments::frameGpuMs(sim_, k); }
   UpdateCounters counters() const override { return sim_.counters(); }
   std::int64_t count() const override { return sim_.config().bodies; }
   void styleFrame(render::FrameSubmit& submit) const override { submit.style.pointRadius = pointRadius_; }
@@ -69,7 +69,7 @@ private:
   CudaPath path_;
   render::ParticleRenderer* renderer_;
   std::optional<InteropDesc> interop_; // the fds belong to sim_ once it is constructed
-  CudaBackend sim_;
+  NBodyCudaBackend sim_;
   float pointRadius_;
   ProducerTimes times_;
   DiagnosticsTrack diagnostics_;

@@ -16,9 +16,9 @@
 #include "app/bench/bench_report.h"
 #include "app/frame/frame_driver.h"
 #include "app/scenes/scene.h"
-#include "compute/cuda_backend.h"
-#include "compute/cuda_instruments.h"
-#include "compute/sim_backend.h"
+#include "compute/nbody/nbody_backend.h"
+#include "compute/nbody/nbody_cuda_backend.h"
+#include "compute/nbody/nbody_cuda_instruments.h"
 
 namespace graphsim::app {
 

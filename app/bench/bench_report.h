@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "compute/sim_backend.h"
+#include "compute/nbody/nbody_backend.h"
 
 namespace graphsim::app {
 

@@ -20,7 +20,7 @@
 #include "app/bench/bench_options.h"
 #include "app/bench/bench_report.h"
 #include "app/frame/frame_driver.h"
-#include "compute/cuda_instruments.h"
+#include "compute/nbody/nbody_cuda_instruments.h"
 #include "render/vulkan_context.h"
 
 namespace graphsim::app {

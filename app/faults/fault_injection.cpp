@@ -10,8 +10,8 @@
 #include <string>
 
 #include "app/base/errors.h"
-#include "compute/cuda_backend.h"
-#include "compute/cuda_instruments.h"
+#include "compute/nbody/nbody_cuda_backend.h"
+#include "compute/nbody/nbody_cuda_instruments.h"
 #include "render/particle_renderer.h"
 #include "render/vulkan_context.h"
 
@@ -85,7 +85,7 @@ FaultPlan parseFault(const std::string& text) {
   if (!known) throw bad("unknown fault '" + name + "'");
   if (!stage.empty()) {
     if (plan.fault != Fault::KernelFail) throw bad("only kernel-fail takes a :STAGE");
-    const std::optional<Stage> s = stageFromName(stage);
+    const std::optional<NBodyStage> s = stageFromName(stage);
     if (!s) throw bad("unknown stage '" + stage + "'");
     plan.stage = *s;
   }
@@ -129,8 +129,8 @@ void refuseCudaOnlyFault(const FaultPlan& plan, std::string_view backend) {
                    std::string(backend) + ")");
 }
 
-void armKernelFailure(const FaultPlan& plan, CudaBackend& cuda) {
-  if (plan.fault == Fault::KernelFail) CudaInstruments::injectKernelFailure(cuda, plan.stage, plan.frame);
+void armKernelFailure(const FaultPlan& plan, NBodyCudaBackend& cuda) {
+  if (plan.fault == Fault::KernelFail) NBodyCudaInstruments::injectKernelFailure(cuda, plan.stage, plan.frame);
 }
 
 bool injectIntoSubmit(const FaultPlan& plan, std::uint64_t k, render::FrameSubmit& submit) {

@@ -11,10 +11,10 @@
 #include <string>
 #include <string_view>
 
-#include "compute/nbody.h"
+#include "compute/nbody/nbody.h"
 
 namespace graphsim {
-class CudaBackend;
+class NBodyCudaBackend;
 struct InteropDesc;
 } // namespace graphsim
 namespace graphsim::render {
@@ -41,8 +41,8 @@ enum class Fault {
 
 struct FaultPlan {
   Fault fault = Fault::None;
-  std::uint64_t frame = 10;       // K: the frame (0-based) at which the fault strikes
-  Stage stage = Stage::Integrate; // kernel-fail: the stage whose node gets the bad configuration
+  std::uint64_t frame = 10;                 // K: the frame (0-based) at which the fault strikes
+  NBodyStage stage = NBodyStage::Integrate; // kernel-fail: the stage whose node gets the bad configuration
 };
 
 // "vulkan-semaphore-stall", "kernel-fail:forces@20", ... Throws UsageError naming --inject and the allowed faults.
@@ -64,7 +64,7 @@ void injectIntoInterop(const FaultPlan& plan, InteropDesc& interop);
 // A producer that is not CUDA's refuses the CUDA-only faults (UsageError naming the backend).
 void refuseCudaOnlyFault(const FaultPlan& plan, std::string_view backend);
 // The CUDA producer, once its backend exists: kernel-fail.
-void armKernelFailure(const FaultPlan& plan, CudaBackend& cuda);
+void armKernelFailure(const FaultPlan& plan, NBodyCudaBackend& cuda);
 
 // vulkan-semaphore-stall: frame k's submit. Returns true when it changed the submit.
 bool injectIntoSubmit(const FaultPlan& plan, std::uint64_t k, render::FrameSubmit& submit);

@@ -22,7 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "compute/nbody.h" // Float4
+#include "compute/float4.h"
 #include "render/camera.h"
 
 namespace graphsim::app {

@@ -12,8 +12,8 @@
 
 #include "app/faults/fault_injection.h"
 #include "app/io/output_file.h"
-#include "compute/cpu_backend.h"
-#include "compute/cuda_backend.h"
+#include "compute/nbody/nbody_cpu_backend.h"
+#include "compute/nbody/nbody_cuda_backend.h"
 
 namespace graphsim::app {
 namespace {
@@ -59,12 +59,12 @@ namespace {
 
 class CpuProducer final : public SimProducer {
 public:
-  CpuProducer(const SceneConfig& config, render::ParticleRenderer* renderer, const FaultPlan& inject)
+  CpuProducer(const NBodyConfig& config, render::ParticleRenderer* renderer, const FaultPlan& inject)
       : sim_(config), renderer_(renderer) {
     refuseCudaOnlyFault(inject, "cpu");
   }
 
-  SimBackend& backend() override { return sim_; }
+  NBodyBackend& backend() override { return sim_; }
   std::optional<std::uint64_t> produce(std::uint64_t k) override {
     if (advance_) {
       const auto t0 = std::chrono::steady_clock::now();
@@ -83,7 +83,7 @@ public:
   void finish() override {}
 
 private:
-  CpuBackend sim_;
+  NBodyCpuBackend sim_;
   render::ParticleRenderer* renderer_;
   double simMs_ = -1;
 };
@@ -93,14 +93,14 @@ private:
 // frame and copies it into the slot's staging buffer, which the render's commands upload.
 class CudaProducer final : public SimProducer {
 public:
-  CudaProducer(const SceneConfig& config, render::ParticleRenderer& renderer, const std::vector<int>& gpus,
+  CudaProducer(const NBodyConfig& config, render::ParticleRenderer& renderer, const std::vector<int>& gpus,
                std::chrono::milliseconds waitTimeout, const FaultPlan& inject)
       : renderer_(renderer), interop_(interopFor(renderer, inject)),
         sim_(config, gpus, interop_ ? &*interop_ : nullptr, waitTimeout), inject_(inject) {
     armKernelFailure(inject_, sim_); // test hook: kernel-fail
   }
 
-  SimBackend& backend() override { return sim_; }
+  NBodyBackend& backend() override { return sim_; }
   // Paused frames run too (with dt = 0, see SimController): every frame k has its graph launch and simDone = k+1.
   std::optional<std::uint64_t> produce(std::uint64_t k) override {
     const FrameProtocol& protocol = renderer_.protocol();
@@ -132,18 +132,18 @@ private:
 
   render::ParticleRenderer& renderer_;
   std::optional<InteropDesc> interop_; // the fds belong to sim_ once it is constructed
-  CudaBackend sim_;
+  NBodyCudaBackend sim_;
   FaultPlan inject_;
 };
 
 } // namespace
 
-std::unique_ptr<SimProducer> makeCpuProducer(const SceneConfig& config, render::ParticleRenderer* renderer,
+std::unique_ptr<SimProducer> makeCpuProducer(const NBodyConfig& config, render::ParticleRenderer* renderer,
                                              const FaultPlan& inject) {
   return std::make_unique<CpuProducer>(config, renderer, inject);
 }
 
-std::unique_ptr<SimProducer> makeCudaProducer(const SceneConfig& config, render::ParticleRenderer& renderer,
+std::unique_ptr<SimProducer> makeCudaProducer(const NBodyConfig& config, render::ParticleRenderer& renderer,
                                               const std::vector<int>& gpus, std::chrono::milliseconds waitTimeout,
                                               const FaultPlan& inject) {
   return std::make_unique<CudaProducer>(config, renderer, gpus, waitTimeout, inject);

@@ -10,7 +10,7 @@
 
 #include "app/frame/frame_driver.h"
 #include "app/run/run_options.h"
-#include "compute/sim_backend.h"
+#include "compute/nbody/nbody_backend.h"
 #include "render/particle_renderer.h"
 
 namespace graphsim::app {
@@ -19,7 +19,7 @@ namespace graphsim::app {
 // and shows what it costs.
 class SimProducer : public FrameProducer {
 public:
-  virtual SimBackend& backend() = 0;
+  virtual NBodyBackend& backend() = 0;
   // Whether the next produce() simulates a frame (false while paused: the CPU skips its step; CUDA runs the frame
   // with dt = 0, see SimController, so that every frame k keeps its graph launch and simDone = k + 1).
   void setAdvance(bool advance) { advance_ = advance; }
@@ -44,9 +44,9 @@ protected:
 void dumpThroughWriter(const std::function<void(const std::filesystem::path&)>& dump,
                        const std::filesystem::path& path);
 
-std::unique_ptr<SimProducer> makeCpuProducer(const SceneConfig& config, render::ParticleRenderer* renderer,
+std::unique_ptr<SimProducer> makeCpuProducer(const NBodyConfig& config, render::ParticleRenderer* renderer,
                                              const FaultPlan& inject = {});
-std::unique_ptr<SimProducer> makeCudaProducer(const SceneConfig& config, render::ParticleRenderer& renderer,
+std::unique_ptr<SimProducer> makeCudaProducer(const NBodyConfig& config, render::ParticleRenderer& renderer,
                                               const std::vector<int>& gpus, std::chrono::milliseconds waitTimeout,
                                               const FaultPlan& inject);
 

@@ -5,7 +5,7 @@
 // With --interop auto a device that cannot do interop (no Vulkan device with the CUDA GPU's UUID, a missing
 // extension) is opened without it and the caller is told why, once; with --interop on that is an environment error
 // (EnvironmentError, exit 3), with --interop off the host-copy path is taken without trying. A failed import of the
-// exported handles comes later (CudaBackend): fallBackToHostCopy() words that notice the same way.
+// exported handles comes later (NBodyCudaBackend): fallBackToHostCopy() words that notice the same way.
 #pragma once
 
 #include <optional>

@@ -8,11 +8,11 @@
 
 namespace graphsim::app {
 
-SimController::SimController(const SceneConfig& initial, std::int64_t maxBodies)
+SimController::SimController(const NBodyConfig& initial, std::int64_t maxBodies)
     : params_(initial.params), enabled_(initial.enabled), bodies_(initial.bodies), substeps_(initial.substeps),
       maxBodies_(std::max(maxBodies, initial.bodies)) {}
 
-void SimController::setStageEnabled(Stage stage, bool enabled) { enabled_[static_cast<int>(stage)] = enabled; }
+void SimController::setStageEnabled(NBodyStage stage, bool enabled) { enabled_[static_cast<int>(stage)] = enabled; }
 
 void SimController::setParams(const NBodyParams& params) { params_ = params; }
 
@@ -32,10 +32,10 @@ void SimController::setSubsteps(int substeps) {
   substeps_ = substeps;
 }
 
-bool SimController::applyTo(SimBackend& backend) {
-  const SceneConfig& current = backend.config();
+bool SimController::applyTo(NBodyBackend& backend) {
+  const NBodyConfig& current = backend.config();
   if (resetRequested_ || bodies_ != current.bodies || substeps_ != current.substeps) {
-    SceneConfig config = current;
+    NBodyConfig config = current;
     config.bodies = bodies_;
     config.substeps = substeps_;
     config.params = params_;
@@ -47,7 +47,7 @@ bool SimController::applyTo(SimBackend& backend) {
                       " bodies, " + std::to_string(substeps_) + " substep" + (substeps_ > 1 ? "s" : "");
     resetRequested_ = false;
   }
-  for (const StageInfo& row : kStages) {
+  for (const NBodyStageInfo& row : kNBodyStages) {
     const bool want = enabled_[static_cast<std::size_t>(row.stage)];
     if (backend.stageEnabled(row.stage) != want) backend.setStageEnabled(row.stage, want);
   }
@@ -60,7 +60,7 @@ bool SimController::applyTo(SimBackend& backend) {
     backend.setParams(effective);
     applied_ = effective;
   }
-  if (advance && backend.stageEnabled(Stage::Integrate)) {
+  if (advance && backend.stageEnabled(NBodyStage::Integrate)) {
     simTime_ += static_cast<double>(params_.dt) * substeps_;
   }
   return advance;

@@ -1,9 +1,9 @@
 // Panel logic without ImGui: what a click or a key asks for, and how it reaches the simulation backend at the start
 // of the next frame. The ImGui panel (panel.cpp) and the keys only call the request functions; tests call them too.
 //
-//   toggles          -> SimBackend::setStageEnabled (CUDA: cudaGraphNodeSetEnabled on every instance of the stage)
-//   parameters       -> SimBackend::setParams once per frame (CUDA: only the kernel nodes whose arguments changed)
-//   bodies, substeps -> SimBackend::reset (CUDA: a body count within the capacity is kernel-node updates only;
+//   toggles          -> NBodyBackend::setStageEnabled (CUDA: cudaGraphNodeSetEnabled on every instance of the stage)
+//   parameters       -> NBodyBackend::setParams once per frame (CUDA: only the kernel nodes whose arguments changed)
+//   bodies, substeps -> NBodyBackend::reset (CUDA: a body count within the capacity is kernel-node updates only;
 //                       beyond it, or another substep count, whole-graph update or re-instantiation, with the reason)
 //   pause            -> frames keep running with dt = 0 (CUDA: the graph and the frame protocol go on; 3 node updates
 //                       on pause and on resume); the CPU backend skips its step instead. Step: one frame at full dt.
@@ -13,7 +13,7 @@
 #include <optional>
 #include <string>
 
-#include "compute/sim_backend.h"
+#include "compute/nbody/nbody_backend.h"
 
 namespace graphsim::app {
 
@@ -21,10 +21,10 @@ class SimController {
 public:
   // maxBodies: the capacity, what the render buffers (and the CUDA arrays) hold; the body-count control stays within
   // it.
-  SimController(const SceneConfig& initial, std::int64_t maxBodies);
+  SimController(const NBodyConfig& initial, std::int64_t maxBodies);
 
-  void setStageEnabled(Stage stage, bool enabled);
-  // The diagnostics node's toggle (SimBackend::setDiagnosticsEnabled; docs/DIAGNOSTICS.md).
+  void setStageEnabled(NBodyStage stage, bool enabled);
+  // The diagnostics node's toggle (NBodyBackend::setDiagnosticsEnabled; docs/DIAGNOSTICS.md).
   void setDiagnosticsEnabled(bool enabled) { diagnosticsEnabled_ = enabled; }
   bool diagnosticsWanted() const { return diagnosticsEnabled_; }
   void setParams(const NBodyParams& params);
@@ -44,11 +44,11 @@ public:
   int substeps() const { return substeps_; }
   std::int64_t maxBodies() const { return maxBodies_; }
   // The wanted state of a stage: the backend's once applied (the panel shows the backend's own read-back).
-  bool stageWanted(Stage stage) const { return enabled_[static_cast<int>(stage)]; }
+  bool stageWanted(NBodyStage stage) const { return enabled_[static_cast<int>(stage)]; }
 
   // Applies everything requested since the last call and says whether this frame advances simulated time.
   // Throws what the backend throws (e.g. std::invalid_argument for a stage that cannot be disabled).
-  bool applyTo(SimBackend& backend);
+  bool applyTo(NBodyBackend& backend);
   // The simulated time of the state shown (sum of dt over advancing frames x substeps), reset with the scene.
   double simTime() const { return simTime_; }
   // A loaded snapshot's simulated time (app/snapshot): the count goes on from there.

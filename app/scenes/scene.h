@@ -29,8 +29,8 @@
 #include "app/frame/frame_driver.h"
 #include "app/scenes/panel_layout.h"
 #include "app/scenes/scene_state.h"
-#include "compute/nbody.h"
-#include "compute/sim_backend.h" // NodeInfo, UpdateCounters
+#include "compute/nbody/nbody.h"
+#include "compute/nbody/nbody_backend.h" // NodeInfo, UpdateCounters
 #include "render/camera.h"
 
 namespace graphsim::app {
@@ -60,7 +60,7 @@ struct SceneSettings {
   RenderSettings render;
   // The n-body scene's simulation config. It lives here rather than in `config` because callers (tests among them)
   // set settings.sim directly; the other scenes ignore it.
-  SceneConfig sim;
+  NBodyConfig sim;
   std::any config; // any other scene's own configuration (the fluid scene: fluid::FluidConfig)
 };
 

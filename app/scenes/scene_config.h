@@ -19,7 +19,7 @@ namespace graphsim::app {
 std::vector<std::string> sceneNames();
 // Overlays a JSON document on settings (of the scene settings.scene). Unknown keys, wrong types and out-of-range
 // values throw UsageError whose message starts with `source` and names the key path ("params.dt") and what is
-// allowed. n-body: params.softening has the lower bound kMinSoftening (compute/nbody.h says why).
+// allowed. n-body: params.softening has the lower bound kMinSoftening (compute/nbody/nbody.h says why).
 void applyJson(SceneSettings& settings, const nlohmann::json& doc, std::string_view source);
 // Reads, parses and overlays a --config file: missing, unreadable, a directory, larger than 1 MiB or not JSON
 // all throw UsageError naming the path.

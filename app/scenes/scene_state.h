@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "compute/nbody.h" // Float4
+#include "compute/float4.h"
 
 namespace graphsim::app {
 

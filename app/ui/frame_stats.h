@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "compute/sim_backend.h"
+#include "compute/node_info.h"
 
 namespace graphsim::app {
 

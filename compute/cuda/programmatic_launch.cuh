@@ -1,5 +1,6 @@
-// Programmatic dependent launch inside the frame graph (FrameGraph::setProgrammaticLaunch): every stage kernel starts
-// with these two, so that it is correct both as the secondary of a programmatic edge and launched the ordinary way.
+// Programmatic dependent launch inside the frame graph (NBodyFrameGraph::setProgrammaticLaunch): every stage kernel
+// starts with these two, so that it is correct both as the secondary of a programmatic edge and launched the ordinary
+// way.
 //   waitForPreviousKernel  griddepcontrol.wait: returns once the kernel this one programmatically depends on has
 //                          completed and its memory is visible; at once when there is none (an ordinary launch).
 //                          Nothing may read the previous stage's output before it.

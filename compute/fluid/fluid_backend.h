@@ -14,7 +14,7 @@
 #include "compute/fluid/fluid_diagnostics.h"
 #include "compute/fluid/fluid_params.h"
 #include "compute/fluid/fluid_steps.h"
-#include "compute/sim_backend.h" // NodeInfo, UpdateCounters
+#include "compute/node_info.h"
 
 namespace graphsim::fluid {
 

@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "compute/float4.h"
 #include "compute/fluid/fluid_params.h"
-#include "compute/nbody.h" // Float4
 
 namespace graphsim::fluid {
 

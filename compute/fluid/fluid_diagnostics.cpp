@@ -2,22 +2,16 @@
 #include "compute/fluid/fluid_diagnostics.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <stdexcept>
 
 #include "compute/fluid/fluid_cpu.h"
 #include "compute/fluid/fluid_params.h"
+#include "compute/number_text.h"
 
 namespace graphsim::fluid {
 namespace {
 
-std::string general(double v, const char* format = "%.6g") {
-  char text[32];
-  std::snprintf(text, sizeof text, format, v);
-  return text;
-}
-
-std::string percent(double v) { return general(100.0 * v, "%.3g") + " %"; }
+std::string percent(double v) { return generalText(100.0 * v, 3) + " %"; }
 
 } // namespace
 
@@ -45,40 +39,33 @@ FluidDiagnosticSums computeFluidDiagnostics(const FluidState& state, const Fluid
 }
 
 bool FluidDiagnosticsTrack::update(const std::optional<FluidDiagnosticsSample>& latest) {
-  if (!latest) return false;
-  if (last_ && last_->series == latest->series && last_->frame == latest->frame) return false;
+  bool restarted = false;
+  if (!add(latest, restarted)) return false;
   const FluidDiagnosticSums& s = latest->sums;
-  if (!first_ || first_->series != latest->series) {
-    first_ = latest;
-    samples_ = 0;
-    peak_ = s;
-  }
+  if (restarted) peak_ = s;
   peak_.mass = std::min(peak_.mass, s.mass);
   peak_.particles = std::min(peak_.particles, s.particles);
   peak_.maxDensityError = std::max(peak_.maxDensityError, s.maxDensityError);
   peak_.maxCompression = std::max(peak_.maxCompression, s.maxCompression);
   peak_.maxSpeed = std::max(peak_.maxSpeed, s.maxSpeed);
-  last_ = latest;
-  ++samples_;
   return true;
 }
 
 double FluidDiagnosticsTrack::massChange() const {
-  if (!first_ || !last_ || first_->sums.mass == 0) return 0.0;
-  return last_->sums.mass / first_->sums.mass - 1.0;
+  if (!first() || !last() || first()->sums.mass == 0) return 0.0;
+  return last()->sums.mass / first()->sums.mass - 1.0;
 }
 
 std::string FluidDiagnosticsTrack::summary() const {
-  if (!first_ || !last_) return {};
-  const FluidDiagnosticSums& a = first_->sums;
-  const FluidDiagnosticSums& b = last_->sums;
-  return "diagnostics: " + std::to_string(samples_) + " sample" + (samples_ == 1 ? "" : "s") + ", frames " +
-         std::to_string(first_->frame) + ".." + std::to_string(last_->frame) + ": mass " + general(a.mass) + " -> " +
-         general(b.mass) + " kg (change " + general(massChange(), "%.3e") + "), max density error " +
-         percent(a.maxDensityError) + " -> " + percent(b.maxDensityError) + " (peak " + percent(peak_.maxDensityError) +
-         "), max compression " + percent(a.maxCompression) + " -> " + percent(b.maxCompression) + " (peak " +
-         percent(peak_.maxCompression) + "), max speed " + general(a.maxSpeed, "%.4g") + " -> " +
-         general(b.maxSpeed, "%.4g") + " m/s (peak " + general(peak_.maxSpeed, "%.4g") + ")";
+  if (!first() || !last()) return {};
+  const FluidDiagnosticSums& a = first()->sums;
+  const FluidDiagnosticSums& b = last()->sums;
+  return "diagnostics: " + describeSpan() + ": mass " + generalText(a.mass) + " -> " + generalText(b.mass) +
+         " kg (change " + scientificText(massChange()) + "), max density error " + percent(a.maxDensityError) + " -> " +
+         percent(b.maxDensityError) + " (peak " + percent(peak_.maxDensityError) + "), max compression " +
+         percent(a.maxCompression) + " -> " + percent(b.maxCompression) + " (peak " + percent(peak_.maxCompression) +
+         "), max speed " + generalText(a.maxSpeed, 4) + " -> " + generalText(b.maxSpeed, 4) + " m/s (peak " +
+         generalText(peak_.maxSpeed, 4) + ")";
 }
 
 } // namespace graphsim::fluid

@@ -21,7 +21,7 @@
 #include <optional>
 #include <string>
 
-#include "compute/nbody_diagnostics.h" // diagnosticsDue, kDefaultDiagnosticsEvery, kMaxDiagnosticsEvery, the node name
+#include "compute/diagnostics_schedule.h"
 #include "compute/vec3.h"
 
 namespace graphsim {
@@ -156,14 +156,11 @@ FluidDiagnosticSums computeFluidDiagnostics(const Float4* pos, const Float4* vel
 
 // The first and the latest sample of the current series, and the peaks over it, fed with what a backend reports
 // (FluidBackend::diagnostics): the panel, the soak, bench and the run's summary each keep one.
-class FluidDiagnosticsTrack {
+class FluidDiagnosticsTrack : public SampleSeries<FluidDiagnosticsSample> {
 public:
   // Takes the backend's latest sample; true when it is a new one (another frame or series). A sample of another
   // series starts the track over.
   bool update(const std::optional<FluidDiagnosticsSample>& latest);
-  const std::optional<FluidDiagnosticsSample>& first() const { return first_; }
-  const std::optional<FluidDiagnosticsSample>& last() const { return last_; }
-  std::uint64_t samples() const { return samples_; }
   // The largest max density error, max compression and max speed over the series' samples (and the smallest mass).
   const FluidDiagnosticSums& peak() const { return peak_; }
   // M / M(first sample) - 1; 0 without samples.
@@ -173,9 +170,7 @@ public:
   std::string summary() const;
 
 private:
-  std::optional<FluidDiagnosticsSample> first_, last_;
   FluidDiagnosticSums peak_{};
-  std::uint64_t samples_ = 0;
 };
 
 } // namespace graphsim::fluid

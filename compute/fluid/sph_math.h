@@ -1,5 +1,5 @@
 // The per-particle formulas of the fluid scene (weakly compressible SPH), written once for the CPU reference
-// (fluid_cpu.cpp) and the CUDA kernels to come, as compute/nbody_math.h is for nbody: same expressions, same
+// (fluid_cpu.cpp) and the CUDA kernels to come, as compute/nbody/nbody_math.h is for nbody: same expressions, same
 // operation order, float32 on both sides. docs/FLUID.md gives the equations and why each choice was made.
 //
 // Conventions: SI units (m, s, kg); the box spans [0, boxSize] on each axis; +y is up; h is the kernel's support

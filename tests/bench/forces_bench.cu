@@ -1,4 +1,4 @@
-// Standalone benchmark and check of the forces stage (compute/cuda/forces_kernel.cu, included whole so that other
+// Standalone benchmark and check of the forces stage (compute/nbody/cuda/forces_kernel.cu, included whole so that other
 // launch shapes of its two kernel templates, the tiled one and the symmetric-pair one, can be timed beside the
 // stage's). Needs
 // a GPU and nothing of the app: one static binary (target forces_bench, build/bin/forces_bench), or by hand:
@@ -15,7 +15,7 @@
 // |a|. The symmetric kernels run only with eps^2 >= kSymmetricMinEps2 (forcesArgs); with eps^2 = 0 they fall back to
 // the tiled kernel as the stage does.
 // docs/FORCES.md has the figures it printed on an H200.
-#include "compute/cuda/forces_kernel.cu"
+#include "compute/nbody/cuda/forces_kernel.cu"
 
 #include <algorithm>
 #include <cmath>

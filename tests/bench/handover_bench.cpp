@@ -9,7 +9,8 @@
 // (compute/protocol.h, F = 1..4):
 //   host:   waits renderDone >= k - F + 1 (k >= F; bounded vkWaitSemaphores): frame k - F is complete
 //   CUDA:   a graph instantiated once per run, [wait renderDone >= max(0, k-F+1)] -> empty kernel <<<1, 1>>> ->
-//           [signal simDone = k + 1], both values set on the exec before each cudaGraphLaunch (as FrameGraph::launch)
+//           [signal simDone = k + 1], both values set on the exec before each cudaGraphLaunch (as
+//           NBodyFrameGraph::launch)
 //   Vulkan: one vkQueueSubmit waiting simDone >= k + 1 (at ALL_COMMANDS) and signalling renderDone = k + 1; mode
 //           `empty`: no command buffer at all; mode `fill`: a buffer barrier and a 4-byte vkCmdFillBuffer, so that the
 //           GPU really runs Vulkan work (one pre-recorded command buffer per slot k % F)
@@ -419,7 +420,7 @@ public:
     exec_ = cuda::GraphExec(exec);
   }
 
-  // Frame k: the semaphore values of the protocol on the exec (as FrameGraph::launch), then cudaGraphLaunch.
+  // Frame k: the semaphore values of the protocol on the exec (as NBodyFrameGraph::launch), then cudaGraphLaunch.
   void launch(const FrameProtocol& protocol, std::uint64_t k, cudaStream_t stream) {
     if (waitNode_ != nullptr) {
       cudaExternalSemaphoreWaitParams waitParams{};

@@ -312,8 +312,9 @@ TEST(Cli, CaptureEveryWritesNumberedFrames) {
   EXPECT_FALSE(fs::exists(dir / "f_000001.png"));
 }
 
-// Issue 12: softening has a positive lower bound (kMinSoftening = 1e-4, compute/nbody.h): below it a close encounter
-// gives an unbounded acceleration. The message names the key, the value and the allowed range; the bound itself runs.
+// Issue 12: softening has a positive lower bound (kMinSoftening = 1e-4, compute/nbody/nbody.h): below it a close
+// encounter gives an unbounded acceleration. The message names the key, the value and the allowed range; the bound
+// itself runs.
 TEST(Cli, SofteningBelowItsLowerBoundExitsTwo) {
   const ProcessResult r = runGraphsim({"run", "--backend", "cpu", "--headless", "--bodies", "64", "--frames", "1",
                                        "--config", writeFile("tinysoft.json", R"({"params": {"softening": 1e-05}})")});

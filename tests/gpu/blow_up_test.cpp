@@ -8,9 +8,9 @@
 #include <optional>
 #include <string>
 
-#include "compute/cpu_backend.h"
-#include "compute/cuda_backend.h"
-#include "compute/cuda_instruments.h"
+#include "compute/nbody/nbody_cpu_backend.h"
+#include "compute/nbody/nbody_cuda_backend.h"
+#include "compute/nbody/nbody_cuda_instruments.h"
 #include "render/particle_renderer.h"
 #include "render/vulkan_context.h"
 #include "tests/gpu/gpu_test_support.h"
@@ -22,7 +22,7 @@ namespace {
 using test::expectBlowUp;
 using test::explodingParams;
 
-void expectSameReport(const std::optional<BlowUp>& cuda, const std::optional<BlowUp>& cpu) {
+void expectSameReport(const std::optional<NBodyBlowUp>& cuda, const std::optional<NBodyBlowUp>& cpu) {
   ASSERT_TRUE(cuda.has_value() && cpu.has_value());
   std::printf("[ measured ] CUDA: %s | CPU: %s\n", describe(*cuda).c_str(), describe(*cpu).c_str());
   EXPECT_EQ(cuda->frame, cpu->frame);
@@ -30,21 +30,21 @@ void expectSameReport(const std::optional<BlowUp>& cuda, const std::optional<Blo
   EXPECT_EQ(cuda->substep, cpu->substep);
 }
 
-SceneConfig allStagesOn(const char* initial, std::int64_t bodies) {
-  SceneConfig config = gputest::scene(initial, bodies);
+NBodyConfig allStagesOn(const char* initial, std::int64_t bodies) {
+  NBodyConfig config = gputest::scene(initial, bodies);
   config.enabled.fill(true);
   return config;
 }
 
 TEST(BlowUpCuda, HealthyRunOfManyFramesReportsNothing) {
   GRAPHSIM_REQUIRE_CUDA_DEVICE();
-  SceneConfig config = allStagesOn("galaxy-pair", 8192);
+  NBodyConfig config = allStagesOn("galaxy-pair", 8192);
   config.substeps = 2;
-  CudaBackend sim(config, 0);
+  NBodyCudaBackend sim(config, 0);
   // Three frames queued at a time, as the frame loop runs them; blowUp() polled every frame as the app will.
   constexpr std::uint64_t kFrames = 1000;
   for (std::uint64_t k = 0; k < kFrames; ++k) {
-    if (k >= 3) CudaInstruments::waitForFrame(sim, k - 3);
+    if (k >= 3) NBodyCudaInstruments::waitForFrame(sim, k - 3);
     sim.launchFrame(k);
     ASSERT_FALSE(sim.blowUp().has_value()) << describe(*sim.blowUp());
   }
@@ -58,13 +58,13 @@ TEST(BlowUpCuda, TinySofteningIsReportedInFrameZeroByForcesLikeTheCpu) {
   GRAPHSIM_REQUIRE_CUDA_DEVICE();
   // Below the scene files' bound, set directly: eps^2 = 1e-30 makes a body's weight on itself m / eps^3 = inf and
   // d * w = 0 * inf = NaN, on both backends. Every later stage writes NaN too; forces is the earliest.
-  SceneConfig config = gputest::scene("plummer", 256);
+  NBodyConfig config = gputest::scene("plummer", 256);
   config.params.softening = 1e-15f;
-  CudaBackend cuda(config, 0);
-  CpuBackend cpu(config);
+  NBodyCudaBackend cuda(config, 0);
+  NBodyCpuBackend cpu(config);
   cuda.step();
   cpu.step();
-  expectBlowUp(cuda.blowUp(), 0, Stage::Forces, 0, "non-finite acceleration");
+  expectBlowUp(cuda.blowUp(), 0, NBodyStage::Forces, 0, "non-finite acceleration");
   expectSameReport(cuda.blowUp(), cpu.blowUp());
 }
 
@@ -72,11 +72,11 @@ TEST(BlowUpCuda, EarliestStageInstanceWinsAcrossSubstepsLikeTheCpu) {
   GRAPHSIM_REQUIRE_CUDA_DEVICE();
   // damping#0 writes inf first; forces#1 and integrate#1 (earlier stages, later in the frame) follow. A per-stage
   // flag would blame forces; the report must name damping#0, in frame 4, as the CPU does.
-  SceneConfig config = gputest::scene("plummer", 1024);
-  config.enabled[static_cast<int>(Stage::Damping)] = true;
+  NBodyConfig config = gputest::scene("plummer", 1024);
+  config.enabled[static_cast<int>(NBodyStage::Damping)] = true;
   config.substeps = 3;
-  CudaBackend cuda(config, 0);
-  CpuBackend cpu(config);
+  NBodyCudaBackend cuda(config, 0);
+  NBodyCpuBackend cpu(config);
   for (int k = 0; k < 4; ++k) {
     cuda.step();
     cpu.step();
@@ -86,43 +86,44 @@ TEST(BlowUpCuda, EarliestStageInstanceWinsAcrossSubstepsLikeTheCpu) {
   cpu.setParams(explodingParams(config.params));
   cuda.step();
   cpu.step();
-  expectBlowUp(cuda.blowUp(), 4, Stage::Damping, 0, "non-finite velocity");
+  expectBlowUp(cuda.blowUp(), 4, NBodyStage::Damping, 0, "non-finite velocity");
   expectSameReport(cuda.blowUp(), cpu.blowUp());
   // First blow-up wins: later frames are NaN everywhere and change nothing.
   for (int k = 0; k < 3; ++k) cuda.step();
-  expectBlowUp(cuda.blowUp(), 4, Stage::Damping, 0, "velocity");
+  expectBlowUp(cuda.blowUp(), 4, NBodyStage::Damping, 0, "velocity");
 }
 
 TEST(BlowUpCuda, DisabledStagesAndEveryLaunchModeStillReport) {
   GRAPHSIM_REQUIRE_CUDA_DEVICE();
   for (LaunchMode mode : {LaunchMode::Graph, LaunchMode::Stream, LaunchMode::WholeUpdate, LaunchMode::Reinstantiate}) {
     SCOPED_TRACE(std::string(launchModeName(mode)));
-    SceneConfig config = gputest::scene("plummer", 512);
-    config.enabled[static_cast<int>(Stage::Damping)] = true;
+    NBodyConfig config = gputest::scene("plummer", 512);
+    config.enabled[static_cast<int>(NBodyStage::Damping)] = true;
     config.substeps = 2;
-    CudaBackend sim(config, 0);
-    CudaInstruments::setLaunchMode(sim, mode);
+    NBodyCudaBackend sim(config, 0);
+    NBodyCudaInstruments::setLaunchMode(sim, mode);
     // Forces, integrate and boundary disabled (cudaGraphNodeSetEnabled on every instance): damping is the first stage
     // that runs; the report node still runs after it.
-    for (Stage s : {Stage::Forces, Stage::Integrate, Stage::Boundary}) sim.setStageEnabled(s, false);
+    for (NBodyStage s : {NBodyStage::Forces, NBodyStage::Integrate, NBodyStage::Boundary})
+      sim.setStageEnabled(s, false);
     sim.step();
     sim.step();
     EXPECT_FALSE(sim.blowUp().has_value());
     sim.setParams(explodingParams(config.params));
     sim.step();
-    expectBlowUp(sim.blowUp(), 2, Stage::Damping, 0, "non-finite velocity");
+    expectBlowUp(sim.blowUp(), 2, NBodyStage::Damping, 0, "non-finite velocity");
   }
 }
 
 TEST(BlowUpCuda, ResetClearsTheReportAndFramesKeepTheirNumbers) {
   GRAPHSIM_REQUIRE_CUDA_DEVICE();
-  SceneConfig config = gputest::scene("plummer", 512);
-  config.enabled[static_cast<int>(Stage::Damping)] = true;
-  CudaBackend sim(config, 0);
+  NBodyConfig config = gputest::scene("plummer", 512);
+  config.enabled[static_cast<int>(NBodyStage::Damping)] = true;
+  NBodyCudaBackend sim(config, 0);
   const NBodyParams exploding = explodingParams(config.params);
   sim.setParams(exploding);
   sim.step(); // frame 0
-  expectBlowUp(sim.blowUp(), 0, Stage::Damping, 0, "velocity");
+  expectBlowUp(sim.blowUp(), 0, NBodyStage::Damping, 0, "velocity");
 
   sim.reset(config); // healthy parameters again; step() numbers frames on (1, 2, ...)
   EXPECT_FALSE(sim.blowUp().has_value()) << "reset starts a new state";
@@ -130,7 +131,7 @@ TEST(BlowUpCuda, ResetClearsTheReportAndFramesKeepTheirNumbers) {
   EXPECT_FALSE(sim.blowUp().has_value()) << describe(*sim.blowUp());
   sim.setParams(exploding);
   sim.step(); // frame 6
-  expectBlowUp(sim.blowUp(), 6, Stage::Damping, 0, "velocity");
+  expectBlowUp(sim.blowUp(), 6, NBodyStage::Damping, 0, "velocity");
 }
 
 // The product path: the interop graph (wait node, signal node, F = 3) driven as the frame loop drives it. The report
@@ -139,13 +140,13 @@ TEST(BlowUpCuda, InteropFramesSeeTheReportThroughTheThrottleWithoutWaiting) {
   GRAPHSIM_REQUIRE_CUDA_DEVICE();
   constexpr std::uint32_t kF = 3;
   constexpr std::uint64_t kBadFrame = 5, kFrames = 12;
-  SceneConfig config = gputest::scene("plummer", 1024);
-  config.enabled[static_cast<int>(Stage::Damping)] = true;
+  NBodyConfig config = gputest::scene("plummer", 1024);
+  config.enabled[static_cast<int>(NBodyStage::Damping)] = true;
   render::VulkanContext vk(gputest::interopRequest());
   {
     render::ParticleRenderer renderer(vk, gputest::exportedRendererConfig(64, 64, config.bodies, kF));
     const InteropDesc interop = renderer.exportInterop();
-    CudaBackend sim(config, 0, &interop, std::chrono::milliseconds(5000));
+    NBodyCudaBackend sim(config, 0, &interop, std::chrono::milliseconds(5000));
     std::optional<std::uint64_t> seenAt;
     for (std::uint64_t k = 0; k < kFrames; ++k) {
       renderer.waitForSlot(k); // renderDone >= k-F+1: sim frame k-F has completed
@@ -161,7 +162,7 @@ TEST(BlowUpCuda, InteropFramesSeeTheReportThroughTheThrottleWithoutWaiting) {
                 static_cast<unsigned long long>(kBadFrame), static_cast<unsigned long long>(*seenAt), kF);
     EXPECT_GT(*seenAt, kBadFrame);
     EXPECT_LE(*seenAt, kBadFrame + kF) << "the throttle of frame k+F implies frame k completed";
-    expectBlowUp(sim.blowUp(), kBadFrame, Stage::Damping, 0, "non-finite velocity");
+    expectBlowUp(sim.blowUp(), kBadFrame, NBodyStage::Damping, 0, "non-finite velocity");
   }
   EXPECT_EQ(vk.validationMessages(), 0u);
 }

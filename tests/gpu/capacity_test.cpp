@@ -1,5 +1,5 @@
 // Issue 14, item 2: the body count as a node update. The CUDA backend's state arrays hold a capacity
-// (SceneConfig::maxBodies); a reset to a count within it (same substeps) uploads into the same arrays and changes the
+// (NBodyConfig::maxBodies); a reset to a count within it (same substeps) uploads into the same arrays and changes the
 // graph by kernel-node updates only (no cudaGraphExecUpdate, no instantiation). Beyond it the arrays are reallocated
 // and the graph rebuilt (whole-graph update, or re-instantiation), with the reason recorded.
 //
@@ -12,8 +12,8 @@
 #include <cstdio>
 #include <string>
 
-#include "compute/cpu_backend.h"
-#include "compute/cuda_backend.h"
+#include "compute/nbody/nbody_cpu_backend.h"
+#include "compute/nbody/nbody_cuda_backend.h"
 #include "tests/gpu/gpu_test_support.h"
 
 namespace graphsim {
@@ -24,16 +24,16 @@ using gputest::download;
 constexpr double kMaxRelTolerance = 1e-5; // as reference_test.cpp
 constexpr double kP99RelTolerance = 1e-6;
 
-SceneConfig withBodies(SceneConfig config, std::int64_t bodies) {
+NBodyConfig withBodies(NBodyConfig config, std::int64_t bodies) {
   config.bodies = bodies;
   return config;
 }
 
 // `steps` frames of `changed` against a fresh backend of its config (capacity = the count): bit for bit.
-void expectSameAsFresh(const char* what, CudaBackend& changed, int steps) {
-  SceneConfig fresh = changed.config();
+void expectSameAsFresh(const char* what, NBodyCudaBackend& changed, int steps) {
+  NBodyConfig fresh = changed.config();
   fresh.maxBodies = 0;
-  CudaBackend reference(fresh, 0);
+  NBodyCudaBackend reference(fresh, 0);
   for (int k = 0; k < steps; ++k) {
     changed.step();
     reference.step();
@@ -46,7 +46,7 @@ void expectSameAsFresh(const char* what, CudaBackend& changed, int steps) {
 
 // One in-capacity reset: no whole-graph update, no re-instantiation; the next launch updates every stage instance
 // (each takes the count) and nothing else. Returns that launch's node-update host time (us).
-double resetWithinCapacity(CudaBackend& cuda, const SceneConfig& config) {
+double resetWithinCapacity(NBodyCudaBackend& cuda, const NBodyConfig& config) {
   const UpdateCounters before = cuda.counters();
   const std::int64_t capacity = cuda.capacity();
   cuda.reset(config);
@@ -66,9 +66,9 @@ double resetWithinCapacity(CudaBackend& cuda, const SceneConfig& config) {
 
 TEST(BodyCapacity, CountChangesWithinTheCapacityAreNodeUpdatesAndRunAsAFreshBackend) {
   GRAPHSIM_REQUIRE_CUDA_DEVICE();
-  SceneConfig config = gputest::scene("plummer", 2048, 5);
+  NBodyConfig config = gputest::scene("plummer", 2048, 5);
   config.maxBodies = 4096;
-  CudaBackend cuda(config, 0);
+  NBodyCudaBackend cuda(config, 0);
   EXPECT_EQ(cuda.capacity(), 4096);
   for (int k = 0; k < 3; ++k) cuda.step();
 
@@ -96,24 +96,25 @@ TEST(BodyCapacity, CountChangesWithinTheCapacityAreNodeUpdatesAndRunAsAFreshBack
 // change with it, checked against the CPU reference.
 TEST(BodyCapacity, CountChangeWithTogglesAndParametersMatchesTheCpu) {
   GRAPHSIM_REQUIRE_CUDA_DEVICE();
-  SceneConfig config = gputest::scene("galaxy-pair", 2048, 9);
+  NBodyConfig config = gputest::scene("galaxy-pair", 2048, 9);
   config.substeps = 2;
   config.maxBodies = 2048;
-  CpuBackend cpu(config);
-  CudaBackend cuda(config, 0);
+  NBodyCpuBackend cpu(config);
+  NBodyCudaBackend cuda(config, 0);
   for (int k = 0; k < 5; ++k) {
     cpu.step();
     cuda.step();
   }
   config.bodies = 1536;
-  config.enabled[static_cast<int>(Stage::Attractor)] = true;
-  config.enabled[static_cast<int>(Stage::Damping)] = true;
+  config.enabled[static_cast<int>(NBodyStage::Attractor)] = true;
+  config.enabled[static_cast<int>(NBodyStage::Damping)] = true;
   config.params.dt = 0.001f;
   config.params.attractorPos[0] = 1.0f;
   cpu.reset(config);
   const UpdateCounters before = cuda.counters();
   cuda.reset(config);
-  for (const NodeInfo& n : gputest::stageInstances(cuda.nodes(), Stage::Attractor)) EXPECT_TRUE(n.enabled) << n.name;
+  for (const NodeInfo& n : gputest::stageInstances(cuda.nodes(), NBodyStage::Attractor))
+    EXPECT_TRUE(n.enabled) << n.name;
   for (int k = 0; k < 20; ++k) {
     cpu.step();
     cuda.step();
@@ -133,9 +134,9 @@ TEST(BodyCapacity, CountChangeWithTogglesAndParametersMatchesTheCpu) {
 
 TEST(BodyCapacity, BeyondTheCapacityReallocatesAndSaysWhy) {
   GRAPHSIM_REQUIRE_CUDA_DEVICE();
-  SceneConfig config = gputest::scene("plummer", 1024, 3);
+  NBodyConfig config = gputest::scene("plummer", 1024, 3);
   config.maxBodies = 2048;
-  CudaBackend cuda(config, 0);
+  NBodyCudaBackend cuda(config, 0);
   cuda.step();
   EXPECT_EQ(cuda.capacity(), 2048);
 
@@ -161,9 +162,9 @@ TEST(BodyCapacity, BeyondTheCapacityReallocatesAndSaysWhy) {
 
 TEST(BodyCapacity, SubstepChangeWithinTheCapacityStillRebuilds) {
   GRAPHSIM_REQUIRE_CUDA_DEVICE();
-  SceneConfig config = gputest::scene("plummer", 1024, 4);
+  NBodyConfig config = gputest::scene("plummer", 1024, 4);
   config.maxBodies = 2048;
-  CudaBackend cuda(config, 0);
+  NBodyCudaBackend cuda(config, 0);
   cuda.step();
   config.substeps = 3;
   cuda.reset(config);

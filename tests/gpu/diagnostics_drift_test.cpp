@@ -10,9 +10,9 @@
 #include <string>
 
 #include "app/scenes/scene.h"
-#include "compute/cuda_backend.h"
-#include "compute/cuda_instruments.h"
-#include "compute/nbody_diagnostics.h"
+#include "compute/nbody/nbody_cuda_backend.h"
+#include "compute/nbody/nbody_cuda_instruments.h"
+#include "compute/nbody/nbody_diagnostics.h"
 #include "tests/gpu/gpu_test_support.h"
 
 namespace graphsim {
@@ -29,16 +29,16 @@ TEST(DiagnosticsDrift, PresetsOverAThousandFrames) {
   GRAPHSIM_REQUIRE_CUDA_DEVICE();
   for (const Preset& p : {Preset{"nbody.json (galaxy-pair)", "nbody", nullptr, 0.0f, 0.0f},
                           Preset{"plummer.json", "nbody", "plummer", 0.002f, 0.02f}}) {
-    SceneConfig config = app::loadPreset(p.scene).sim;
+    NBodyConfig config = app::loadPreset(p.scene).sim;
     if (p.initial != nullptr) config.initial = p.initial;
     if (p.dt > 0) config.params.dt = p.dt;
     if (p.softening > 0) config.params.softening = p.softening;
     config.diagnosticsEvery = 10;
-    CudaBackend sim(config, 0);
+    NBodyCudaBackend sim(config, 0);
     DiagnosticsTrack track;
     constexpr std::uint64_t kFrames = 1000;
     for (std::uint64_t k = 0; k < kFrames; ++k) {
-      if (k >= 3) CudaInstruments::waitForFrame(sim, k - 3);
+      if (k >= 3) NBodyCudaInstruments::waitForFrame(sim, k - 3);
       sim.launchFrame(k);
       track.update(sim.diagnostics());
     }

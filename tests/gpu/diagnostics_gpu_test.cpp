@@ -20,10 +20,10 @@
 #include <string>
 #include <vector>
 
-#include "compute/cpu_backend.h"
-#include "compute/cuda_backend.h"
-#include "compute/cuda_instruments.h"
-#include "compute/nbody_diagnostics.h"
+#include "compute/nbody/nbody_cpu_backend.h"
+#include "compute/nbody/nbody_cuda_backend.h"
+#include "compute/nbody/nbody_cuda_instruments.h"
+#include "compute/nbody/nbody_diagnostics.h"
 #include "render/particle_renderer.h"
 #include "render/vulkan_context.h"
 #include "tests/gpu/gpu_test_support.h"
@@ -31,8 +31,8 @@
 namespace graphsim {
 namespace {
 
-SceneConfig sampled(const char* initial, std::int64_t bodies, int every) {
-  SceneConfig config = gputest::scene(initial, bodies);
+NBodyConfig sampled(const char* initial, std::int64_t bodies, int every) {
+  NBodyConfig config = gputest::scene(initial, bodies);
   config.diagnosticsEvery = every;
   return config;
 }
@@ -67,7 +67,7 @@ TEST(DiagnosticsCuda, MatchTheCpuReferenceOnTheSameState) {
   for (const Case c :
        {Case{"plummer", 1000}, Case{"galaxy-pair", 4096}, Case{"galaxy-pair", 16384}, Case{"plummer", 40000}}) {
     const std::string what = std::string(c.initial) + " " + std::to_string(c.bodies);
-    CudaBackend sim(sampled(c.initial, c.bodies, 1), 0);
+    NBodyCudaBackend sim(sampled(c.initial, c.bodies, 1), 0);
     sim.step();
     sim.step();
     const BodyState start = gputest::download(sim); // the state frame 2 starts from
@@ -87,8 +87,8 @@ TEST(DiagnosticsCuda, EveryLaunchModeGivesTheSameBits) {
   for (LaunchMode mode : {LaunchMode::Graph, LaunchMode::Programmatic, LaunchMode::Stream, LaunchMode::WholeUpdate,
                           LaunchMode::Reinstantiate}) {
     SCOPED_TRACE(std::string(launchModeName(mode)));
-    CudaBackend sim(sampled("galaxy-pair", 2048, 3), 0);
-    CudaInstruments::setLaunchMode(sim, mode);
+    NBodyCudaBackend sim(sampled("galaxy-pair", 2048, 3), 0);
+    NBodyCudaInstruments::setLaunchMode(sim, mode);
     for (int k = 0; k < 7; ++k) sim.step(); // samples frames 0, 3, 6
     const std::optional<DiagnosticsSample> s = sim.diagnostics();
     ASSERT_TRUE(s.has_value());
@@ -105,14 +105,14 @@ TEST(DiagnosticsCuda, EveryLaunchModeGivesTheSameBits) {
 
 TEST(DiagnosticsCuda, SamplesOnScheduleAndTheToggleStopsThem) {
   GRAPHSIM_REQUIRE_CUDA_DEVICE();
-  CudaBackend sim(sampled("plummer", 512, 4), 0);
+  NBodyCudaBackend sim(sampled("plummer", 512, 4), 0);
   // The node: right after the first forces, togglable, no stage; its row shows the toggle, not this frame's state.
   const std::vector<NodeInfo>& nodes = sim.nodes();
   ASSERT_GE(nodes.size(), 2u);
   EXPECT_EQ(nodes[0].name, "forces");
   EXPECT_EQ(nodes[1].name, kDiagnosticsNodeName);
   EXPECT_TRUE(nodes[1].diagnostics && nodes[1].togglable && nodes[1].enabled);
-  EXPECT_FALSE(nodes[1].stage.has_value());
+  EXPECT_EQ(nodes[1].step, -1);
 
   const UpdateCounters before = sim.counters();
   std::vector<std::uint64_t> seen;
@@ -154,7 +154,7 @@ TEST(DiagnosticsCuda, SamplesOnScheduleAndTheToggleStopsThem) {
 
 TEST(DiagnosticsCuda, IntervalZeroHasNoNodeAndTurningThemOnRebuilds) {
   GRAPHSIM_REQUIRE_CUDA_DEVICE();
-  CudaBackend sim(sampled("plummer", 512, 0), 0);
+  NBodyCudaBackend sim(sampled("plummer", 512, 0), 0);
   ASSERT_EQ(sim.nodes().size(), static_cast<std::size_t>(stageInstanceCount(1)) + 1); // + report_blow_up
   for (const NodeInfo& n : sim.nodes()) EXPECT_FALSE(n.diagnostics) << n.name;
   sim.step();
@@ -174,17 +174,17 @@ TEST(DiagnosticsCuda, IntervalZeroHasNoNodeAndTurningThemOnRebuilds) {
 // frame has completed.
 TEST(DiagnosticsCuda, NoFrameWaitsForTheSample) {
   GRAPHSIM_REQUIRE_CUDA_DEVICE();
-  CudaBackend sim(sampled("galaxy-pair", 131072, 10), 0);
+  NBodyCudaBackend sim(sampled("galaxy-pair", 131072, 10), 0);
   const auto t0 = std::chrono::steady_clock::now();
   for (std::uint64_t k = 0; k < 3; ++k) sim.launchFrame(k); // frame 0 samples
   const std::optional<DiagnosticsSample> early = sim.diagnostics();
   const double hostMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  const bool frame0Done = CudaInstruments::frameGpuMs(sim, 0).has_value();
+  const bool frame0Done = NBodyCudaInstruments::frameGpuMs(sim, 0).has_value();
   std::printf("[ measured ] 3 launches + diagnostics(): %.3f ms of host time; frame 0 %s when it returned\n", hostMs,
               frame0Done ? "had completed" : "still running");
   EXPECT_FALSE(frame0Done) << "the GPU finished three 131072-body frames during their launches?";
   EXPECT_FALSE(early.has_value()) << "a sample before its frame completed";
-  CudaInstruments::waitForFrame(sim, 0);
+  NBodyCudaInstruments::waitForFrame(sim, 0);
   ASSERT_TRUE(sim.diagnostics().has_value());
   EXPECT_EQ(sim.diagnostics()->frame, 0u);
   sim.synchronize();
@@ -197,12 +197,12 @@ TEST(DiagnosticsCuda, InteropFramesSeeEachSampleThroughTheThrottle) {
   GRAPHSIM_REQUIRE_CUDA_DEVICE();
   constexpr std::uint32_t kF = 3;
   constexpr std::uint64_t kFrames = 40;
-  const SceneConfig config = sampled("plummer", 4096, 5);
+  const NBodyConfig config = sampled("plummer", 4096, 5);
   render::VulkanContext vk(gputest::interopRequest());
   {
     render::ParticleRenderer renderer(vk, gputest::exportedRendererConfig(64, 64, config.bodies, kF));
     const InteropDesc interop = renderer.exportInterop();
-    CudaBackend sim(config, 0, &interop, std::chrono::milliseconds(5000));
+    NBodyCudaBackend sim(config, 0, &interop, std::chrono::milliseconds(5000));
     std::vector<std::pair<std::uint64_t, std::uint64_t>> seen; // (sampled frame, launch before which it was seen)
     for (std::uint64_t k = 0; k < kFrames; ++k) {
       renderer.waitForSlot(k);
@@ -230,7 +230,7 @@ TEST(DiagnosticsCuda, InteropFramesSeeEachSampleThroughTheThrottle) {
 TEST(DiagnosticsCuda, CostBesideTheForces) {
   GRAPHSIM_REQUIRE_CUDA_DEVICE();
   for (std::int64_t n : {4096, 16384, 65536, 131072}) {
-    CudaBackend sim(sampled("galaxy-pair", n, 1), 0);
+    NBodyCudaBackend sim(sampled("galaxy-pair", n, 1), 0);
     ASSERT_TRUE(sim.setProfiling(true));
     for (int k = 0; k < 4; ++k) sim.step();
     double forces = -1, diagnostics = -1;

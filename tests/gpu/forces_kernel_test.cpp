@@ -1,5 +1,5 @@
-// The forces stage's two kernels (compute/cuda/forces_kernel.cu) launched directly, at a count where the stage uses
-// the symmetric-pair kernel (kSymmetricMinBodies and above): it agrees with the tiled kernel, gives the same bits
+// The forces stage's two kernels (compute/nbody/cuda/forces_kernel.cu) launched directly, at a count where the stage
+// uses the symmetric-pair kernel (kSymmetricMinBodies and above): it agrees with the tiled kernel, gives the same bits
 // from launch to launch (its fixed-point sums do not depend on the order the warps finish in), leaves its scratch
 // zeroed for the next launch, and turns a non-finite position into non-finite accelerations as the tiled kernel does.
 #include <gtest/gtest.h>
@@ -13,7 +13,7 @@
 
 #include "compute/cuda/cuda_handles.h"
 #include "compute/cuda/kernel_launch.h"
-#include "compute/cuda/nbody_kernels.h"
+#include "compute/nbody/cuda/nbody_kernels.h"
 #include "tests/gpu/gpu_test_support.h"
 
 namespace graphsim::cuda {

@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <vector>
 
-#include "compute/cuda_backend.h"
 #include "compute/cuda_device.h"
+#include "compute/nbody/nbody_cuda_backend.h"
 #include "gpu_test_support.h"
 #include "render/particle_renderer.h"
 
@@ -20,7 +20,7 @@ TEST(FrameLoop, ThreeFramesInFlightThousandFrames) {
 
   constexpr std::uint32_t kF = 3;
   constexpr std::uint64_t kFrames = 1000;
-  SceneConfig scene;
+  NBodyConfig scene;
   scene.bodies = 8192;
 
   render::VulkanContext context(gputest::interopRequest());
@@ -29,7 +29,7 @@ TEST(FrameLoop, ThreeFramesInFlightThousandFrames) {
   {
     render::ParticleRenderer renderer(context, config);
     const InteropDesc interop = renderer.exportInterop();
-    CudaBackend sim(scene, 0, &interop, config.waitTimeout);
+    NBodyCudaBackend sim(scene, 0, &interop, config.waitTimeout);
 
     std::uint64_t maxAhead = 0;
     for (std::uint64_t k = 0; k < kFrames; ++k) {

@@ -1,5 +1,5 @@
 // Helpers shared by the GPU tests: the skip-without-device guard, small scene configs, and the report of a state
-// comparison (compute/state_compare.h, which the soak uses too).
+// comparison (compute/nbody/nbody_state_compare.h, which the soak uses too).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "compute/cuda_device.h"
-#include "compute/nbody.h"
-#include "compute/sim_backend.h"
-#include "compute/state_compare.h"
+#include "compute/nbody/nbody.h"
+#include "compute/nbody/nbody_backend.h"
+#include "compute/nbody/nbody_state_compare.h"
 #include "render/particle_renderer.h"
 #include "render/vulkan_context.h"
 
@@ -60,8 +60,8 @@ inline void submitRender(render::ParticleRenderer& renderer, std::uint64_t k, st
   renderer.submit(frame);
 }
 
-inline SceneConfig scene(const char* initial, std::int64_t bodies, std::uint64_t seed = 7) {
-  SceneConfig c;
+inline NBodyConfig scene(const char* initial, std::int64_t bodies, std::uint64_t seed = 7) {
+  NBodyConfig c;
   c.initial = initial;
   c.bodies = bodies;
   c.seed = seed;
@@ -77,7 +77,7 @@ inline void report(const char* what, const StateDifference& d) {
       d.bitIdentical ? "yes" : "no");
 }
 
-inline BodyState download(SimBackend& backend) {
+inline BodyState download(NBodyBackend& backend) {
   BodyState s;
   std::vector<float> colour;
   backend.download(s, colour);
@@ -85,10 +85,10 @@ inline BodyState download(SimBackend& backend) {
 }
 
 // Every instance of `stage` in a node list (NodeInfo::stage; node names are for people).
-inline std::vector<NodeInfo> stageInstances(const std::vector<NodeInfo>& nodes, Stage stage) {
+inline std::vector<NodeInfo> stageInstances(const std::vector<NodeInfo>& nodes, NBodyStage stage) {
   std::vector<NodeInfo> out;
   for (const NodeInfo& n : nodes) {
-    if (n.stage == stage) out.push_back(n);
+    if (stageOf(n) == stage) out.push_back(n);
   }
   return out;
 }

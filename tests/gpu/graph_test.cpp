@@ -11,7 +11,7 @@
 //   Sanitizers (issue 3 test 7): `compute-sanitizer --tool memcheck build/bin/gpu_tests` and `--tool synccheck` run
 //   the whole binary in about a minute each; racecheck instruments every shared-memory access of the forces tiles
 //   and takes minutes per test, so give it a filter, e.g.
-//   --gtest_filter='FrameGraph.*:Interop.*:Toggles.DisablingAttractorMatchesTheCpuBackendWithoutForces'.
+//   --gtest_filter='NBodyFrameGraph.*:Interop.*:Toggles.DisablingAttractorMatchesTheCpuBackendWithoutForces'.
 //
 // This file: issue 3 test 2 (graph shape), the DOT dump, compute-only stepping without leaks, and two checks that
 // also run without a GPU (device listing, fd ownership on a failed construction).
@@ -25,8 +25,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "compute/cuda_backend.h"
 #include "compute/cuda_device.h"
+#include "compute/nbody/nbody_cuda_backend.h"
 #include "render/particle_renderer.h"
 #include "tests/gpu/gpu_test_support.h"
 
@@ -35,8 +35,8 @@ namespace {
 
 // The stages that run once per substep, in execution order: the stage table's first rows (nbody.h).
 constexpr auto kSubstepStages = [] {
-  std::array<Stage, kSubstepStageCount> stages{};
-  for (std::size_t i = 0; i < stages.size(); ++i) stages[i] = kStages[i].stage;
+  std::array<NBodyStage, kSubstepStageCount> stages{};
+  for (std::size_t i = 0; i < stages.size(); ++i) stages[i] = kNBodyStages[i].stage;
   return stages;
 }();
 
@@ -66,15 +66,15 @@ TEST(CudaBackendSetup, ClosesEveryInteropFdWhenConstructionFails) {
   for (int i = 0; i < 5; ++i) interop.renderBuffers.push_back({fds[i], 4096, 0, 4096, false});
   interop.simDoneFd = fds[5];
   interop.renderDoneFd = fds[6];
-  EXPECT_ANY_THROW(CudaBackend(gputest::scene("plummer", 64), 0, &interop));
+  EXPECT_ANY_THROW(NBodyCudaBackend(gputest::scene("plummer", 64), 0, &interop));
   for (int fd : fds) EXPECT_EQ(::fcntl(fd, F_GETFD), -1) << "fd " << fd << " was left open";
 }
 
-TEST(FrameGraph, ComputeOnlyGraphIsTheStageChainWithoutSemaphoreNodes) {
+TEST(NBodyFrameGraph, ComputeOnlyGraphIsTheStageChainWithoutSemaphoreNodes) {
   GRAPHSIM_REQUIRE_CUDA_DEVICE();
-  SceneConfig config = gputest::scene("plummer", 1000);
+  NBodyConfig config = gputest::scene("plummer", 1000);
   config.substeps = 2;
-  CudaBackend sim(config, 0);
+  NBodyCudaBackend sim(config, 0);
   const std::vector<NodeInfo> nodes = sim.nodes();
   ASSERT_EQ(nodes.size(), 2u * 5u + 2u + 1u);
   for (const NodeInfo& n : nodes) EXPECT_EQ(n.type, "kernel") << n.name;
@@ -88,7 +88,7 @@ TEST(FrameGraph, ComputeOnlyGraphIsTheStageChainWithoutSemaphoreNodes) {
   EXPECT_NE(nodes.back().whyNotTogglable.find("blow-up"), std::string::npos) << nodes.back().whyNotTogglable;
   // Enable states as configured (attractor and damping off by default), read back from the exec.
   for (int s = 0; s < kStageCount; ++s) {
-    for (const NodeInfo& n : gputest::stageInstances(nodes, static_cast<Stage>(s))) {
+    for (const NodeInfo& n : gputest::stageInstances(nodes, static_cast<NBodyStage>(s))) {
       EXPECT_EQ(n.enabled, config.enabled[s]) << n.name;
     }
   }
@@ -97,31 +97,32 @@ TEST(FrameGraph, ComputeOnlyGraphIsTheStageChainWithoutSemaphoreNodes) {
 // NodeInfo carries the stage and substep of every stage instance, in the stage table's execution order; the report
 // node and the timing marks carry none. The list is one cached vector: reading it again, after a toggle or after a
 // profiled frame reuses its storage, with the exec's read-back enable states.
-TEST(FrameGraph, NodesCarryStageAndSubstepFromOneCachedList) {
+TEST(NBodyFrameGraph, NodesCarryStageAndSubstepFromOneCachedList) {
   GRAPHSIM_REQUIRE_CUDA_DEVICE();
-  SceneConfig config = gputest::scene("plummer", 256);
+  NBodyConfig config = gputest::scene("plummer", 256);
   config.substeps = 3;
-  CudaBackend sim(config, 0);
+  NBodyCudaBackend sim(config, 0);
   const std::vector<NodeInfo>& nodes = sim.nodes();
   ASSERT_EQ(nodes.size(), static_cast<std::size_t>(stageInstanceCount(3)) + 1); // + report_blow_up
   std::size_t i = 0;
-  forEachStageInstance(3, [&](Stage stage, int substep) {
+  forEachStageInstance(3, [&](NBodyStage stage, int substep) {
     const NodeInfo& n = nodes[i++];
-    EXPECT_EQ(n.stage, stage) << n.name;
+    EXPECT_EQ(stageOf(n), stage) << n.name;
     EXPECT_EQ(n.substep, substep) << n.name;
     EXPECT_EQ(n.name, stageInstanceName(stage, substep));
     EXPECT_EQ(n.togglable, stageInfo(stage).togglable()) << n.name;
   });
   EXPECT_EQ(nodes.back().name, "report_blow_up");
-  EXPECT_FALSE(nodes.back().stage.has_value());
+  EXPECT_EQ(nodes.back().step, -1);
 
   const NodeInfo* storage = nodes.data();
   EXPECT_EQ(&sim.nodes(), &nodes);
   EXPECT_EQ(sim.nodes().data(), storage);
-  const bool attractor = sim.stageEnabled(Stage::Attractor);
-  sim.setStageEnabled(Stage::Attractor, !attractor);
+  const bool attractor = sim.stageEnabled(NBodyStage::Attractor);
+  sim.setStageEnabled(NBodyStage::Attractor, !attractor);
   EXPECT_EQ(sim.nodes().data(), storage);
-  for (const NodeInfo& n : gputest::stageInstances(nodes, Stage::Attractor)) EXPECT_NE(n.enabled, attractor) << n.name;
+  for (const NodeInfo& n : gputest::stageInstances(nodes, NBodyStage::Attractor))
+    EXPECT_NE(n.enabled, attractor) << n.name;
   sim.step();
   EXPECT_EQ(sim.nodes().data(), storage);
 
@@ -131,21 +132,21 @@ TEST(FrameGraph, NodesCarryStageAndSubstepFromOneCachedList) {
   for (const NodeInfo& n : sim.nodes()) {
     if (n.type != "event record") continue;
     ++marks;
-    EXPECT_FALSE(n.stage.has_value()) << n.name;
+    EXPECT_FALSE(stageOf(n).has_value()) << n.name;
   }
   EXPECT_EQ(marks, static_cast<std::size_t>(stageInstanceCount(3)) + 2);
-  EXPECT_EQ(gputest::stageInstances(sim.nodes(), Stage::Forces).size(), 3u);
+  EXPECT_EQ(gputest::stageInstances(sim.nodes(), NBodyStage::Forces).size(), 3u);
 }
 
-TEST(FrameGraph, InteropGraphStartsWithTheWaitAndEndsWithTheSignal) {
+TEST(NBodyFrameGraph, InteropGraphStartsWithTheWaitAndEndsWithTheSignal) {
   GRAPHSIM_REQUIRE_CUDA_DEVICE();
-  SceneConfig config = gputest::scene("plummer", 512);
+  NBodyConfig config = gputest::scene("plummer", 512);
   config.substeps = 3;
   render::VulkanContext vk(gputest::interopRequest());
   {
     render::ParticleRenderer renderer(vk, gputest::exportedRendererConfig(64, 64, 512, 2));
     const InteropDesc interop = renderer.exportInterop();
-    CudaBackend sim(config, 0, &interop);
+    NBodyCudaBackend sim(config, 0, &interop);
 
     const std::vector<NodeInfo> nodes = sim.nodes();
     ASSERT_EQ(nodes.size(), 1u + 3u * 5u + 2u + 1u + 1u);
@@ -165,13 +166,13 @@ TEST(FrameGraph, InteropGraphStartsWithTheWaitAndEndsWithTheSignal) {
       for (int k = 0; k < 5; ++k) {
         const NodeInfo& n = nodes[1 + static_cast<std::size_t>(s * 5 + k)];
         EXPECT_EQ(n.name, stageInstanceName(kSubstepStages[k], s));
-        EXPECT_EQ(n.stage, kSubstepStages[k]) << n.name;
+        EXPECT_EQ(stageOf(n), kSubstepStages[k]) << n.name;
         EXPECT_EQ(n.substep, s) << n.name;
         EXPECT_EQ(n.type, "kernel");
         EXPECT_TRUE(n.togglable) << n.name;
       }
     }
-    for (Stage stage : kSubstepStages) EXPECT_EQ(gputest::stageInstances(nodes, stage).size(), 3u);
+    for (NBodyStage stage : kSubstepStages) EXPECT_EQ(gputest::stageInstances(nodes, stage).size(), 3u);
     const NodeInfo& colour = nodes[nodes.size() - 4];
     const NodeInfo& write = nodes[nodes.size() - 3];
     const NodeInfo& report = nodes[nodes.size() - 2];
@@ -181,15 +182,15 @@ TEST(FrameGraph, InteropGraphStartsWithTheWaitAndEndsWithTheSignal) {
     EXPECT_EQ(report.type, "kernel");
     EXPECT_FALSE(report.togglable);
     EXPECT_FALSE(write.togglable);
-    EXPECT_EQ(write.whyNotTogglable, std::string(whyNotTogglable(Stage::WriteRender)));
-    EXPECT_THROW(sim.setStageEnabled(Stage::WriteRender, false), std::invalid_argument);
+    EXPECT_EQ(write.whyNotTogglable, std::string(whyNotTogglable(NBodyStage::WriteRender)));
+    EXPECT_THROW(sim.setStageEnabled(NBodyStage::WriteRender, false), std::invalid_argument);
   }
   EXPECT_EQ(vk.validationMessages(), 0u);
 }
 
-TEST(FrameGraph, DumpsTheGraphAsDot) {
+TEST(NBodyFrameGraph, DumpsTheGraphAsDot) {
   GRAPHSIM_REQUIRE_CUDA_DEVICE();
-  CudaBackend sim(gputest::scene("plummer", 256), 0);
+  NBodyCudaBackend sim(gputest::scene("plummer", 256), 0);
   const std::filesystem::path path = std::filesystem::temp_directory_path() / "graphsim_gpu_test_graph.dot";
   std::filesystem::remove(path);
   sim.dumpGraphDot(path);
@@ -209,13 +210,13 @@ std::size_t freeDeviceMemory() {
   return freeBytes;
 }
 
-TEST(CudaBackend, ComputeOnlySteppingAllocatesNothingAndBackendsFreeEverything) {
+TEST(NBodyCudaBackend, ComputeOnlySteppingAllocatesNothingAndBackendsFreeEverything) {
   GRAPHSIM_REQUIRE_CUDA_DEVICE();
-  const SceneConfig config = gputest::scene("galaxy-pair", 16384);
-  { CudaBackend warmup(config, 0); } // context, modules and graph machinery set up once, outside the measurement
+  const NBodyConfig config = gputest::scene("galaxy-pair", 16384);
+  { NBodyCudaBackend warmup(config, 0); } // context, modules and graph machinery set up once, outside the measurement
   const std::size_t baseline = freeDeviceMemory();
   {
-    CudaBackend sim(config, 0);
+    NBodyCudaBackend sim(config, 0);
     sim.step(); // the first launch uploads the exec; measure from there
     const UpdateCounters before = sim.counters();
     const std::size_t afterFirst = freeDeviceMemory();
@@ -233,7 +234,7 @@ TEST(CudaBackend, ComputeOnlySteppingAllocatesNothingAndBackendsFreeEverything) 
                 sim.lastUpdateHostUs());
   }
   for (int i = 0; i < 5; ++i) {
-    CudaBackend sim(config, 0);
+    NBodyCudaBackend sim(config, 0);
     sim.step();
   }
   // Six backends of 16384 bodies (~1.6 MB of arrays each) came and went: a leaked array or graph would show.

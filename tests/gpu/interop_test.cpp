@@ -1,5 +1,6 @@
 // Issue 3, test 1: the Vulkan <-> CUDA interop round trip, synchronised only through the two imported timeline
-// semaphores, with the Khronos validation layer on. Plus: the renderer's own exports drive a few CudaBackend frames.
+// semaphores, with the Khronos validation layer on. Plus: the renderer's own exports drive a few NBodyCudaBackend
+// frames.
 //
 // The Vulkan half uses render/'s exporting building blocks (BodyBuffers in Exported mode, exportable
 // TimelineSemaphore, createHostBuffer) and records its own tiny command buffers: the renderer has no "fill this
@@ -14,7 +15,7 @@
 #include "compute/cuda/cuda_check.h"
 #include "compute/cuda/cuda_handles.h"
 #include "compute/cuda/external_interop.h"
-#include "compute/cuda_backend.h"
+#include "compute/nbody/nbody_cuda_backend.h"
 #include "render/body_buffers.h"
 #include "render/particle_renderer.h"
 #include "render/timeline_semaphore.h"
@@ -178,13 +179,13 @@ TEST(Interop, RoundTripThroughImportedMemoryAndTimelineSemaphores) {
   EXPECT_EQ(vk.validationMessages(), 0u);
 }
 
-// The renderer's own exports (F = 2) imported by CudaBackend: a few frames of the real protocol, with the last one
+// The renderer's own exports (F = 2) imported by NBodyCudaBackend: a few frames of the real protocol, with the last one
 // captured. Checks that every renderDone value arrives, CUDA's frames complete and the picture is not empty.
 TEST(Interop, RendererExportsDriveCudaFrames) {
   GRAPHSIM_REQUIRE_CUDA_DEVICE();
   constexpr std::uint32_t kF = 2;
   constexpr std::uint64_t kFrames = 8;
-  const SceneConfig config = gputest::scene("plummer", 512);
+  const NBodyConfig config = gputest::scene("plummer", 512);
 
   render::VulkanContext vk(gputest::interopRequest());
   std::vector<std::uint8_t> pixels;
@@ -193,7 +194,7 @@ TEST(Interop, RendererExportsDriveCudaFrames) {
     const render::RendererConfig rc = gputest::exportedRendererConfig(128, 96, config.bodies, kF);
     render::ParticleRenderer renderer(vk, rc);
     const InteropDesc interop = renderer.exportInterop();
-    CudaBackend sim(config, 0, &interop, std::chrono::milliseconds(5000)); // destroyed before the renderer
+    NBodyCudaBackend sim(config, 0, &interop, std::chrono::milliseconds(5000)); // destroyed before the renderer
 
     for (std::uint64_t k = 0; k < kFrames; ++k) {
       renderer.waitForSlot(k);

@@ -9,8 +9,8 @@
 #include <cstdio>
 #include <vector>
 
-#include "compute/cuda_backend.h"
-#include "compute/cuda_instruments.h"
+#include "compute/nbody/nbody_cuda_backend.h"
+#include "compute/nbody/nbody_cuda_instruments.h"
 #include "tests/gpu/gpu_test_support.h"
 
 namespace graphsim {
@@ -41,9 +41,9 @@ VelocityDiff compareVelocities(const BodyState& a, const BodyState& b) {
 TEST(LeapfrogStart, DeviceStartMatchesTheHostDoublePrecisionStart) {
   GRAPHSIM_REQUIRE_CUDA_DEVICE();
   for (const char* initial : {"galaxy-pair", "plummer"}) {
-    const SceneConfig config = gputest::scene(initial, 4096, 21);
-    CudaBackend device(config, 0, nullptr, std::chrono::milliseconds(5000), LeapfrogStart::Device);
-    CudaBackend host(config, 0, nullptr, std::chrono::milliseconds(5000), LeapfrogStart::Host);
+    const NBodyConfig config = gputest::scene(initial, 4096, 21);
+    NBodyCudaBackend device(config, 0, nullptr, std::chrono::milliseconds(5000), LeapfrogStart::Device);
+    NBodyCudaBackend host(config, 0, nullptr, std::chrono::milliseconds(5000), LeapfrogStart::Host);
     const BodyState d = download(device), h = download(host);
     EXPECT_EQ(compareStates(d, h).maxAbs, 0.0) << initial << ": the bodies themselves come from the host";
     const VelocityDiff v = compareVelocities(d, h);
@@ -58,12 +58,12 @@ TEST(LeapfrogStart, DeviceStartMatchesTheHostDoublePrecisionStart) {
 
 TEST(LeapfrogStart, QuarterMillionBodiesStartWithoutTheHostSum) {
   GRAPHSIM_REQUIRE_CUDA_DEVICE();
-  const SceneConfig config = gputest::scene("galaxy-pair", 1 << 18, 3);
+  const NBodyConfig config = gputest::scene("galaxy-pair", 1 << 18, 3);
   const auto t0 = std::chrono::steady_clock::now();
-  CudaBackend sim(config, 0);
+  NBodyCudaBackend sim(config, 0);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf(
-      "[ measured ] N=262144 CudaBackend construction (initial conditions on the host, a(0) on the GPU): "
+      "[ measured ] N=262144 NBodyCudaBackend construction (initial conditions on the host, a(0) on the GPU): "
       "%.3f s\n",
       seconds);
   // The host double sum alone takes ~6 s here at this size (N^2 / 16 cores); the GPU's is milliseconds and the rest
@@ -78,15 +78,15 @@ TEST(LeapfrogStart, QuarterMillionBodiesStartWithoutTheHostSum) {
 // Compute-only: every mode, with a parameter change and a toggle on the way, ends in the same state bit for bit.
 TEST(LaunchModes, ComputeOnlyModesAgreeBitForBit) {
   GRAPHSIM_REQUIRE_CUDA_DEVICE();
-  SceneConfig config = gputest::scene("plummer", 2048, 13);
+  NBodyConfig config = gputest::scene("plummer", 2048, 13);
   config.substeps = 2;
-  config.enabled[static_cast<int>(Stage::Attractor)] = true;
-  config.enabled[static_cast<int>(Stage::Damping)] = true;
+  config.enabled[static_cast<int>(NBodyStage::Attractor)] = true;
+  config.enabled[static_cast<int>(NBodyStage::Damping)] = true;
   std::vector<BodyState> results;
   for (LaunchMode mode : kModes) {
-    CudaBackend sim(config, 0);
-    CudaInstruments::setLaunchMode(sim, mode);
-    EXPECT_EQ(CudaInstruments::launchMode(sim), mode);
+    NBodyCudaBackend sim(config, 0);
+    NBodyCudaInstruments::setLaunchMode(sim, mode);
+    EXPECT_EQ(NBodyCudaInstruments::launchMode(sim), mode);
     for (int k = 0; k < 12; ++k) {
       if (k == 4) {
         NBodyParams p = config.params;
@@ -94,10 +94,10 @@ TEST(LaunchModes, ComputeOnlyModesAgreeBitForBit) {
         p.attractorPos[0] = 1.5f;
         sim.setParams(p);
       }
-      if (k == 8) sim.setStageEnabled(Stage::Attractor, false);
+      if (k == 8) sim.setStageEnabled(NBodyStage::Attractor, false);
       sim.step();
     }
-    for (const NodeInfo& n : gputest::stageInstances(sim.nodes(), Stage::Attractor)) {
+    for (const NodeInfo& n : gputest::stageInstances(sim.nodes(), NBodyStage::Attractor)) {
       EXPECT_FALSE(n.enabled) << launchModeName(mode) << ": " << n.name;
     }
     const UpdateCounters c = sim.counters();
@@ -107,7 +107,7 @@ TEST(LaunchModes, ComputeOnlyModesAgreeBitForBit) {
     if (mode == LaunchMode::Reinstantiate) {
       EXPECT_EQ(c.reinstantiations, 12u);
     }
-    const LaunchHostTiming t = CudaInstruments::lastLaunchHostTiming(sim);
+    const LaunchHostTiming t = NBodyCudaInstruments::lastLaunchHostTiming(sim);
     std::printf("[ measured ] %-13s compute-only, 2 substeps: host %.2f us set-up + %.2f us launch (last frame)\n",
                 std::string(launchModeName(mode)).c_str(), t.nodeUpdatesUs, t.launchUs);
     results.push_back(download(sim));
@@ -123,22 +123,22 @@ TEST(LaunchModes, ComputeOnlyModesAgreeBitForBit) {
 // change, two substeps, and a count at which forces uses the symmetric-pair kernel.
 TEST(LaunchModes, ProgrammaticLaunchMatchesTheGraphBitForBit) {
   GRAPHSIM_REQUIRE_CUDA_DEVICE();
-  SceneConfig config = gputest::scene("plummer", 40000, 19);
+  NBodyConfig config = gputest::scene("plummer", 40000, 19);
   config.substeps = 2;
-  config.enabled[static_cast<int>(Stage::Attractor)] = true;
+  config.enabled[static_cast<int>(NBodyStage::Attractor)] = true;
   std::vector<BodyState> results;
   for (const bool pdl : {false, true}) {
-    CudaBackend sim(config, 0);
-    CudaInstruments::setLaunchMode(sim, pdl ? LaunchMode::Programmatic : LaunchMode::Graph);
+    NBodyCudaBackend sim(config, 0);
+    NBodyCudaInstruments::setLaunchMode(sim, pdl ? LaunchMode::Programmatic : LaunchMode::Graph);
     for (int k = 0; k < 12; ++k) {
-      if (k == 3) sim.setStageEnabled(Stage::Damping, true);
+      if (k == 3) sim.setStageEnabled(NBodyStage::Damping, true);
       if (k == 5) {
         NBodyParams p = config.params;
         p.dt *= 0.5f;
         sim.setParams(p);
       }
-      if (k == 7) sim.setStageEnabled(Stage::Attractor, false);
-      if (k == 9) sim.setStageEnabled(Stage::Damping, false);
+      if (k == 7) sim.setStageEnabled(NBodyStage::Attractor, false);
+      if (k == 9) sim.setStageEnabled(NBodyStage::Damping, false);
       sim.step();
     }
     if (pdl) {
@@ -155,10 +155,10 @@ TEST(LaunchModes, InteropFrameLoopRunsInEveryModeAndMatchesComputeOnly) {
   GRAPHSIM_REQUIRE_CUDA_DEVICE();
   constexpr std::uint32_t kF = 2;
   constexpr std::uint64_t kFrames = 64;
-  const SceneConfig config = gputest::scene("galaxy-pair", 4096, 17);
+  const NBodyConfig config = gputest::scene("galaxy-pair", 4096, 17);
   BodyState reference;
   {
-    CudaBackend sim(config, 0);
+    NBodyCudaBackend sim(config, 0);
     for (std::uint64_t k = 0; k < kFrames; ++k) sim.step();
     reference = download(sim);
   }
@@ -166,15 +166,15 @@ TEST(LaunchModes, InteropFrameLoopRunsInEveryModeAndMatchesComputeOnly) {
   for (LaunchMode mode : kModes) {
     render::ParticleRenderer renderer(context, gputest::exportedRendererConfig(64, 64, config.bodies, kF));
     const InteropDesc interop = renderer.exportInterop();
-    CudaBackend sim(config, 0, &interop, std::chrono::milliseconds(5000));
-    CudaInstruments::setLaunchMode(sim, mode);
+    NBodyCudaBackend sim(config, 0, &interop, std::chrono::milliseconds(5000));
+    NBodyCudaInstruments::setLaunchMode(sim, mode);
     for (std::uint64_t k = 0; k < kFrames; ++k) {
       renderer.waitForSlot(k);
       sim.launchFrame(k);
       gputest::submitRender(renderer, k, config.bodies);
     }
-    CudaInstruments::waitForFrame(sim, kFrames - 1);
-    EXPECT_TRUE(CudaInstruments::frameGpuMs(sim, kFrames - 1).has_value()) << launchModeName(mode);
+    NBodyCudaInstruments::waitForFrame(sim, kFrames - 1);
+    EXPECT_TRUE(NBodyCudaInstruments::frameGpuMs(sim, kFrames - 1).has_value()) << launchModeName(mode);
     renderer.drain();
     sim.synchronize();
     EXPECT_EQ(renderer.renderDoneValue(), kFrames) << launchModeName(mode);
@@ -186,8 +186,8 @@ TEST(LaunchModes, InteropFrameLoopRunsInEveryModeAndMatchesComputeOnly) {
 
 TEST(HostCopy, CopyRenderOutputIsTheLastFramesPositionsAndColour) {
   GRAPHSIM_REQUIRE_CUDA_DEVICE();
-  const SceneConfig config = gputest::scene("plummer", 3000, 5);
-  CudaBackend sim(config, 0);
+  const NBodyConfig config = gputest::scene("plummer", 3000, 5);
+  NBodyCudaBackend sim(config, 0);
   std::vector<Float4> out(3000);
   for (std::uint64_t k = 0; k < 3; ++k) {
     sim.launchFrame(k);

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "compute/cuda_backend.h"
 #include "compute/cuda_device.h"
+#include "compute/nbody/nbody_cuda_backend.h"
 #include "tests/gpu/gpu_test_support.h"
 
 namespace graphsim {
@@ -37,7 +37,7 @@ struct Frames {
 };
 
 // `frames` compute-only frames; at frame `editAt` the same edits for both (a toggle, parameter changes).
-Frames runFrames(CudaBackend& sim, int frames, int editAt = -1) {
+Frames runFrames(NBodyCudaBackend& sim, int frames, int editAt = -1) {
   for (int k = 0; k < frames; ++k) {
     if (k == editAt) {
       NBodyParams p = sim.config().params;
@@ -45,8 +45,8 @@ Frames runFrames(CudaBackend& sim, int frames, int editAt = -1) {
       p.softening *= 1.5f;
       p.attractorStrength = 20.0f;
       sim.setParams(p);
-      sim.setStageEnabled(Stage::Attractor, false);
-      sim.setStageEnabled(Stage::Damping, false);
+      sim.setStageEnabled(NBodyStage::Attractor, false);
+      sim.setStageEnabled(NBodyStage::Damping, false);
     }
     sim.step();
   }
@@ -84,11 +84,11 @@ class MultiGpuEquality : public ::testing::TestWithParam<Case> {};
 // each kind per frame).
 TEST_P(MultiGpuEquality, PositionsEqualOneGpuAfter100Frames) {
   GRAPHSIM_REQUIRE_TWO_CUDA_DEVICES();
-  SceneConfig config = gputest::scene("plummer", GetParam().bodies);
+  NBodyConfig config = gputest::scene("plummer", GetParam().bodies);
   config.substeps = GetParam().substeps;
   config.diagnosticsEvery = 0;
-  CudaBackend one(config, 0);
-  CudaBackend two(config, std::vector<int>{0, 1});
+  NBodyCudaBackend one(config, 0);
+  NBodyCudaBackend two(config, std::vector<int>{0, 1});
   EXPECT_EQ(two.gpus(), (std::vector<int>{0, 1}));
   const Frames a = runFrames(one, 100);
   const Frames b = runFrames(two, 100);
@@ -105,11 +105,11 @@ INSTANTIATE_TEST_SUITE_P(Counts, MultiGpuEquality,
 // moves every body), and every GPU's node list shows the toggle.
 TEST(MultiGpu, TogglesAndParameterUpdatesReachEveryGraph) {
   GRAPHSIM_REQUIRE_TWO_CUDA_DEVICES();
-  SceneConfig config = gputest::scene("plummer", 65536);
+  NBodyConfig config = gputest::scene("plummer", 65536);
   config.diagnosticsEvery = 0;
-  config.enabled[static_cast<int>(Stage::Damping)] = true;
-  CudaBackend one(config, 0);
-  CudaBackend two(config, std::vector<int>{0, 1});
+  config.enabled[static_cast<int>(NBodyStage::Damping)] = true;
+  NBodyCudaBackend one(config, 0);
+  NBodyCudaBackend two(config, std::vector<int>{0, 1});
   const Frames a = runFrames(one, 60, 30);
   const Frames b = runFrames(two, 60, 30);
   expectIdentical(a, b, "edits at frame 30");
@@ -118,7 +118,7 @@ TEST(MultiGpu, TogglesAndParameterUpdatesReachEveryGraph) {
   int attractorRows = 0, onPeer = 0, collectives = 0;
   for (const NodeInfo& n : nodes) {
     if (n.type == "nccl") ++collectives;
-    if (n.stage != Stage::Attractor) continue;
+    if (stageOf(n) != NBodyStage::Attractor) continue;
     ++attractorRows;
     onPeer += n.name.find("@gpu1") != std::string::npos ? 1 : 0;
     EXPECT_FALSE(n.enabled) << n.name << " still enabled after the toggle";
@@ -132,10 +132,10 @@ TEST(MultiGpu, TogglesAndParameterUpdatesReachEveryGraph) {
 // A reset on several GPUs lays the bodies out afresh (another count, another share) and still matches one GPU.
 TEST(MultiGpu, ResetToAnotherCountMatchesOneGpu) {
   GRAPHSIM_REQUIRE_TWO_CUDA_DEVICES();
-  SceneConfig config = gputest::scene("plummer", 40000);
+  NBodyConfig config = gputest::scene("plummer", 40000);
   config.diagnosticsEvery = 0;
-  CudaBackend one(config, 0);
-  CudaBackend two(config, std::vector<int>{0, 1});
+  NBodyCudaBackend one(config, 0);
+  NBodyCudaBackend two(config, std::vector<int>{0, 1});
   (void)runFrames(two, 5);
   config.bodies = 50000;
   config.seed = 11;
@@ -149,7 +149,7 @@ TEST(MultiGpu, ANonexistentGpuIsNamed) {
   GRAPHSIM_REQUIRE_CUDA_DEVICE();
   const int count = static_cast<int>(listCudaDevices().devices.size());
   try {
-    CudaBackend sim(gputest::scene("plummer", 1024), std::vector<int>{0, count + 3});
+    NBodyCudaBackend sim(gputest::scene("plummer", 1024), std::vector<int>{0, count + 3});
     FAIL() << "no error for CUDA device " << count + 3;
   } catch (const EnvironmentError& e) {
     EXPECT_NE(std::string(e.what()).find("CUDA device " + std::to_string(count + 3) + " does not exist"),

@@ -8,8 +8,8 @@
 #include "app/run/session.h"
 #include "app/scenes/scene_config.h"
 #include "app/ui/window.h"
-#include "compute/cpu_backend.h"
-#include "compute/cuda_backend.h"
+#include "compute/nbody/nbody_cpu_backend.h"
+#include "compute/nbody/nbody_cuda_backend.h"
 #include "tests/gpu/gpu_test_support.h"
 
 namespace graphsim {
@@ -23,9 +23,9 @@ std::size_t countType(const std::vector<NodeInfo>& nodes, const std::string& typ
 
 TEST(Profiling, MarksTimeEveryKernelNodeAndLeaveTheStateAlone) {
   GRAPHSIM_REQUIRE_CUDA_DEVICE();
-  const SceneConfig config = gputest::scene("galaxy-pair", 4096);
-  CudaBackend plain(config, 0);
-  CudaBackend profiled(config, 0);
+  const NBodyConfig config = gputest::scene("galaxy-pair", 4096);
+  NBodyCudaBackend plain(config, 0);
+  NBodyCudaBackend profiled(config, 0);
   ASSERT_TRUE(profiled.setProfiling(true));
   std::vector<NodeInfo> nodes = profiled.nodes();
   const std::size_t kernels = countType(nodes, "kernel");

@@ -6,7 +6,7 @@
 // conditions; checked below); the CUDA backend computes a(0) with its forces kernel (LeapfrogStart::Device), so the
 // half-step velocities differ in their last bits (LeapfrogStart::Host reproduces the CPU's start bit for bit, for the
 // bit-exact test below). Every O(N) stage evaluates the same float expression
-// (compute/nbody_math.h; the CUDA file is built without FMA contraction), so those stages agree bit for bit (the
+// (compute/nbody/nbody_math.h; the CUDA file is built without FMA contraction), so those stages agree bit for bit (the
 // forces-off toggle test checks exactly that). Only forces differs: the merged CUDA kernel sums j in another order
 // than the CPU (docs/FORCES.md), with rsqrtf (<= 2 ulp) and fused multiply-adds, so a_i differs in its last bits.
 // Leapfrog turns an acceleration error delta_a into a position error ~ delta_a * t^2 / 2 (t = 0.15 after 100 steps
@@ -25,8 +25,8 @@
 
 #include <cmath>
 
-#include "compute/cpu_backend.h"
-#include "compute/cuda_backend.h"
+#include "compute/nbody/nbody_cpu_backend.h"
+#include "compute/nbody/nbody_cuda_backend.h"
 #include "tests/gpu/gpu_test_support.h"
 
 namespace graphsim {
@@ -47,9 +47,9 @@ void expectClose(const char* what, const BodyState& cuda, const BodyState& cpu) 
 
 TEST(CudaVsCpu, GalaxyPair4096For100StepsAgreesWithinTolerance) {
   GRAPHSIM_REQUIRE_CUDA_DEVICE();
-  const SceneConfig config = gputest::scene("galaxy-pair", 4096, 11);
-  CpuBackend cpu(config);
-  CudaBackend cuda(config, 0); // the product's start: a(0) on the GPU (LeapfrogStart::Device)
+  const NBodyConfig config = gputest::scene("galaxy-pair", 4096, 11);
+  NBodyCpuBackend cpu(config);
+  NBodyCudaBackend cuda(config, 0); // the product's start: a(0) on the GPU (LeapfrogStart::Device)
   // Same bodies, bit for bit (both come from makeInitialConditions); the half-step velocities differ in the last
   // bits of a(0), float on the GPU against double on the host (LeapfrogStartTest checks how little).
   const StateDifference start = compareStates(download(cuda), download(cpu));
@@ -63,24 +63,24 @@ TEST(CudaVsCpu, GalaxyPair4096For100StepsAgreesWithinTolerance) {
 
 TEST(Toggles, DisablingIntegrateFreezesPositionsBitExactlyAndReenablingResumes) {
   GRAPHSIM_REQUIRE_CUDA_DEVICE();
-  SceneConfig config = gputest::scene("plummer", 2048);
+  NBodyConfig config = gputest::scene("plummer", 2048);
   config.substeps = 2;
-  config.enabled[static_cast<int>(Stage::Damping)] = true; // velocities keep changing while positions must not
+  config.enabled[static_cast<int>(NBodyStage::Damping)] = true; // velocities keep changing while positions must not
   // The boundary stage projects an escaped body onto the sphere, which is not idempotent in float (the projected
   // point can sit an ulp outside and be projected again): put the sphere far outside this cluster so that, with
   // integrate off, nothing but integrate could move a body.
   config.params.boundaryRadius = 1e4f;
-  CudaBackend cuda(config, 0);
+  NBodyCudaBackend cuda(config, 0);
   for (int k = 0; k < 3; ++k) cuda.step();
 
   const std::uint64_t togglesBefore = cuda.counters().enableToggles;
-  cuda.setStageEnabled(Stage::Integrate, false);
-  EXPECT_FALSE(cuda.stageEnabled(Stage::Integrate));
+  cuda.setStageEnabled(NBodyStage::Integrate, false);
+  EXPECT_FALSE(cuda.stageEnabled(NBodyStage::Integrate));
   EXPECT_EQ(cuda.counters().enableToggles - togglesBefore, 2u) << "one cudaGraphNodeSetEnabled per substep instance";
-  const std::vector<NodeInfo> integrate = gputest::stageInstances(cuda.nodes(), Stage::Integrate);
+  const std::vector<NodeInfo> integrate = gputest::stageInstances(cuda.nodes(), NBodyStage::Integrate);
   ASSERT_EQ(integrate.size(), 2u);
   for (const NodeInfo& n : integrate) EXPECT_FALSE(n.enabled) << n.name << ": cudaGraphNodeGetEnabled != 0";
-  for (const NodeInfo& n : gputest::stageInstances(cuda.nodes(), Stage::Forces)) EXPECT_TRUE(n.enabled) << n.name;
+  for (const NodeInfo& n : gputest::stageInstances(cuda.nodes(), NBodyStage::Forces)) EXPECT_TRUE(n.enabled) << n.name;
 
   const BodyState frozen = download(cuda);
   for (int k = 0; k < 5; ++k) cuda.step();
@@ -94,8 +94,9 @@ TEST(Toggles, DisablingIntegrateFreezesPositionsBitExactlyAndReenablingResumes) 
   EXPECT_EQ(moved, 0u) << "positions changed with integrate disabled";
   EXPECT_GT(velocityChanged, 0u) << "the other stages should still run (damping changes velocities)";
 
-  cuda.setStageEnabled(Stage::Integrate, true);
-  for (const NodeInfo& n : gputest::stageInstances(cuda.nodes(), Stage::Integrate)) EXPECT_TRUE(n.enabled) << n.name;
+  cuda.setStageEnabled(NBodyStage::Integrate, true);
+  for (const NodeInfo& n : gputest::stageInstances(cuda.nodes(), NBodyStage::Integrate))
+    EXPECT_TRUE(n.enabled) << n.name;
   cuda.step();
   const StateDifference resumed = compareStates(download(cuda), frozen);
   EXPECT_GT(resumed.maxAbs, 0.0) << "positions did not move after re-enabling integrate";
@@ -106,26 +107,27 @@ TEST(Toggles, DisablingIntegrateFreezesPositionsBitExactlyAndReenablingResumes) 
 // for bit (see the top of this file), so this isolates the toggle itself; the second test keeps forces on. The
 // bit-exact case starts from the host's a(0) (LeapfrogStart::Host), as the CPU backend does.
 void runAttractorToggle(bool forces, const char* what) {
-  SceneConfig config = gputest::scene("plummer", 1024, 3);
-  config.enabled[static_cast<int>(Stage::Forces)] = forces;
-  config.enabled[static_cast<int>(Stage::Attractor)] = true;
-  config.enabled[static_cast<int>(Stage::Damping)] = true;
+  NBodyConfig config = gputest::scene("plummer", 1024, 3);
+  config.enabled[static_cast<int>(NBodyStage::Forces)] = forces;
+  config.enabled[static_cast<int>(NBodyStage::Attractor)] = true;
+  config.enabled[static_cast<int>(NBodyStage::Damping)] = true;
   config.params.attractorStrength = 20.0f; // strong: a missed toggle moves bodies far beyond the tolerance
   config.params.attractorPos[0] = 1.0f;
   config.params.attractorPos[1] = 0.5f;
   config.params.attractorPos[2] = -0.5f;
-  CpuBackend cpu(config);
+  NBodyCpuBackend cpu(config);
   const LeapfrogStart start = forces ? LeapfrogStart::Device : LeapfrogStart::Host;
-  CudaBackend cuda(config, 0, nullptr, std::chrono::milliseconds(5000), start);
-  CudaBackend untoggled(config, 0, nullptr, std::chrono::milliseconds(5000), start); // keeps the attractor on
+  NBodyCudaBackend cuda(config, 0, nullptr, std::chrono::milliseconds(5000), start);
+  NBodyCudaBackend untoggled(config, 0, nullptr, std::chrono::milliseconds(5000), start); // keeps the attractor on
   for (int k = 0; k < 15; ++k) {
     cpu.step();
     cuda.step();
     untoggled.step();
   }
-  cpu.setStageEnabled(Stage::Attractor, false);
-  cuda.setStageEnabled(Stage::Attractor, false);
-  for (const NodeInfo& n : gputest::stageInstances(cuda.nodes(), Stage::Attractor)) EXPECT_FALSE(n.enabled) << n.name;
+  cpu.setStageEnabled(NBodyStage::Attractor, false);
+  cuda.setStageEnabled(NBodyStage::Attractor, false);
+  for (const NodeInfo& n : gputest::stageInstances(cuda.nodes(), NBodyStage::Attractor))
+    EXPECT_FALSE(n.enabled) << n.name;
   for (int k = 0; k < 15; ++k) {
     cpu.step();
     cuda.step();
@@ -164,7 +166,7 @@ NBodyParams paramsForFrame(NBodyParams p, int k) {
 }
 
 // Frame k of that sequence on both backends: the same parameters, then one step each.
-void stepBothWithParamsForFrame(CpuBackend& cpu, CudaBackend& cuda, const NBodyParams& base, int k) {
+void stepBothWithParamsForFrame(NBodyCpuBackend& cpu, NBodyCudaBackend& cuda, const NBodyParams& base, int k) {
   const NBodyParams p = paramsForFrame(base, k);
   cpu.setParams(p);
   cuda.setParams(p);
@@ -174,11 +176,11 @@ void stepBothWithParamsForFrame(CpuBackend& cpu, CudaBackend& cuda, const NBodyP
 
 TEST(NodeUpdates, PerFrameDtAndAttractorChangesMatchTheCpuWithoutReinstantiation) {
   GRAPHSIM_REQUIRE_CUDA_DEVICE();
-  SceneConfig config = gputest::scene("galaxy-pair", 2048, 5);
-  config.enabled[static_cast<int>(Stage::Attractor)] = true;
-  config.enabled[static_cast<int>(Stage::Damping)] = true;
-  CpuBackend cpu(config);
-  CudaBackend cuda(config, 0);
+  NBodyConfig config = gputest::scene("galaxy-pair", 2048, 5);
+  config.enabled[static_cast<int>(NBodyStage::Attractor)] = true;
+  config.enabled[static_cast<int>(NBodyStage::Damping)] = true;
+  NBodyCpuBackend cpu(config);
+  NBodyCudaBackend cuda(config, 0);
   const UpdateCounters before = cuda.counters();
   double hostUs = 0;
   for (int k = 0; k < 50; ++k) {
@@ -197,15 +199,15 @@ TEST(NodeUpdates, PerFrameDtAndAttractorChangesMatchTheCpuWithoutReinstantiation
 
 TEST(NodeUpdates, StructuralChangesUpdateOrReinstantiateAndKeepWorking) {
   GRAPHSIM_REQUIRE_CUDA_DEVICE();
-  SceneConfig config = gputest::scene("plummer", 2048, 9);
+  NBodyConfig config = gputest::scene("plummer", 2048, 9);
   config.params.boundaryRadius = 1e4f; // see DisablingIntegrateFreezes...: integrate is switched off below
-  CpuBackend cpu(config);
-  CudaBackend cuda(config, 0);
+  NBodyCpuBackend cpu(config);
+  NBodyCudaBackend cuda(config, 0);
   cuda.step();
 
   // Substeps 1 -> 2: a different topology, which cudaGraphExecUpdate must refuse; the backend says why.
   config.substeps = 2;
-  config.enabled[static_cast<int>(Stage::Attractor)] = true; // enable states come with the config
+  config.enabled[static_cast<int>(NBodyStage::Attractor)] = true; // enable states come with the config
   cpu.reset(config);
   cuda.reset(config);
   UpdateCounters c = cuda.counters();
@@ -217,7 +219,8 @@ TEST(NodeUpdates, StructuralChangesUpdateOrReinstantiateAndKeepWorking) {
               static_cast<unsigned long long>(c.reinstantiations), static_cast<unsigned long long>(c.wholeGraphUpdates),
               c.lastFallbackReason.c_str());
   ASSERT_EQ(cuda.nodes().size(), 2u * 5u + 2u + 1u); // + report_blow_up
-  for (const NodeInfo& n : gputest::stageInstances(cuda.nodes(), Stage::Attractor)) EXPECT_TRUE(n.enabled) << n.name;
+  for (const NodeInfo& n : gputest::stageInstances(cuda.nodes(), NBodyStage::Attractor))
+    EXPECT_TRUE(n.enabled) << n.name;
   for (int k = 0; k < 10; ++k) {
     cpu.step();
     cuda.step();
@@ -229,7 +232,7 @@ TEST(NodeUpdates, StructuralChangesUpdateOrReinstantiateAndKeepWorking) {
   // no re-instantiation (issue 14; tests/gpu/capacity_test.cpp has the count changes and the beyond-capacity path).
   // Afterwards individual node updates (dt) and the toggle must still reach the exec.
   config.bodies = 1024;
-  config.enabled[static_cast<int>(Stage::Integrate)] = false;
+  config.enabled[static_cast<int>(NBodyStage::Integrate)] = false;
   cpu.reset(config);
   cuda.reset(config);
   const UpdateCounters c2 = cuda.counters();
@@ -238,7 +241,8 @@ TEST(NodeUpdates, StructuralChangesUpdateOrReinstantiateAndKeepWorking) {
   std::printf("[ measured ] bodies 2048 -> 1024 within the capacity: reinstantiations %llu, whole-graph updates %llu\n",
               static_cast<unsigned long long>(c2.reinstantiations - c.reinstantiations),
               static_cast<unsigned long long>(c2.wholeGraphUpdates - c.wholeGraphUpdates));
-  for (const NodeInfo& n : gputest::stageInstances(cuda.nodes(), Stage::Integrate)) EXPECT_FALSE(n.enabled) << n.name;
+  for (const NodeInfo& n : gputest::stageInstances(cuda.nodes(), NBodyStage::Integrate))
+    EXPECT_FALSE(n.enabled) << n.name;
   const BodyState frozen = download(cuda);
   ASSERT_EQ(frozen.size(), 1024u);
   const std::uint64_t countUpdatesBefore = cuda.counters().nodeUpdates;
@@ -247,8 +251,8 @@ TEST(NodeUpdates, StructuralChangesUpdateOrReinstantiateAndKeepWorking) {
   EXPECT_EQ(cuda.counters().wholeGraphUpdates, c.wholeGraphUpdates);
   EXPECT_TRUE(compareStates(download(cuda), frozen).maxAbs == 0.0) << "integrate disabled across the update";
   cpu.step();
-  cpu.setStageEnabled(Stage::Integrate, true);
-  cuda.setStageEnabled(Stage::Integrate, true);
+  cpu.setStageEnabled(NBodyStage::Integrate, true);
+  cuda.setStageEnabled(NBodyStage::Integrate, true);
   const std::uint64_t updatesBefore = cuda.counters().nodeUpdates;
   for (int k = 0; k < 10; ++k) stepBothWithParamsForFrame(cpu, cuda, config.params, k);
   EXPECT_GT(cuda.counters().nodeUpdates, updatesBefore);

@@ -8,8 +8,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "compute/cuda_backend.h"
 #include "compute/fluid/fluid_cuda_backend.h"
+#include "compute/nbody/nbody_cuda_backend.h"
 #include "tests/gpu/gpu_test_support.h"
 
 namespace graphsim {
@@ -22,18 +22,18 @@ bool sameBits(const std::vector<Float4>& a, const std::vector<Float4>& b) {
 // 40,000 bodies: the symmetric-pair forces kernel with its fixed-point scratch (from 32,768), two substeps.
 TEST(SnapshotCuda, NBodyTenFramesResumedEqualTwentyBitForBit) {
   GRAPHSIM_REQUIRE_CUDA_DEVICE();
-  SceneConfig config = gputest::scene("galaxy-pair", 40000);
+  NBodyConfig config = gputest::scene("galaxy-pair", 40000);
   config.substeps = 2;
-  CudaBackend whole(config, 0);
+  NBodyCudaBackend whole(config, 0);
   for (int k = 0; k < 20; ++k) whole.step();
   const BodyState twenty = gputest::download(whole);
 
-  CudaBackend first(config, 0);
+  NBodyCudaBackend first(config, 0);
   for (int k = 0; k < 10; ++k) first.step();
   const BodyState ten = gputest::download(first);
   const std::vector<Float4> accel = first.downloadAccelerations();
 
-  CudaBackend resumed(config, 0);
+  NBodyCudaBackend resumed(config, 0);
   resumed.step(); // a frame of its own first: the upload must replace the state, not only start it
   resumed.setState(ten, accel);
   EXPECT_TRUE(sameBits(gputest::download(resumed).posMass, ten.posMass)) << "the upload changed the state";
@@ -46,8 +46,8 @@ TEST(SnapshotCuda, NBodyTenFramesResumedEqualTwentyBitForBit) {
 
 TEST(SnapshotCuda, NBodyStateOfAnotherSizeIsRefusedUnchanged) {
   GRAPHSIM_REQUIRE_CUDA_DEVICE();
-  const SceneConfig config = gputest::scene("plummer", 1024);
-  CudaBackend backend(config, 0);
+  const NBodyConfig config = gputest::scene("plummer", 1024);
+  NBodyCudaBackend backend(config, 0);
   backend.step();
   const BodyState before = gputest::download(backend);
   BodyState shorter = before;

@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "compute/sim_backend.h"
+#include "compute/nbody/nbody_backend.h"
 
 namespace graphsim::test {
 
@@ -22,7 +22,7 @@ inline NBodyParams explodingParams(NBodyParams params) {
 }
 
 // A blow-up was reported, in `frame` by instance `substep` of `stage`, its description containing `what`.
-inline void expectBlowUp(const std::optional<BlowUp>& b, std::uint64_t frame, Stage stage, int substep,
+inline void expectBlowUp(const std::optional<NBodyBlowUp>& b, std::uint64_t frame, NBodyStage stage, int substep,
                          const char* what) {
   ASSERT_TRUE(b.has_value()) << "no blow-up reported";
   EXPECT_EQ(b->frame, frame) << describe(*b);

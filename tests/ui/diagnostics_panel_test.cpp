@@ -12,7 +12,7 @@
 #include "app/scenes/scene.h"
 #include "app/ui/window.h"
 #include "compute/cuda_device.h"
-#include "compute/nbody_diagnostics.h"
+#include "compute/nbody/nbody_diagnostics.h"
 
 namespace graphsim::app {
 namespace {
@@ -51,7 +51,7 @@ TEST_P(DiagnosticsPanel, TheGraphSectionsCheckboxStopsAndResumesTheSamples) {
   const RunOptions options = panelOptions();
   HeadlessWindow window(options.scene.render.width, options.scene.render.height);
   Session session(options, backend, window);
-  SimBackend& sim = *nbodyBackend(session.scene());
+  NBodyBackend& sim = *nbodyBackend(session.scene());
   tick(session, 8);
   ASSERT_TRUE(session.layout().count("node:diagnostics")) << "the Graph section has no diagnostics checkbox";
   ASSERT_TRUE(sim.diagnostics().has_value()) << "no sample after 8 frames sampled every 2";

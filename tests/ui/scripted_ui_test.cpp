@@ -12,9 +12,9 @@
 #include "app/scenes/nbody/nbody_scene.h"
 #include "app/scenes/scene_config.h"
 #include "app/ui/window.h"
-#include "compute/cuda_backend.h"
 #include "compute/cuda_device.h"
-#include "compute/nbody.h"
+#include "compute/nbody/nbody.h"
+#include "compute/nbody/nbody_cuda_backend.h"
 
 namespace graphsim::app {
 namespace {
@@ -34,7 +34,7 @@ RunOptions uiOptions() {
 }
 
 // The n-body parts of the session's scene.
-SimBackend& nbody(Session& session) { return *nbodyBackend(session.scene()); }
+NBodyBackend& nbody(Session& session) { return *nbodyBackend(session.scene()); }
 SimController& controller(Session& session) { return *nbodyController(session.scene()); }
 
 void tick(Session& session, int n = 1) {
@@ -69,19 +69,19 @@ TEST_P(ScriptedUi, UntickingIntegrateAndDraggingDtReachTheBackend) {
   const PanelLayout layout = session.layout();
   ASSERT_TRUE(layout.count("node:integrate")) << "the Graph section has no integrate checkbox";
   ASSERT_TRUE(layout.count("param:dt")) << "the Parameters section has no dt slider";
-  ASSERT_TRUE(nbody(session).stageEnabled(Stage::Integrate));
+  ASSERT_TRUE(nbody(session).stageEnabled(NBodyStage::Integrate));
 
   // Untick integrate.
   const WidgetRect box = layout.at("node:integrate");
   click(window, box.cx(), box.cy());
   tick(session, 3);
-  EXPECT_FALSE(nbody(session).stageEnabled(Stage::Integrate));
+  EXPECT_FALSE(nbody(session).stageEnabled(NBodyStage::Integrate));
   const std::vector<NodeInfo> nodes = nbody(session).nodes(); // findNode points into it: keep it alive
   const NodeInfo* integrate = findNode(nodes, "integrate");
   ASSERT_NE(integrate, nullptr);
   // CUDA: nodes() reads the exec's state back with cudaGraphNodeGetEnabled.
   EXPECT_FALSE(integrate->enabled) << "the backend still reports the integrate node enabled";
-  EXPECT_FALSE(controller(session).stageWanted(Stage::Integrate));
+  EXPECT_FALSE(controller(session).stageWanted(NBodyStage::Integrate));
 
   // Drag the dt slider from its left end to its right end.
   const float dtBefore = controller(session).params().dt;
@@ -112,7 +112,7 @@ TEST_P(ScriptedUi, UntickingIntegrateAndDraggingDtReachTheBackend) {
   // And it moves again once re-ticked.
   click(window, box.cx(), box.cy());
   tick(session, 5);
-  EXPECT_TRUE(nbody(session).stageEnabled(Stage::Integrate));
+  EXPECT_TRUE(nbody(session).stageEnabled(NBodyStage::Integrate));
   nbody(session).download(after, colour);
   EXPECT_NE(before.posMass, after.posMass);
 
@@ -139,7 +139,7 @@ TEST_P(ScriptedUi, CapacityIsShownAndCountChangesWithinItAreNodeUpdates) {
   EXPECT_EQ(nbodyCapacityLine(1024, 4096, backend == BackendKind::Cuda),
             backend == BackendKind::Cuda ? "bodies 1024 / capacity 4096 (changes within: node updates)"
                                          : "bodies 1024 / capacity 4096");
-  if (auto* cuda = dynamic_cast<CudaBackend*>(&nbody(session))) {
+  if (auto* cuda = dynamic_cast<NBodyCudaBackend*>(&nbody(session))) {
     EXPECT_EQ(cuda->capacity(), 4096) << "the render buffers and the CUDA arrays hold one capacity";
   }
 

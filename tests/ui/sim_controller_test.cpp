@@ -2,20 +2,20 @@
 #include <gtest/gtest.h>
 
 #include "app/run/sim_controller.h"
-#include "compute/cpu_backend.h"
+#include "compute/nbody/nbody_cpu_backend.h"
 
 namespace graphsim::app {
 namespace {
 
-SceneConfig smallScene() {
-  SceneConfig c;
+NBodyConfig smallScene() {
+  NBodyConfig c;
   c.bodies = 256;
   c.seed = 3;
   return c;
 }
 
 TEST(SimController, ParametersReachTheBackendOnTheNextApply) {
-  CpuBackend backend(smallScene());
+  NBodyCpuBackend backend(smallScene());
   SimController controller(backend.config(), 4096);
   NBodyParams p = controller.params();
   p.G = 2.5f;
@@ -26,7 +26,7 @@ TEST(SimController, ParametersReachTheBackendOnTheNextApply) {
 }
 
 TEST(SimController, PauseRunsFramesWithZeroDtAndStepAdvancesOnce) {
-  CpuBackend backend(smallScene());
+  NBodyCpuBackend backend(smallScene());
   SimController controller(backend.config(), 4096);
   const float dt = controller.params().dt;
   controller.togglePause();
@@ -42,7 +42,7 @@ TEST(SimController, PauseRunsFramesWithZeroDtAndStepAdvancesOnce) {
 }
 
 TEST(SimController, BodiesAndSubstepsAreStructuralAndBounded) {
-  CpuBackend backend(smallScene());
+  NBodyCpuBackend backend(smallScene());
   SimController controller(backend.config(), 1024);
   controller.setBodies(512);
   controller.setSubsteps(3);
@@ -57,21 +57,21 @@ TEST(SimController, BodiesAndSubstepsAreStructuralAndBounded) {
 }
 
 TEST(SimController, TogglesAndResetKeepTheWantedStages) {
-  CpuBackend backend(smallScene());
+  NBodyCpuBackend backend(smallScene());
   SimController controller(backend.config(), 4096);
-  controller.setStageEnabled(Stage::Damping, true);
-  controller.setStageEnabled(Stage::Boundary, false);
+  controller.setStageEnabled(NBodyStage::Damping, true);
+  controller.setStageEnabled(NBodyStage::Boundary, false);
   controller.applyTo(backend);
-  EXPECT_TRUE(backend.stageEnabled(Stage::Damping));
-  EXPECT_FALSE(backend.stageEnabled(Stage::Boundary));
+  EXPECT_TRUE(backend.stageEnabled(NBodyStage::Damping));
+  EXPECT_FALSE(backend.stageEnabled(NBodyStage::Boundary));
   const Float4 first = backend.state().posMass.at(0);
   controller.applyTo(backend);
   backend.step();
   controller.requestReset();
   controller.applyTo(backend);
   EXPECT_EQ(backend.state().posMass.at(0), first) << "reset must restore the initial state";
-  EXPECT_TRUE(backend.stageEnabled(Stage::Damping)) << "reset must keep the user's toggles";
-  EXPECT_FALSE(backend.stageEnabled(Stage::Boundary));
+  EXPECT_TRUE(backend.stageEnabled(NBodyStage::Damping)) << "reset must keep the user's toggles";
+  EXPECT_FALSE(backend.stageEnabled(NBodyStage::Boundary));
 }
 
 } // namespace

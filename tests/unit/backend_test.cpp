@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "compute/cpu_backend.h"
+#include "compute/nbody/nbody_cpu_backend.h"
 #include "unit_helpers.h"
 
 namespace graphsim {
@@ -15,8 +15,8 @@ namespace {
 using test::gravityOnly;
 
 constexpr auto kAllStages = [] {
-  std::array<Stage, kStageCount> stages{};
-  for (std::size_t i = 0; i < stages.size(); ++i) stages[i] = kStages[i].stage;
+  std::array<NBodyStage, kStageCount> stages{};
+  for (std::size_t i = 0; i < stages.size(); ++i) stages[i] = kNBodyStages[i].stage;
   return stages;
 }();
 
@@ -33,30 +33,30 @@ std::string invalidArgumentMessage(F&& f) {
 }
 
 TEST(Backend, StageNamesRoundTripAndUnknownNamesAreRejected) {
-  for (Stage s : kAllStages) EXPECT_EQ(stageFromName(stageName(s)), s) << stageName(s);
-  EXPECT_EQ(stageName(Stage::WriteRender), "write_render");
+  for (NBodyStage s : kAllStages) EXPECT_EQ(stageFromName(stageName(s)), s) << stageName(s);
+  EXPECT_EQ(stageName(NBodyStage::WriteRender), "write_render");
   for (const char* bad : {"", "Forces", "force", "write-render", "forces#1", "semaphore"}) {
     EXPECT_FALSE(stageFromName(bad).has_value()) << bad;
   }
-  EXPECT_EQ(stageInstanceName(Stage::Forces, 0), "forces");
-  EXPECT_EQ(stageInstanceName(Stage::Boundary, 12), "boundary#12");
+  EXPECT_EQ(stageInstanceName(NBodyStage::Forces, 0), "forces");
+  EXPECT_EQ(stageInstanceName(NBodyStage::Boundary, 12), "boundary#12");
 }
 
 TEST(Backend, OnlyWriteRenderIsNotTogglable) {
-  for (Stage s : kAllStages) {
-    if (s == Stage::WriteRender) {
+  for (NBodyStage s : kAllStages) {
+    if (s == NBodyStage::WriteRender) {
       EXPECT_EQ(whyNotTogglable(s), "the renderer draws this buffer every frame");
     } else {
       EXPECT_TRUE(whyNotTogglable(s).empty()) << stageName(s);
     }
   }
-  CpuBackend backend(gravityOnly("plummer", 16));
-  const std::string message = invalidArgumentMessage([&] { backend.setStageEnabled(Stage::WriteRender, false); });
+  NBodyCpuBackend backend(gravityOnly("plummer", 16));
+  const std::string message = invalidArgumentMessage([&] { backend.setStageEnabled(NBodyStage::WriteRender, false); });
   EXPECT_NE(message.find("write_render"), std::string::npos) << message;
-  EXPECT_TRUE(backend.stageEnabled(Stage::WriteRender));
-  EXPECT_NO_THROW(backend.setStageEnabled(Stage::WriteRender, true)); // applying a full enable list is no toggle
-  for (Stage s : kAllStages) {
-    if (s == Stage::WriteRender) continue;
+  EXPECT_TRUE(backend.stageEnabled(NBodyStage::WriteRender));
+  EXPECT_NO_THROW(backend.setStageEnabled(NBodyStage::WriteRender, true)); // applying a full enable list is no toggle
+  for (NBodyStage s : kAllStages) {
+    if (s == NBodyStage::WriteRender) continue;
     backend.setStageEnabled(s, false);
     EXPECT_FALSE(backend.stageEnabled(s));
     backend.setStageEnabled(s, true);
@@ -65,11 +65,11 @@ TEST(Backend, OnlyWriteRenderIsNotTogglable) {
 }
 
 TEST(Backend, NodesListEveryStageInstanceInExecutionOrder) {
-  SceneConfig config = gravityOnly("plummer", 16);
+  NBodyConfig config = gravityOnly("plummer", 16);
   config.substeps = 3;
-  CpuBackend backend(config);
-  backend.setStageEnabled(Stage::Damping, true);
-  backend.setStageEnabled(Stage::Forces, false);
+  NBodyCpuBackend backend(config);
+  backend.setStageEnabled(NBodyStage::Damping, true);
+  backend.setStageEnabled(NBodyStage::Forces, false);
   const std::vector<NodeInfo> nodes = backend.nodes();
   const std::vector<std::string> expected = {"forces",   "attractor",   "integrate",   "damping",   "boundary",
                                              "forces#1", "attractor#1", "integrate#1", "damping#1", "boundary#1",
@@ -79,10 +79,10 @@ TEST(Backend, NodesListEveryStageInstanceInExecutionOrder) {
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     EXPECT_EQ(nodes[i].name, expected[i]);
     EXPECT_EQ(nodes[i].type, "cpu");
-    ASSERT_TRUE(nodes[i].stage.has_value()) << nodes[i].name;
-    const Stage stage = *nodes[i].stage;
+    ASSERT_GE(nodes[i].step, 0) << nodes[i].name;
+    const NBodyStage stage = *stageOf(nodes[i]);
     EXPECT_EQ(nodes[i].enabled, backend.stageEnabled(stage)) << nodes[i].name;
-    EXPECT_EQ(nodes[i].togglable, stage != Stage::WriteRender) << nodes[i].name;
+    EXPECT_EQ(nodes[i].togglable, stage != NBodyStage::WriteRender) << nodes[i].name;
     EXPECT_EQ(nodes[i].whyNotTogglable, whyNotTogglable(stage)) << nodes[i].name;
   }
   EXPECT_FALSE(nodes[5].enabled); // forces#1
@@ -93,14 +93,14 @@ TEST(Backend, NodesListEveryStageInstanceInExecutionOrder) {
 
 TEST(Backend, SubstepsRunTheStageListThatManyTimes) {
   // One frame of 3 substeps is three frames of 1 substep, bit for bit (colour is computed per frame either way).
-  SceneConfig one = gravityOnly("plummer", 100);
-  test::enable(one, Stage::Attractor);
-  test::enable(one, Stage::Damping);
-  test::enable(one, Stage::Boundary);
+  NBodyConfig one = gravityOnly("plummer", 100);
+  test::enable(one, NBodyStage::Attractor);
+  test::enable(one, NBodyStage::Damping);
+  test::enable(one, NBodyStage::Boundary);
   one.params.boundaryRadius = 1.0f;
-  SceneConfig three = one;
+  NBodyConfig three = one;
   three.substeps = 3;
-  CpuBackend a(one), b(three);
+  NBodyCpuBackend a(one), b(three);
   for (int i = 0; i < 3; ++i) a.step();
   b.step();
   EXPECT_TRUE(a.state().posMass == b.state().posMass);
@@ -108,7 +108,7 @@ TEST(Backend, SubstepsRunTheStageListThatManyTimes) {
 }
 
 TEST(Backend, ParamsApplyFromTheNextStep) {
-  CpuBackend backend(gravityOnly("plummer", 64));
+  NBodyCpuBackend backend(gravityOnly("plummer", 64));
   NBodyParams params = backend.config().params;
   params.dt = 0.0f; // a zero time step moves nothing
   backend.setParams(params);
@@ -123,32 +123,33 @@ TEST(Backend, ParamsApplyFromTheNextStep) {
 }
 
 TEST(Backend, InvalidConfigsThrowAndLeaveTheSceneUnchanged) {
-  CpuBackend backend(gravityOnly("plummer", 32));
+  NBodyCpuBackend backend(gravityOnly("plummer", 32));
   const BodyState before = backend.state();
   auto resetWith = [&](auto change) {
-    SceneConfig config = backend.config();
+    NBodyConfig config = backend.config();
     change(config);
     return invalidArgumentMessage([&] { backend.reset(config); });
   };
-  EXPECT_NE(resetWith([](SceneConfig& c) { c.substeps = 0; }).find("substeps"), std::string::npos);
-  EXPECT_NE(resetWith([](SceneConfig& c) { c.substeps = kMaxSubsteps + 1; }).find("substeps"), std::string::npos);
-  EXPECT_NE(resetWith([](SceneConfig& c) { c.bodies = -1; }).find("bodies"), std::string::npos);
-  EXPECT_NE(resetWith([](SceneConfig& c) { c.bodies = kMaxBodies + 1; }).find("bodies"), std::string::npos);
-  EXPECT_NE(resetWith([](SceneConfig& c) { c.scene = "fluid"; }).find("nbody"), std::string::npos);
-  EXPECT_NE(resetWith([](SceneConfig& c) { c.initial = "spiral"; }).find("galaxy-pair, plummer, two-body"),
+  EXPECT_NE(resetWith([](NBodyConfig& c) { c.substeps = 0; }).find("substeps"), std::string::npos);
+  EXPECT_NE(resetWith([](NBodyConfig& c) { c.substeps = kMaxSubsteps + 1; }).find("substeps"), std::string::npos);
+  EXPECT_NE(resetWith([](NBodyConfig& c) { c.bodies = -1; }).find("bodies"), std::string::npos);
+  EXPECT_NE(resetWith([](NBodyConfig& c) { c.bodies = kMaxBodies + 1; }).find("bodies"), std::string::npos);
+  EXPECT_NE(resetWith([](NBodyConfig& c) { c.scene = "fluid"; }).find("nbody"), std::string::npos);
+  EXPECT_NE(resetWith([](NBodyConfig& c) { c.initial = "spiral"; }).find("galaxy-pair, plummer, two-body"),
             std::string::npos);
-  EXPECT_NE(
-      resetWith([](SceneConfig& c) { c.enabled[static_cast<int>(Stage::WriteRender)] = false; }).find("write_render"),
-      std::string::npos);
-  EXPECT_THROW(CpuBackend(gravityOnly("two-body", 3)), std::invalid_argument);
+  EXPECT_NE(resetWith([](NBodyConfig& c) {
+              c.enabled[static_cast<int>(NBodyStage::WriteRender)] = false;
+            }).find("write_render"),
+            std::string::npos);
+  EXPECT_THROW(NBodyCpuBackend(gravityOnly("two-body", 3)), std::invalid_argument);
   EXPECT_EQ(backend.config().bodies, 32);
   EXPECT_TRUE(backend.state().posMass == before.posMass);
 }
 
 TEST(Backend, EmptySceneStepsAndRendersNothing) {
-  SceneConfig config;
+  NBodyConfig config;
   config.bodies = 0;
-  CpuBackend backend(config);
+  NBodyCpuBackend backend(config);
   backend.step();
   BodyState state;
   std::vector<float> colour{1.0f};

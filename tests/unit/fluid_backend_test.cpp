@@ -501,7 +501,7 @@ TEST(FluidBackend, NodesListTheStagesInOrder) {
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     EXPECT_EQ(nodes[i].name, names[i]);
     EXPECT_EQ(nodes[i].type, "cpu");
-    EXPECT_FALSE(nodes[i].stage.has_value());
+    EXPECT_EQ(nodes[i].step, -1);
     const bool togglable = names[i] == "obstacle" || names[i] == "colour";
     EXPECT_EQ(nodes[i].togglable, togglable) << names[i];
     EXPECT_EQ(nodes[i].whyNotTogglable.empty(), togglable) << names[i];

@@ -264,7 +264,7 @@ TEST(FluidDiagnostics, NodeListHasTheDiagnosticsRowAfterWallsOnlyWhenConfigured)
   const NodeInfo& row = cpu.nodes()[static_cast<std::size_t>(walls + 1 - with.begin())];
   EXPECT_TRUE(row.diagnostics);
   EXPECT_TRUE(row.togglable);
-  EXPECT_FALSE(row.stage.has_value());
+  EXPECT_EQ(row.step, -1);
 }
 
 TEST(FluidDiagnostics, SamplingChangesNoState) {

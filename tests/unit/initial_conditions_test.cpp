@@ -7,8 +7,8 @@
 #include <numbers>
 #include <stdexcept>
 
-#include "compute/cpu_backend.h"
-#include "compute/initial_conditions.h"
+#include "compute/nbody/nbody_cpu_backend.h"
+#include "compute/nbody/nbody_initial_conditions.h"
 #include "unit_helpers.h"
 
 namespace graphsim {
@@ -104,9 +104,9 @@ TEST(InitialConditions, GalaxyDisksAreThinTiltedAndRotating) {
 TEST(InitialConditions, GalaxyDisksStayCoherentForThreeHundredFrames) {
   // Default parameters and stage list, 300 frames (t = 0.45): no disk body leaves its galaxy. Measured farthest body
   // from its central body: 2.98 and 3.01 (the disks are cut at 3); bound 3.5.
-  SceneConfig config;
+  NBodyConfig config;
   config.bodies = 2048;
-  CpuBackend backend(config);
+  NBodyCpuBackend backend(config);
   for (int i = 0; i < 300; ++i) backend.step();
   const BodyState& s = backend.state();
   for (std::size_t g = 0; g < 2; ++g) {
@@ -121,7 +121,7 @@ TEST(InitialConditions, GalaxyDisksStayCoherentForThreeHundredFrames) {
 TEST(InitialConditions, PlummerIsInStandardNbodyUnits) {
   // Standard units: M = 1, E = -1/4, virial ratio 2K/|W| = 1, half-mass radius 0.769. With 4096 bodies sampling
   // noise is a few percent (measured E = -0.2516, 2K/|W| = 0.997, r_half = 0.764).
-  SceneConfig config = gravityOnly("plummer", 4096, 5);
+  NBodyConfig config = gravityOnly("plummer", 4096, 5);
   config.params.softening = 0.0f;
   const BodyState s = makeInitialConditions(config);
   const Moments m = moments(s, 0, s.size());
@@ -183,14 +183,14 @@ TEST(InitialConditions, UnknownNamesAndBadCountsAreRefused) {
     ASSERT_EQ(one.size(), 1u);
     EXPECT_FLOAT_EQ(one.posMass[0].w, 1.0f) << name; // a lone body carries all the mass
   }
-  EXPECT_EQ(kInitialConditionNames[0], SceneConfig{}.initial); // the default comes first
+  EXPECT_EQ(kInitialConditionNames[0], NBodyConfig{}.initial); // the default comes first
 }
 
 // makeDisk samples 70001 bodies in chunks, with a tabulated first part of the radius bisection and a parallel
 // second pass: the bodies must be exactly those of the plain sequential loop it replaced (whose bytes this hash is
 // of, glibc's libm on x86-64). A change here changes every seeded scene, golden image and reference run.
 TEST(InitialConditions, GalaxyPairBytesMatchTheSequentialSampler) {
-  SceneConfig c;
+  NBodyConfig c;
   c.bodies = 70001;
   c.seed = 5;
   const BodyState s = makeInitialConditions(c);

@@ -8,7 +8,7 @@
 #include "app/base/errors.h"
 #include "app/scenes/param_json.h"
 #include "compute/fluid/fluid_params.h"
-#include "compute/nbody_params.h"
+#include "compute/nbody/nbody_params.h"
 
 namespace graphsim {
 namespace {

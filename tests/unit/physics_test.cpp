@@ -5,8 +5,8 @@
 #include <cmath>
 #include <numbers>
 
-#include "compute/cpu_backend.h"
-#include "compute/initial_conditions.h"
+#include "compute/nbody/nbody_cpu_backend.h"
+#include "compute/nbody/nbody_initial_conditions.h"
 #include "unit_helpers.h"
 
 namespace graphsim {
@@ -24,11 +24,11 @@ TEST(Physics, TwoBodyCircularOrbitClosesAfterOnePeriod) {
   // what is left is float rounding of the positions. Measured: closure 4.5e-6, radius error 1.9e-6 at worst;
   // bounds 5e-5 and 2e-5 (10x margin). Measured failures: an Euler step misses the closure by 3e-2; starting
   // without the half-step velocity still closes but leaves the orbit eccentric (radius error 2.5e-4).
-  SceneConfig config = gravityOnly("two-body", 2);
+  NBodyConfig config = gravityOnly("two-body", 2);
   constexpr int kSteps = 6283;
   config.params.dt = static_cast<float>(2.0 * std::numbers::pi / kSteps);
   config.params.softening = 0.0f;
-  CpuBackend backend(config);
+  NBodyCpuBackend backend(config);
   const BodyState start = backend.state();
   double maxRadiusError = 0;
   for (int i = 0; i < kSteps; ++i) {
@@ -53,7 +53,7 @@ TEST(Physics, MomentumConservedToRoundingForPlummer256) {
   // Pairwise forces cancel exactly in exact arithmetic; in float each step leaves a residue of roughly
   // eps_float * |m a| per body. Measured over seeds 1, 2, 3, 7: |P(100) - P(0)| <= 1.1e-8 per component with
   // |P(0)| <= 2.1e-9 (float rounding of the centred state), against a scale sum m|v| = 0.63; bound 1e-7 (9x margin).
-  CpuBackend backend(gravityOnly("plummer", 256, 7));
+  NBodyCpuBackend backend(gravityOnly("plummer", 256, 7));
   const NBodyParams& params = backend.config().params;
   const Diagnostics before = measure(backend.state(), params);
   for (int i = 0; i < 100; ++i) backend.step();
@@ -69,7 +69,7 @@ TEST(Physics, LeapfrogEnergyDriftIsSmall) {
   // time), energy checked every 100 steps. Leapfrog is symplectic: the error oscillates instead of growing, and at
   // this dt it is mostly float rounding. Measured worst |dE/E|: 9.8e-7 for this seed, 1.9e-6 over seeds 1-8;
   // bound 2e-5 (10x margin). The same run with a first-order (Euler) step drifts by 8.8e-3.
-  CpuBackend backend(gravityOnly("plummer", 256, 3));
+  NBodyCpuBackend backend(gravityOnly("plummer", 256, 3));
   const NBodyParams& params = backend.config().params;
   const double e0 = measure(backend.state(), params).total();
   EXPECT_NEAR(e0, -0.25, 0.05); // standard N-body units, up to sampling noise and softening
@@ -86,10 +86,10 @@ TEST(Physics, SofteningKeepsHeadOnEncounterFinite) {
   // softening eps the potential at zero distance is -G m1 m2 / eps, so energy bounds each speed by
   // sqrt((1/eps - 1/sqrt(1 + eps^2)) / 2) = 3.0823 at eps = 0.05; measured peak 3.0811 at the crossing (step 1119).
   // Without softening the step at the crossing divides by ~0.
-  SceneConfig config = gravityOnly("two-body", 2);
+  NBodyConfig config = gravityOnly("two-body", 2);
   config.params.softening = 0.05f;
   config.params.dt = 0.001f;
-  CpuBackend backend(config);
+  NBodyCpuBackend backend(config);
   BodyState state = backend.state();
   state.vel[0] = state.vel[1] = Float4{};
   backend.setState(state);
@@ -109,12 +109,12 @@ TEST(Physics, SofteningKeepsHeadOnEncounterFinite) {
 
 TEST(Physics, SameSeedIsBitIdenticalAndAnotherSeedIsNot) {
   auto run = [](std::uint64_t seed) {
-    SceneConfig config; // the default stage list, galaxy-pair
+    NBodyConfig config; // the default stage list, galaxy-pair
     config.bodies = 1000;
     config.seed = seed;
-    config.enabled[static_cast<int>(Stage::Attractor)] = true;
-    config.enabled[static_cast<int>(Stage::Damping)] = true;
-    CpuBackend backend(config);
+    config.enabled[static_cast<int>(NBodyStage::Attractor)] = true;
+    config.enabled[static_cast<int>(NBodyStage::Damping)] = true;
+    NBodyCpuBackend backend(config);
     for (int i = 0; i < 20; ++i) backend.step();
     return backend.state();
   };

@@ -58,9 +58,9 @@ void editMidRun(SceneProducer& producer) {
     p.dt *= 1.5f;
     p.attractorPos[0] = 0.3f;
     c->setParams(p);
-    c->setStageEnabled(Stage::Attractor, true);
-    c->setStageEnabled(Stage::Damping, true);
-    c->setStageEnabled(Stage::Forces, false);
+    c->setStageEnabled(NBodyStage::Attractor, true);
+    c->setStageEnabled(NBodyStage::Damping, true);
+    c->setStageEnabled(NBodyStage::Forces, false);
   } else if (FluidController* f = fluidController(producer)) {
     fluid::FluidParams p = f->params();
     p.viscosity = 0.11f;

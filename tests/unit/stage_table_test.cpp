@@ -1,6 +1,7 @@
-// The stage table (compute/nbody.h) is the one list of stages: names, which run per substep, which may be disabled,
-// the CPU backend's node list and the stage and substep each NodeInfo carries all come from it. The node list is one
-// cached vector: reading it again, after a toggle or after a profiled frame, reuses its storage and allocates nothing.
+// The stage table (compute/nbody/nbody.h) is the one list of stages: names, which run per substep, which may be
+// disabled, the CPU backend's node list and the stage and substep each NodeInfo carries all come from it. The node list
+// is one cached vector: reading it again, after a toggle or after a profiled frame, reuses its storage and allocates
+// nothing.
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -10,7 +11,7 @@
 #include <vector>
 
 #include "allocation_count.h"
-#include "compute/cpu_backend.h"
+#include "compute/nbody/nbody_cpu_backend.h"
 #include "unit_helpers.h"
 
 namespace graphsim {
@@ -20,13 +21,13 @@ using test::gravityOnly;
 using test::startCountingAllocations;
 using test::stopCountingAllocations;
 
-static_assert(stageFromName("write_render") == Stage::WriteRender);
+static_assert(stageFromName("write_render") == NBodyStage::WriteRender);
 static_assert(!stageFromName("forces#1").has_value());
 static_assert(stageInstanceCount(1) == kStageCount);
 
 TEST(StageTable, NamesAndHelpersRoundTripThroughTheTable) {
-  for (std::size_t i = 0; i < kStages.size(); ++i) {
-    const StageInfo& row = kStages[i];
+  for (std::size_t i = 0; i < kNBodyStages.size(); ++i) {
+    const NBodyStageInfo& row = kNBodyStages[i];
     EXPECT_EQ(static_cast<std::size_t>(row.stage), i) << row.name;
     EXPECT_EQ(kStageNames[i], row.name);
     EXPECT_EQ(stageName(row.stage), row.name);
@@ -39,24 +40,24 @@ TEST(StageTable, NamesAndHelpersRoundTripThroughTheTable) {
     for (int s = 1; s < 4; ++s) EXPECT_FALSE(stageFromName(stageInstanceName(row.stage, s)).has_value());
   }
   int perSubstep = 0;
-  for (const StageInfo& row : kStages) perSubstep += row.perSubstep ? 1 : 0;
+  for (const NBodyStageInfo& row : kNBodyStages) perSubstep += row.perSubstep ? 1 : 0;
   EXPECT_EQ(kSubstepStageCount, perSubstep);
   EXPECT_EQ(stageInstanceCount(3), 3 * perSubstep + (kStageCount - perSubstep));
 }
 
 TEST(StageTable, ForEachStageInstanceRunsPerSubstepRowsEverySubstepThenTheRestOnce) {
-  std::vector<std::pair<Stage, int>> seen;
-  forEachStageInstance(3, [&](Stage stage, int substep) { seen.emplace_back(stage, substep); });
+  std::vector<std::pair<NBodyStage, int>> seen;
+  forEachStageInstance(3, [&](NBodyStage stage, int substep) { seen.emplace_back(stage, substep); });
   ASSERT_EQ(seen.size(), static_cast<std::size_t>(stageInstanceCount(3)));
   std::size_t i = 0;
   for (int s = 0; s < 3; ++s) {
-    for (const StageInfo& row : kStages) {
+    for (const NBodyStageInfo& row : kNBodyStages) {
       if (row.perSubstep) {
         EXPECT_EQ(seen[i++], std::make_pair(row.stage, s)) << row.name;
       }
     }
   }
-  for (const StageInfo& row : kStages) {
+  for (const NBodyStageInfo& row : kNBodyStages) {
     if (!row.perSubstep) {
       EXPECT_EQ(seen[i++], std::make_pair(row.stage, 0)) << row.name;
     }
@@ -65,16 +66,16 @@ TEST(StageTable, ForEachStageInstanceRunsPerSubstepRowsEverySubstepThenTheRestOn
 
 TEST(StageTable, DrivesTheCpuBackendsNodeList) {
   for (int substeps : {1, 2, 4}) {
-    SceneConfig config = gravityOnly("plummer", 16);
+    NBodyConfig config = gravityOnly("plummer", 16);
     config.substeps = substeps;
-    CpuBackend backend(config);
+    NBodyCpuBackend backend(config);
     const std::vector<NodeInfo>& nodes = backend.nodes();
     ASSERT_EQ(nodes.size(), static_cast<std::size_t>(stageInstanceCount(substeps)));
     std::size_t i = 0;
-    forEachStageInstance(substeps, [&](Stage stage, int substep) {
+    forEachStageInstance(substeps, [&](NBodyStage stage, int substep) {
       const NodeInfo& n = nodes[i++];
-      const StageInfo& row = stageInfo(stage);
-      EXPECT_EQ(n.stage, stage) << n.name;
+      const NBodyStageInfo& row = stageInfo(stage);
+      EXPECT_EQ(stageOf(n), stage) << n.name;
       EXPECT_EQ(n.substep, substep) << n.name;
       EXPECT_EQ(n.name, stageInstanceName(stage, substep));
       EXPECT_EQ(n.type, "cpu");
@@ -87,9 +88,9 @@ TEST(StageTable, DrivesTheCpuBackendsNodeList) {
 }
 
 TEST(StageTable, DecidesWhichStagesMayBeDisabled) {
-  for (const StageInfo& row : kStages) {
-    CpuBackend backend(gravityOnly("plummer", 16));
-    SceneConfig config = gravityOnly("plummer", 16);
+  for (const NBodyStageInfo& row : kNBodyStages) {
+    NBodyCpuBackend backend(gravityOnly("plummer", 16));
+    NBodyConfig config = gravityOnly("plummer", 16);
     config.enabled[static_cast<std::size_t>(row.stage)] = false;
     if (row.togglable()) {
       EXPECT_NO_THROW(backend.setStageEnabled(row.stage, false)) << row.name;
@@ -113,9 +114,9 @@ TEST(StageTable, DecidesWhichStagesMayBeDisabled) {
 }
 
 TEST(NodeList, ReadingItAgainReusesItsStorageAndAllocatesNothing) {
-  SceneConfig config = gravityOnly("plummer", 32);
+  NBodyConfig config = gravityOnly("plummer", 32);
   config.substeps = 2;
-  CpuBackend backend(config);
+  NBodyCpuBackend backend(config);
   const std::vector<NodeInfo>& nodes = backend.nodes();
   const NodeInfo* storage = nodes.data();
   const char* name = nodes[3].name.c_str();
@@ -128,13 +129,13 @@ TEST(NodeList, ReadingItAgainReusesItsStorageAndAllocatesNothing) {
   EXPECT_EQ(again[3].name.c_str(), name);
 
   // A toggle updates the enable states in place.
-  backend.setStageEnabled(Stage::Attractor, true);
+  backend.setStageEnabled(NBodyStage::Attractor, true);
   startCountingAllocations();
   backend.nodes();
   EXPECT_EQ(stopCountingAllocations(), 0u);
   EXPECT_EQ(nodes.data(), storage);
   for (const NodeInfo& n : nodes) {
-    if (n.stage == Stage::Attractor) {
+    if (stageOf(n) == NBodyStage::Attractor) {
       EXPECT_TRUE(n.enabled) << n.name;
     }
   }
@@ -157,7 +158,7 @@ TEST(NodeList, ReadingItAgainReusesItsStorageAndAllocatesNothing) {
   backend.reset(config);
   EXPECT_EQ(backend.nodes().data(), storage);
   for (const NodeInfo& n : nodes) {
-    if (n.stage == Stage::Attractor) {
+    if (stageOf(n) == NBodyStage::Attractor) {
       EXPECT_FALSE(n.enabled) << n.name;
     }
   }
@@ -167,7 +168,7 @@ TEST(NodeList, ReadingItAgainReusesItsStorageAndAllocatesNothing) {
   const std::size_t rebuiltSize = backend.nodes().size();
   EXPECT_GT(stopCountingAllocations(), 0u) << "a rebuilt list allocates: the counts above would have seen one";
   ASSERT_EQ(rebuiltSize, static_cast<std::size_t>(stageInstanceCount(3)));
-  EXPECT_EQ(nodes.back().stage, Stage::WriteRender);
+  EXPECT_EQ(stageOf(nodes.back()), NBodyStage::WriteRender);
   EXPECT_EQ(nodes[2 * kSubstepStageCount].substep, 2);
 }
 

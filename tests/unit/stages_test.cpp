@@ -10,10 +10,10 @@
 #include <omp.h>
 #endif
 
-#include "compute/cpu_backend.h"
-#include "compute/cpu_stages.h"
-#include "compute/initial_conditions.h"
-#include "compute/nbody_math.h"
+#include "compute/nbody/nbody_cpu_backend.h"
+#include "compute/nbody/nbody_cpu_stages.h"
+#include "compute/nbody/nbody_initial_conditions.h"
+#include "compute/nbody/nbody_math.h"
 #include "unit_helpers.h"
 
 namespace graphsim {
@@ -42,7 +42,7 @@ std::vector<Float4> scalarForces(const std::vector<Float4>& p, const NBodyParams
 
 TEST(Stages, ForcesMatchScalarLoopBitExactly) {
   for (float softening : {0.025f, 0.0f}) {            // 0: the j == i term must add 0, not NaN
-    SceneConfig config = gravityOnly("plummer", 203); // not a multiple of the 16-body lane block
+    NBodyConfig config = gravityOnly("plummer", 203); // not a multiple of the 16-body lane block
     config.params.softening = softening;
     config.params.G = 1.5f;
     const BodyState state = makeInitialConditions(config);
@@ -60,7 +60,7 @@ TEST(Stages, ForcesMatchScalarLoopBitExactly) {
 
 #if defined(_OPENMP)
 TEST(Stages, ForcesDoNotDependOnThreadCount) {
-  const SceneConfig config = gravityOnly("galaxy-pair", 1000);
+  const NBodyConfig config = gravityOnly("galaxy-pair", 1000);
   const BodyState state = makeInitialConditions(config);
   const int threads = omp_get_max_threads();
   std::vector<Float4> one, three;
@@ -75,18 +75,18 @@ TEST(Stages, ForcesDoNotDependOnThreadCount) {
 #endif
 
 TEST(Stages, DisablingIntegrateFreezesPositionsBitExactly) {
-  SceneConfig config; // default stage list plus attractor and damping: they still run and change velocities
+  NBodyConfig config; // default stage list plus attractor and damping: they still run and change velocities
   config.bodies = 500;
-  test::enable(config, Stage::Attractor);
-  test::enable(config, Stage::Damping);
-  CpuBackend backend(config);
+  test::enable(config, NBodyStage::Attractor);
+  test::enable(config, NBodyStage::Damping);
+  NBodyCpuBackend backend(config);
   backend.step();
-  backend.setStageEnabled(Stage::Integrate, false);
+  backend.setStageEnabled(NBodyStage::Integrate, false);
   const BodyState frozen = backend.state();
   for (int i = 0; i < 10; ++i) backend.step();
   EXPECT_TRUE(backend.state().posMass == frozen.posMass);
   EXPECT_FALSE(backend.state().vel == frozen.vel); // the other stages did run
-  backend.setStageEnabled(Stage::Integrate, true);
+  backend.setStageEnabled(NBodyStage::Integrate, true);
   backend.step();
   EXPECT_FALSE(backend.state().posMass == frozen.posMass); // and integrate resumes
 }
@@ -96,9 +96,9 @@ TEST(Stages, DisabledForcesKeepLastAcceleration) {
   // a * dt to a velocity: the second difference of v over steps is rounding only (measured 4.7e-10 with |v| <= 1.3).
   // With forces on it is the change of a over a step times dt (measured 9e-4), far above the bound.
   auto secondDifference = [](bool forces) {
-    CpuBackend backend(gravityOnly("plummer", 64));
+    NBodyCpuBackend backend(gravityOnly("plummer", 64));
     backend.step();
-    backend.setStageEnabled(Stage::Forces, forces);
+    backend.setStageEnabled(NBodyStage::Forces, forces);
     std::vector<BodyState> s;
     for (int i = 0; i < 3; ++i) {
       s.push_back(backend.state());
@@ -117,7 +117,7 @@ TEST(Stages, DisabledForcesKeepLastAcceleration) {
 }
 
 TEST(Stages, DampingReducesKineticEnergy) {
-  SceneConfig config = gravityOnly("plummer", 128);
+  NBodyConfig config = gravityOnly("plummer", 128);
   BodyState state = makeInitialConditions(config);
   const double before = test::storedKinetic(state);
   NBodyParams params;
@@ -129,10 +129,10 @@ TEST(Stages, DampingReducesKineticEnergy) {
   EXPECT_NEAR(test::storedKinetic(state), before * f * f, 1e-6 * before); // KE scales with f^2
 
   // Through the backend: the same run with damping on ends with less kinetic energy than with it off.
-  SceneConfig damped = config;
-  test::enable(damped, Stage::Damping);
+  NBodyConfig damped = config;
+  test::enable(damped, NBodyStage::Damping);
   damped.params.damping = 5.0f;
-  CpuBackend withDamping(damped), without(config);
+  NBodyCpuBackend withDamping(damped), without(config);
   for (int i = 0; i < 50; ++i) {
     withDamping.step();
     without.step();
@@ -163,10 +163,10 @@ TEST(Stages, BoundaryKeepsBodiesInsideAndReflectsOutwardVelocity) {
   EXPECT_EQ(vel[3], vel0[3]);
 
   // Through the backend with a boundary well inside the initial sphere: every body ends within R.
-  SceneConfig config = gravityOnly("plummer", 256);
-  test::enable(config, Stage::Boundary);
+  NBodyConfig config = gravityOnly("plummer", 256);
+  test::enable(config, NBodyStage::Boundary);
   config.params.boundaryRadius = 0.5f;
-  CpuBackend backend(config);
+  NBodyCpuBackend backend(config);
   for (int i = 0; i < 20; ++i) backend.step();
   for (const Float4& p : backend.state().posMass) EXPECT_LE(test::length(p), 0.5f + 1e-5f);
 }
@@ -207,10 +207,10 @@ TEST(Stages, AttractorPullsBodyAtRestTowardsItsPosition) {
   EXPECT_EQ(vel[0].z, 0.0f);
 
   // Through the backend, attractor and integrate only: a body at rest at (2, 0, 0) moves towards p = (0, 0, 0).
-  SceneConfig config = gravityOnly("two-body", 2);
-  test::enable(config, Stage::Forces, false);
-  test::enable(config, Stage::Attractor);
-  CpuBackend backend(config);
+  NBodyConfig config = gravityOnly("two-body", 2);
+  test::enable(config, NBodyStage::Forces, false);
+  test::enable(config, NBodyStage::Attractor);
+  NBodyCpuBackend backend(config);
   backend.setState({{{2, 0, 0, 0.5f}, {-2, 0, 0, 0.5f}}, {{}, {}}});
   for (int i = 0; i < 100; ++i) backend.step();
   EXPECT_LT(backend.state().posMass[0].x, 2.0f);
@@ -221,9 +221,9 @@ TEST(Stages, AttractorPullsBodyAtRestTowardsItsPosition) {
 // The soak restarts its CPU replay from a CUDA state downloaded while forces may be off: the given accelerations,
 // not ones recomputed from the positions, must drive the next kick.
 TEST(Stages, SetStateWithAccelerationsUsesThem) {
-  SceneConfig config = gravityOnly("two-body", 2);
-  test::enable(config, Stage::Forces, false);
-  CpuBackend backend(config);
+  NBodyConfig config = gravityOnly("two-body", 2);
+  test::enable(config, NBodyStage::Forces, false);
+  NBodyCpuBackend backend(config);
   const BodyState state{{{2, 0, 0, 0.5f}, {-2, 0, 0, 0.5f}}, {{}, {}}};
   backend.setState(state);
   EXPECT_LT(backend.downloadAccelerations()[0].x, 0.0f); // recomputed: body 0 is pulled towards body 1
@@ -238,9 +238,9 @@ TEST(Stages, SetStateWithAccelerationsUsesThem) {
 
 TEST(Stages, WriteRenderPacksPositionAndColour) {
   static_assert(sizeof(Float4) == 16 && alignof(Float4) == 16, "render buffer layout is 4 packed floats");
-  SceneConfig config;
+  NBodyConfig config;
   config.bodies = 300;
-  CpuBackend backend(config);
+  NBodyCpuBackend backend(config);
   backend.step();
   BodyState state;
   std::vector<float> colour;

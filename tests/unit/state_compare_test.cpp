@@ -1,11 +1,11 @@
-// compareStates (compute/state_compare.h), which the soak's checkpoints and the GPU tests judge CUDA against the CPU
-// with: its figures on hand-made states, and a NaN that must fail every tolerance.
+// compareStates (compute/nbody/nbody_state_compare.h), which the soak's checkpoints and the GPU tests judge CUDA
+// against the CPU with: its figures on hand-made states, and a NaN that must fail every tolerance.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 
-#include "compute/state_compare.h"
+#include "compute/nbody/nbody_state_compare.h"
 
 namespace graphsim {
 namespace {

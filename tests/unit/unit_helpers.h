@@ -5,24 +5,26 @@
 #include <cstdint>
 #include <string>
 
-#include "compute/nbody.h"
+#include "compute/nbody/nbody.h"
 
 namespace graphsim::test {
 
 // A config that runs only forces and integrate, so that a test sees pure gravity unless it turns a stage on.
-inline SceneConfig gravityOnly(const std::string& initial, std::int64_t bodies, std::uint64_t seed = 1) {
-  SceneConfig config;
+inline NBodyConfig gravityOnly(const std::string& initial, std::int64_t bodies, std::uint64_t seed = 1) {
+  NBodyConfig config;
   config.initial = initial;
   config.bodies = bodies;
   config.seed = seed;
   config.enabled = {};
-  config.enabled[static_cast<int>(Stage::Forces)] = true;
-  config.enabled[static_cast<int>(Stage::Integrate)] = true;
-  config.enabled[static_cast<int>(Stage::WriteRender)] = true;
+  config.enabled[static_cast<int>(NBodyStage::Forces)] = true;
+  config.enabled[static_cast<int>(NBodyStage::Integrate)] = true;
+  config.enabled[static_cast<int>(NBodyStage::WriteRender)] = true;
   return config;
 }
 
-inline void enable(SceneConfig& config, Stage stage, bool on = true) { config.enabled[static_cast<int>(stage)] = on; }
+inline void enable(NBodyConfig& config, NBodyStage stage, bool on = true) {
+  config.enabled[static_cast<int>(stage)] = on;
+}
 
 inline float length(const Float4& v) { return std::sqrt(v.x * v.x + v.y * v.y + v.z * v.z); }
 

@@ -12,8 +12,8 @@
 #include "app/run/open_devices.h"
 #include "app/run/signals.h"
 #include "app/scenes/nbody/nbody_parts.h"
-#include "compute/cuda_backend.h"
 #include "compute/cuda_device.h"
+#include "compute/nbody/nbody_cuda_backend.h"
 #include "render/driver_info.h"
 #include "render/vulkan_context.h"
 
@@ -97,9 +97,9 @@ struct ScalingRow {
 };
 
 ScalingRow measureScaling(const BenchOptions& options, const std::vector<int>& gpus) {
-  SceneConfig config = options.scene.sim;
+  NBodyConfig config = options.scene.sim;
   config.diagnosticsEvery = 0;
-  CudaBackend sim(config, gpus, nullptr, options.waitTimeout);
+  NBodyCudaBackend sim(config, gpus, nullptr, options.waitTimeout);
   ScalingRow row;
   row.gpus = gpus;
   std::vector<double> wall;
@@ -278,12 +278,12 @@ void runCpu(const BenchOptions& options, BenchReport& report) {
 } // namespace
 
 void runNBodyBench(const BenchOptions& options, BenchReport& report) {
-  const SceneConfig& sim = options.scene.sim;
+  const NBodyConfig& sim = options.scene.sim;
   report.initial = sim.initial;
   report.substeps = sim.substeps;
   report.seed = sim.seed;
   // N^2 pairs per forces launch (the nbody sample's count: the self pair included), one launch per substep.
-  const bool forces = sim.enabled[static_cast<int>(Stage::Forces)];
+  const bool forces = sim.enabled[static_cast<int>(NBodyStage::Forces)];
   report.interactionsPerFrame =
       forces ? static_cast<double>(sim.bodies) * static_cast<double>(sim.bodies) * sim.substeps : 0.0;
   if (options.backend == BackendKind::Cuda) {

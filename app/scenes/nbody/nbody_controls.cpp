@@ -8,7 +8,7 @@
 #include "app/run/sim_controller.h"
 #include "app/scenes/nbody/nbody_scene.h"
 #include "app/scenes/param_json.h"
-#include "compute/nbody_params.h"
+#include "compute/nbody/nbody_params.h"
 
 namespace graphsim::app {
 
@@ -18,7 +18,7 @@ json nbodyParamsJson(const NBodyParams& p) { return liveParamsJson(p, kNBodyPara
 
 json nbodyStagesJson(const SimController& c) {
   json stages = json::object();
-  for (const StageInfo& row : kStages) stages[std::string(row.name)] = c.stageWanted(row.stage);
+  for (const NBodyStageInfo& row : kNBodyStages) stages[std::string(row.name)] = c.stageWanted(row.stage);
   return stages;
 }
 
@@ -39,7 +39,7 @@ void applyNBodyControls(const json& controls, SimController& c, float& pointRadi
   r.allowOnly({"live", "point_radius", "paused", "step", "reset"});
   SceneSettings wanted;
   wanted.sim.params = c.params();
-  for (const StageInfo& row : kStages)
+  for (const NBodyStageInfo& row : kNBodyStages)
     wanted.sim.enabled[static_cast<std::size_t>(row.stage)] = c.stageWanted(row.stage);
   wanted.sim.bodies = c.bodies();
   wanted.sim.substeps = c.substeps();
@@ -59,7 +59,7 @@ void applyNBodyControls(const json& controls, SimController& c, float& pointRadi
   r.boolean("reset", reset);
 
   c.setParams(wanted.sim.params);
-  for (const StageInfo& row : kStages)
+  for (const NBodyStageInfo& row : kNBodyStages)
     c.setStageEnabled(row.stage, wanted.sim.enabled[static_cast<std::size_t>(row.stage)]);
   if (wanted.sim.bodies != c.bodies()) c.setBodies(wanted.sim.bodies);
   if (wanted.sim.substeps != c.substeps()) c.setSubsteps(wanted.sim.substeps);

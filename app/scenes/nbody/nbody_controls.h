@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "compute/nbody.h"
+#include "compute/nbody/nbody.h"
 
 namespace graphsim::app {
 

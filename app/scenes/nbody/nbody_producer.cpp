@@ -12,7 +12,7 @@
 #include "app/scenes/param_panel.h"
 #include "app/ui/frame_stats.h"
 #include "app/ui/plot_ring.h"
-#include "compute/nbody_params.h"
+#include "compute/nbody/nbody_params.h"
 #include "render/render_types.h"
 
 namespace graphsim::app {
@@ -52,14 +52,14 @@ public:
   UpdateCounters counters() const override { return sim_->backend().counters(); }
   const std::vector<NodeInfo>& nodes() const override { return sim_->backend().nodes(); }
   bool nodeTogglable(const NodeInfo& node) const override {
-    return node.togglable && (node.stage.has_value() || node.diagnostics);
+    return node.togglable && (stageOf(node).has_value() || node.diagnostics);
   }
   void setNodeEnabled(const NodeInfo& node, bool enabled) override {
     if (!nodeTogglable(node)) return;
     if (node.diagnostics) {
       controller_.setDiagnosticsEnabled(enabled);
     } else {
-      controller_.setStageEnabled(*node.stage, enabled);
+      controller_.setStageEnabled(*stageOf(node), enabled);
     }
   }
   std::string nodeTooltip(const NodeInfo& node) const override {
@@ -70,15 +70,15 @@ public:
              " frames (Stats: Diagnostics); changes no state.\nOn the GPU the node runs only on those frames "
              "(enabled for them, disabled after); this box turns the sampling on or off";
     }
-    if (stageInfo(*node.stage).perSubstep && controller_.substeps() > 1)
-      return "toggles every substep instance of " + std::string(stageName(*node.stage));
+    if (stageInfo(*stageOf(node)).perSubstep && controller_.substeps() > 1)
+      return "toggles every substep instance of " + std::string(stageName(*stageOf(node)));
     return {};
   }
   bool setProfiling(bool on) override { return sim_->backend().setProfiling(on); }
   bool hasGraph() const override { return sim_->hasGraph(); }
   void dumpGraph(const std::filesystem::path& path) const override { sim_->dumpGraph(path); }
   std::optional<SceneNotice> blowUp() const override {
-    const std::optional<BlowUp> b = sim_->backend().blowUp();
+    const std::optional<NBodyBlowUp> b = sim_->backend().blowUp();
     if (!b) return std::nullopt;
     return SceneNotice{"the simulation blew up in frame " + std::to_string(b->frame + 1) + ", stage " +
                            stageInstanceName(b->stage, b->substep) + ": " + b->what +
@@ -89,7 +89,7 @@ public:
   void drawParameters(const FrameStats& stats, PanelLayout& layout) override;
   void drawStats(const FrameStats& stats) override;
   void pointAt(const glm::vec3& p, bool pressed) override {
-    if (pressed) controller_.setStageEnabled(Stage::Attractor, true);
+    if (pressed) controller_.setStageEnabled(NBodyStage::Attractor, true);
     NBodyParams params = controller_.params();
     params.attractorPos[0] = p.x;
     params.attractorPos[1] = p.y;
@@ -110,7 +110,7 @@ public:
   void setControls(const nlohmann::json& controls) override { applyNBodyControls(controls, controller_, pointRadius_); }
 
   SimController& controller() { return controller_; }
-  SimBackend& backend() { return sim_->backend(); }
+  NBodyBackend& backend() { return sim_->backend(); }
 
 private:
   void drawStructural(PanelLayout& layout);
@@ -253,7 +253,7 @@ SimController* nbodyController(SceneProducer& producer) {
   return &static_cast<NBodyProducer&>(producer).controller();
 }
 
-SimBackend* nbodyBackend(SceneProducer& producer) {
+NBodyBackend* nbodyBackend(SceneProducer& producer) {
   if (&producer.scene() != &nbodyScene()) return nullptr;
   return &static_cast<NBodyProducer&>(producer).backend();
 }

@@ -15,9 +15,9 @@
 #include "app/scenes/nbody/nbody_parts.h"
 #include "app/scenes/nbody/nbody_producer.h"
 #include "app/scenes/param_json.h"
-#include "compute/cpu_stages.h"
-#include "compute/initial_conditions.h"
-#include "compute/nbody_params.h"
+#include "compute/nbody/nbody_cpu_stages.h"
+#include "compute/nbody/nbody_initial_conditions.h"
+#include "compute/nbody/nbody_params.h"
 #include "render/particle_renderer.h"
 
 namespace graphsim::app {
@@ -35,7 +35,7 @@ constexpr std::int64_t kWorthEstimating = 32768;      // below this, no backend 
 
 // Pair interactions per second of the CPU forces stage on this machine: one 2,048-body stage, timed (~10 ms).
 double measureCpuForcesRate() {
-  SceneConfig config;
+  NBodyConfig config;
   config.bodies = 2048;
   const BodyState state = makeInitialConditions(config);
   cpu::ForceScratch scratch;
@@ -56,7 +56,7 @@ void applyParams(NBodyParams& p, const JsonReader& r) {
 void applyStages(std::array<bool, kStageCount>& enabled, const JsonReader& r) {
   const JsonReader stages = r.child("stages");
   stages.allowOnly(kStageNames);
-  for (const StageInfo& row : kStages) {
+  for (const NBodyStageInfo& row : kNBodyStages) {
     bool on = enabled[static_cast<std::size_t>(row.stage)];
     stages.boolean(row.name, on);
     if (!on && !row.togglable()) stages.fail(row.name, "cannot be disabled: " + std::string(row.whyNotTogglable));
@@ -86,7 +86,7 @@ public:
                .soakMinCount = 2}) {} // the replay needs two bodies to interact
 
   void applyJson(SceneSettings& settings, const JsonReader& r) const override {
-    SceneConfig& sim = settings.sim;
+    NBodyConfig& sim = settings.sim;
     r.oneOf("initial", sim.initial, {"galaxy-pair", "plummer", "two-body"});
     r.integer("bodies", sim.bodies, 1, kMaxBodies);
     r.integer("max_bodies", sim.maxBodies, 1, kMaxBodies);
@@ -140,7 +140,7 @@ public:
   std::unique_ptr<SceneProducer> makeProducer(const SceneSettings& s, const ProducerRequest& r) const override {
     // The renderer's buffers were sized by renderCapacity: the CUDA arrays get the same capacity.
     const std::int64_t capacity = r.renderer != nullptr ? r.renderer->config().maxBodies : renderCapacity(s);
-    SceneConfig sim = s.sim;
+    NBodyConfig sim = s.sim;
     sim.maxBodies = capacity;
     std::unique_ptr<SimProducer> producer =
         r.cuda ? makeCudaProducer(sim, *r.renderer, r.gpus.empty() ? std::vector<int>{r.cudaDevice} : r.gpus,

@@ -13,7 +13,7 @@ const Scene& nbodyScene();
 
 // The n-body parts of a running n-body scene, for tests and tools that need them (nullptr for another scene).
 SimController* nbodyController(SceneProducer& producer);
-SimBackend* nbodyBackend(SceneProducer& producer);
+NBodyBackend* nbodyBackend(SceneProducer& producer);
 // The panel's capacity line under the bodies slider (issue 14): "bodies 16384 / capacity 65536 (changes within: node
 // updates)"; graph: the backend has a CUDA graph (the CPU backend's line ends after the capacity).
 std::string nbodyCapacityLine(std::int64_t bodies, std::int64_t capacity, bool graph);

@@ -9,14 +9,14 @@
 #include "app/run/sim_controller.h"
 #include "app/scenes/nbody/nbody_controls.h"
 #include "app/snapshot/snapshot.h"
-#include "compute/sim_backend.h"
+#include "compute/nbody/nbody_backend.h"
 
 namespace graphsim::app {
 namespace {
 
 constexpr auto kArrays = std::to_array<std::string_view>({"posMass", "vel", "accel"});
 
-nlohmann::json settingsJson(const SceneConfig& config, const SimController& controller) {
+nlohmann::json settingsJson(const NBodyConfig& config, const SimController& controller) {
   // Floats go through JSON as doubles: float -> double is exact and the writer prints the shortest text that reads
   // back as the same double, so every parameter returns bit for bit.
   return {{"scene", "nbody"},
@@ -30,12 +30,12 @@ nlohmann::json settingsJson(const SceneConfig& config, const SimController& cont
 
 } // namespace
 
-SceneState saveNBodyState(SimBackend& backend, const SimController& controller) {
+SceneState saveNBodyState(NBodyBackend& backend, const SimController& controller) {
   BodyState bodies;
   std::vector<float> colour; // recomputed from the velocities on load (the colour stage's own rule)
   backend.download(bodies, colour);
   const std::vector<Float4> accel = backend.downloadAccelerations();
-  const SceneConfig& config = backend.config();
+  const NBodyConfig& config = backend.config();
   SceneState state;
   state.scene = "nbody";
   state.count = config.bodies;
@@ -48,20 +48,20 @@ SceneState saveNBodyState(SimBackend& backend, const SimController& controller) 
   return state;
 }
 
-void loadNBodyState(const SceneState& state, SimBackend& backend, SimController& controller) {
+void loadNBodyState(const SceneState& state, NBodyBackend& backend, SimController& controller) {
   const std::string source = sourceOf(state);
   requireSceneAndCount(state, "nbody", backend.config().bodies, "bodies");
   requireOnlyArrays(state, kArrays);
   BodyState bodies{toFloat4s(requireArray(state, "posMass", 4)), toFloat4s(requireArray(state, "vel", 4))};
   std::vector<Float4> accel = toFloat4s(requireArray(state, "accel", 4));
-  const SceneConfig saved = settingsOfSnapshot(state).sim;
+  const NBodyConfig saved = settingsOfSnapshot(state).sim;
   if (saved.substeps != backend.config().substeps)
     throw UsageError(source + ": holds a state of " + std::to_string(saved.substeps) +
                      " substeps per frame, this run has " + std::to_string(backend.config().substeps));
   // Nothing above changed the run; the arrays' sizes are the count's, so the backend takes the state.
   backend.setState(std::move(bodies), std::move(accel));
   controller.setParams(saved.params);
-  for (const StageInfo& row : kStages)
+  for (const NBodyStageInfo& row : kNBodyStages)
     controller.setStageEnabled(row.stage, saved.enabled[static_cast<int>(row.stage)]);
   controller.restoreSimTime(state.simTime);
 }

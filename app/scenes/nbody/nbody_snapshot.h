@@ -4,7 +4,7 @@
 #pragma once
 
 #include "app/scenes/scene_state.h"
-#include "compute/sim_backend.h"
+#include "compute/nbody/nbody_backend.h"
 
 namespace graphsim::app {
 
@@ -12,10 +12,10 @@ class SimController;
 
 // Waits for the backend's frames (CUDA downloads). Parameters and stages as the controller wants them (a paused run
 // has dt 0 on the backend, not in the file).
-SceneState saveNBodyState(SimBackend& backend, const SimController& controller);
+SceneState saveNBodyState(NBodyBackend& backend, const SimController& controller);
 // Everything is checked before anything changes: the scene, the body count and substeps (structural: the run must
-// have been made with them), the arrays and the settings; then the backend takes the state (SimBackend::setState, on
+// have been made with them), the arrays and the settings; then the backend takes the state (NBodyBackend::setState, on
 // either backend).
-void loadNBodyState(const SceneState& state, SimBackend& backend, SimController& controller);
+void loadNBodyState(const SceneState& state, NBodyBackend& backend, SimController& controller);
 
 } // namespace graphsim::app

@@ -1,6 +1,6 @@
 // The n-body scene's soak (app/reliability/soak.h runs the loop): every 3-12 frames a stage toggle or a parameter
 // move, every 200-400 frames a structural change (body count, substeps), each through the session's SimController
-// (the panel's path) and, in the same frame, through a second SimController driving a CpuBackend (the replay).
+// (the panel's path) and, in the same frame, through a second SimController driving a NBodyCpuBackend (the replay).
 // Checkpoints compare the run with the replay: bit for bit on the CPU, within the GPU tests' tolerance on CUDA.
 #include <algorithm>
 #include <array>
@@ -17,9 +17,9 @@
 #include "app/run/sim_controller.h"
 #include "app/scenes/nbody/nbody_parts.h"
 #include "app/scenes/nbody/nbody_scene.h"
-#include "compute/cpu_backend.h"
-#include "compute/nbody_params.h"
-#include "compute/state_compare.h"
+#include "compute/nbody/nbody_cpu_backend.h"
+#include "compute/nbody/nbody_params.h"
+#include "compute/nbody/nbody_state_compare.h"
 
 namespace graphsim::app {
 namespace {
@@ -30,10 +30,10 @@ constexpr double kP99RelTolerance = 1e-6;
 
 // The stages a user can toggle, in table order: the soak toggles one of them at random.
 constexpr auto kTogglableStages = [] {
-  constexpr auto count = static_cast<std::size_t>(std::ranges::count_if(kStages, &StageInfo::togglable));
-  std::array<Stage, count> stages{};
+  constexpr auto count = static_cast<std::size_t>(std::ranges::count_if(kNBodyStages, &NBodyStageInfo::togglable));
+  std::array<NBodyStage, count> stages{};
   std::size_t i = 0;
-  for (const StageInfo& row : kStages) {
+  for (const NBodyStageInfo& row : kNBodyStages) {
     if (row.togglable()) stages[i++] = row.stage;
   }
   return stages;
@@ -52,7 +52,7 @@ public:
   void small(SimController& run, SimController& replay, ChangeCounts& counts) {
     if (random_.between(0, 2) == 0) {
       const auto pick = random_.between(0, static_cast<std::int64_t>(kTogglableStages.size()) - 1);
-      const Stage stage = kTogglableStages[static_cast<std::size_t>(pick)];
+      const NBodyStage stage = kTogglableStages[static_cast<std::size_t>(pick)];
       const bool enabled = !run.stageWanted(stage);
       run.setStageEnabled(stage, enabled);
       replay.setStageEnabled(stage, enabled);
@@ -97,7 +97,7 @@ private:
   std::int64_t bodies_;
 };
 
-BodyState download(SimBackend& backend) {
+BodyState download(NBodyBackend& backend) {
   BodyState state;
   std::vector<float> colour;
   backend.download(state, colour);
@@ -114,7 +114,7 @@ struct Checkpoints {
 
   // Frame k's state of the run against the replay's; restarts the replay from the run's state where they may
   // legitimately differ (cuda), or after a failure, so that each checkpoint judges its own frames.
-  void check(std::uint64_t k, SimBackend& run, CpuBackend& replay) {
+  void check(std::uint64_t k, NBodyBackend& run, NBodyCpuBackend& replay) {
     const BodyState got = download(run);
     const StateDifference d = compareStates(got, replay.state());
     ++count;
@@ -185,7 +185,7 @@ struct StructuralCost {
 };
 
 // The replay's config: the run's without diagnostics (they change no state; the run's own are what the report shows).
-SceneConfig withoutDiagnostics(SceneConfig config) {
+NBodyConfig withoutDiagnostics(NBodyConfig config) {
   config.diagnosticsEvery = 0;
   return config;
 }
@@ -219,7 +219,7 @@ public:
     }
     if (replay_.applyTo(replayBackend_)) replayBackend_.step();
     if (checkpoint) checks_.check(k, *nbodyBackend(producer), replayBackend_);
-    const SimBackend& run = *nbodyBackend(producer);
+    const NBodyBackend& run = *nbodyBackend(producer);
     diagnosticsEvery_ = run.config().diagnosticsEvery;
     if (diagnostics_.update(run.diagnostics()) && diagnostics_.samples() == 1) ++diagnosticsSeries_;
   }
@@ -247,7 +247,7 @@ public:
   bool passed() const override { return checks_.failed == 0; }
 
 private:
-  CpuBackend replayBackend_;
+  NBodyCpuBackend replayBackend_;
   SimController replay_;
   ChangeMaker changes_;
   ChangeCounts counts_;

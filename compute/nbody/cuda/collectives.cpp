@@ -1,0 +1,248 @@
+// Collectives (collectives.h): NCCL's communicators and captured collectives, or, without NCCL, the refusal.
+#include "compute/nbody/cuda/collectives.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+#include <type_traits>
+
+#include "compute/cuda/cuda_check.h"
+
+#if GRAPHSIM_HAVE_NCCL
+#include <dlfcn.h>
+#include <nccl.h>
+#endif
+
+namespace graphsim::cuda {
+
+#if GRAPHSIM_HAVE_NCCL
+
+namespace {
+
+// libnccl.so.2 is opened when a multi-GPU run first needs it (like the CUDA runtime opens libcuda): graphsim starts,
+// and runs on one GPU, where NCCL is not installed; only --gpus with several GPUs then exits 3 saying so.
+struct NcclApi {
+  void* library = nullptr;
+  std::string whyNot;
+  decltype(&::ncclGetVersion) getVersion = nullptr;
+  decltype(&::ncclGetErrorString) getErrorString = nullptr;
+  decltype(&::ncclGetLastError) getLastError = nullptr;
+  decltype(&::ncclCommInitAll) commInitAll = nullptr;
+  decltype(&::ncclCommDestroy) commDestroy = nullptr;
+  decltype(&::ncclGroupStart) groupStart = nullptr;
+  decltype(&::ncclGroupEnd) groupEnd = nullptr;
+  decltype(&::ncclAllGather) allGather = nullptr;
+  decltype(&::ncclReduceScatter) reduceScatter = nullptr;
+  decltype(&::ncclAllReduce) allReduce = nullptr;
+
+  NcclApi() {
+    library = dlopen("libnccl.so.2", RTLD_NOW | RTLD_LOCAL);
+    if (library == nullptr) {
+      const char* e = dlerror();
+      whyNot = "libnccl.so.2 could not be loaded (" + std::string(e != nullptr ? e : "unknown reason") + ")";
+      return;
+    }
+    const auto load = [&](auto& fn, const char* name) {
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(library, name));
+      if (fn == nullptr && whyNot.empty()) whyNot = std::string("libnccl.so.2 lacks ") + name + " (too old?)";
+    };
+    load(getVersion, "ncclGetVersion");
+    load(getErrorString, "ncclGetErrorString");
+    load(getLastError, "ncclGetLastError");
+    load(commInitAll, "ncclCommInitAll");
+    load(commDestroy, "ncclCommDestroy");
+    load(groupStart, "ncclGroupStart");
+    load(groupEnd, "ncclGroupEnd");
+    load(allGather, "ncclAllGather");
+    load(reduceScatter, "ncclReduceScatter");
+    load(allReduce, "ncclAllReduce");
+  }
+  bool usable() const { return whyNot.empty(); }
+};
+
+const NcclApi& nccl() {
+  static const NcclApi api; // opened once, kept for the process's life
+  return api;
+}
+
+[[noreturn]] void throwNccl(ncclResult_t r, const char* expr, ncclComm_t comm) {
+  std::string message = std::string("NCCL error: ") + expr + " failed: " + nccl().getErrorString(r);
+  if (comm != nullptr) {
+    if (const char* last = nccl().getLastError(comm); last != nullptr && *last != '\0') {
+      message += " (" + std::string(last) + ")";
+    }
+  }
+  throw NcclError(static_cast<int>(r), message);
+}
+
+} // namespace
+
+#define NCCL_CHECK(expr, comm)                                                                                         \
+  do {                                                                                                                 \
+    const ncclResult_t ncclCheckResult_ = (expr);                                                                      \
+    if (ncclCheckResult_ != ncclSuccess) throwNccl(ncclCheckResult_, #expr, (comm));                                   \
+  } while (false)
+
+bool ncclBuiltIn() { return true; }
+
+std::string ncclVersionText() {
+  if (!nccl().usable()) return "none: " + nccl().whyNot;
+  int v = 0;
+  if (nccl().getVersion(&v) != ncclSuccess) return "unknown";
+  // Since 2.9: major * 10000 + minor * 100 + patch.
+  return std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." + std::to_string(v % 100);
+}
+
+struct Collectives::Impl {
+  std::vector<int> devices;
+  std::vector<ncclComm_t> comms;
+};
+
+Collectives::Collectives(const std::vector<int>& devices) : impl_(std::make_unique<Impl>()) {
+  if (devices.empty()) throw std::invalid_argument("Collectives: no GPU");
+  if (!nccl().usable()) {
+    throw EnvironmentError("more than one GPU needs NCCL, which is missing: " + nccl().whyNot +
+                           "; install it (the CUDA toolkit's, or Debian's libnccl2) or run on one GPU");
+  }
+  // NVLink SHARP (multicast) stays off unless the user asks for it: graphsim's collectives are small, and on shared
+  // machines a program using multicast can take the host's GPUs out of service (docs/MULTI-GPU.md).
+  setenv("NCCL_NVLS_ENABLE", "0", 0);
+  impl_->devices = devices;
+  impl_->comms.assign(devices.size(), nullptr);
+  const ncclResult_t r = nccl().commInitAll(impl_->comms.data(), static_cast<int>(devices.size()), devices.data());
+  if (r != ncclSuccess) {
+    impl_->comms.clear();
+    throw EnvironmentError(std::string("NCCL could not set up the GPUs (ncclCommInitAll: ") + nccl().getErrorString(r) +
+                           "; NCCL_DEBUG=WARN prints NCCL's reason)");
+  }
+}
+
+Collectives::~Collectives() {
+  for (ncclComm_t c : impl_->comms) {
+    if (c == nullptr) continue;
+    if (const ncclResult_t r = nccl().commDestroy(c); r != ncclSuccess) {
+      std::fprintf(stderr, "graphsim: ncclCommDestroy failed: %s\n", nccl().getErrorString(r));
+    }
+  }
+}
+
+int Collectives::ranks() const { return static_cast<int>(impl_->devices.size()); }
+
+int Collectives::device(int rank) const { return impl_->devices.at(static_cast<std::size_t>(rank)); }
+
+std::vector<Graph> Collectives::capture(const std::vector<cudaStream_t>& streams,
+                                        const std::function<void(int, cudaStream_t)>& record) const {
+  const int n = ranks();
+  if (static_cast<int>(streams.size()) != n) throw std::invalid_argument("Collectives::capture: one stream per rank");
+  int begun = 0;
+  std::vector<Graph> graphs(static_cast<std::size_t>(n));
+  // Every capture that began is ended, also after a failure (no stream may stay capturing); then the first failure
+  // is reported. keep == false: after a throw half-way, the graphs are discarded.
+  const auto endCaptures = [&](bool keep) {
+    cudaError_t first = cudaSuccess;
+    int failedRank = 0;
+    for (int r = 0; r < begun; ++r) {
+      cudaGraph_t g = nullptr;
+      cudaError_t e = cudaSetDevice(device(r));
+      if (e == cudaSuccess) e = cudaStreamEndCapture(streams[static_cast<std::size_t>(r)], &g);
+      if (e == cudaSuccess && keep) {
+        graphs[static_cast<std::size_t>(r)] = Graph(g);
+      } else if (g != nullptr) {
+        (void)cudaGraphDestroy(g);
+      }
+      if (e != cudaSuccess && first == cudaSuccess) {
+        first = e;
+        failedRank = r;
+      }
+    }
+    (void)cudaGetLastError();
+    if (keep && first != cudaSuccess) {
+      throwCudaError(first, "cudaStreamEndCapture", __FILE__, __LINE__,
+                     "ending the capture of rank " + std::to_string(failedRank) + "'s collectives");
+    }
+  };
+  try {
+    for (int r = 0; r < n; ++r) {
+      CUDA_CHECK(cudaSetDevice(device(r)));
+      CUDA_CHECK_CTX(cudaStreamBeginCapture(streams[static_cast<std::size_t>(r)], cudaStreamCaptureModeThreadLocal),
+                     "capturing rank " + std::to_string(r) + "'s collectives");
+      ++begun;
+    }
+    NCCL_CHECK(nccl().groupStart(), nullptr);
+    try {
+      for (int r = 0; r < n; ++r) record(r, streams[static_cast<std::size_t>(r)]);
+    } catch (...) {
+      (void)nccl().groupEnd();
+      throw;
+    }
+    NCCL_CHECK(nccl().groupEnd(), nullptr);
+  } catch (...) {
+    endCaptures(false);
+    throw;
+  }
+  endCaptures(true);
+  CUDA_CHECK(cudaSetDevice(device(0)));
+  return graphs;
+}
+
+void Collectives::issue(const std::vector<cudaStream_t>& streams,
+                        const std::function<void(int, cudaStream_t)>& record) const {
+  if (static_cast<int>(streams.size()) != ranks())
+    throw std::invalid_argument("Collectives::issue: one stream per rank");
+  NCCL_CHECK(nccl().groupStart(), nullptr);
+  try {
+    for (int r = 0; r < ranks(); ++r) record(r, streams[static_cast<std::size_t>(r)]);
+  } catch (...) {
+    (void)nccl().groupEnd();
+    throw;
+  }
+  NCCL_CHECK(nccl().groupEnd(), nullptr);
+}
+
+void Collectives::allGatherFloats(int rank, float* buffer, std::size_t count, cudaStream_t stream) const {
+  ncclComm_t c = impl_->comms.at(static_cast<std::size_t>(rank));
+  NCCL_CHECK(nccl().allGather(buffer + static_cast<std::size_t>(rank) * count, buffer, count, ncclFloat32, c, stream),
+             c);
+}
+
+void Collectives::reduceScatterSum(int rank, unsigned long long* buffer, std::size_t count, cudaStream_t stream) const {
+  ncclComm_t c = impl_->comms.at(static_cast<std::size_t>(rank));
+  NCCL_CHECK(nccl().reduceScatter(buffer, buffer + static_cast<std::size_t>(rank) * count, count, ncclUint64, ncclSum,
+                                  c, stream),
+             c);
+}
+
+void Collectives::allReduceMax(int rank, const unsigned int* send, unsigned int* recv, std::size_t count,
+                               cudaStream_t stream) const {
+  ncclComm_t c = impl_->comms.at(static_cast<std::size_t>(rank));
+  NCCL_CHECK(nccl().allReduce(send, recv, count, ncclUint32, ncclMax, c, stream), c);
+}
+
+#else // GRAPHSIM_HAVE_NCCL
+
+bool ncclBuiltIn() { return false; }
+std::string ncclVersionText() { return "none (graphsim was built without NCCL)"; }
+
+struct Collectives::Impl {};
+
+Collectives::Collectives(const std::vector<int>& devices) {
+  throw EnvironmentError(
+      "more than one GPU (" + std::to_string(devices.size()) +
+      " asked for) needs NCCL, and this graphsim was built without it: install NCCL (libnccl-dev, or "
+      "the CUDA toolkit's) and configure again (docs/MULTI-GPU.md)");
+}
+Collectives::~Collectives() = default;
+int Collectives::ranks() const { return 0; }
+int Collectives::device(int) const { return 0; }
+std::vector<Graph> Collectives::capture(const std::vector<cudaStream_t>&,
+                                        const std::function<void(int, cudaStream_t)>&) const {
+  return {};
+}
+void Collectives::issue(const std::vector<cudaStream_t>&, const std::function<void(int, cudaStream_t)>&) const {}
+void Collectives::allGatherFloats(int, float*, std::size_t, cudaStream_t) const {}
+void Collectives::reduceScatterSum(int, unsigned long long*, std::size_t, cudaStream_t) const {}
+void Collectives::allReduceMax(int, const unsigned int*, unsigned int*, std::size_t, cudaStream_t) const {}
+
+#endif // GRAPHSIM_HAVE_NCCL
+
+} // namespace graphsim::cuda

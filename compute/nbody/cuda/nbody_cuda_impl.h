@@ -1,0 +1,481 @@
+// NBodyCudaBackend's private state, shared by its source files: nbody_cuda_backend.cpp (construction and the public
+// API) and the Impl's own members below (launch, waits, blow-up and diagnostics reports, resets on one or several
+// GPUs). Internal to compute/cuda.
+//
+// Ownership and freeing order (docs/FRAME.md, Shutdown): Impl declares the stream and timing events first, then the
+// imported semaphores, then the imported render buffers, the state arrays and last the graph, so that destruction runs
+// in reverse: graph exec and graphs, state, mapped pointers + external memory (cudaFree, then
+// cudaDestroyExternalMemory, per buffer), semaphores, events, stream. ~NBodyCudaBackend first waits (bounded) for the
+// stream, so nothing is destroyed while the GPU may use it.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "compute/cuda/cuda_check.h"
+#include "compute/cuda/cuda_handles.h"
+#include "compute/cuda/external_interop.h"
+#include "compute/cuda/frame_timings.h"
+#include "compute/cuda/mapped_report.h"
+#include "compute/cuda/poll.h"
+#include "compute/nbody/cuda/collectives.h"
+#include "compute/nbody/cuda/device_bodies.h"
+#include "compute/nbody/cuda/graph_slices.h"
+#include "compute/nbody/cuda/leapfrog_start.h"
+#include "compute/nbody/cuda/nbody_frame_graph.h"
+#include "compute/nbody/nbody_cuda_backend.h"
+#include "compute/nbody/nbody_cuda_instruments.h"
+#include "compute/protocol.h"
+
+namespace graphsim {
+
+// The Impl's vocabulary (this header is included by nbody_cuda_backend.cpp only).
+
+using Clock = std::chrono::steady_clock;
+
+// Launches whose frame index the host remembers for the blow-up report. The report of a launch is read at the
+// latest at the launch kLaunchLog later (Impl::launch), and every loop here keeps at most F <= 4 frames queued
+// (renderDone throttle, waitForFrame, step()), so the entry it needs is still there.
+constexpr std::size_t kLaunchLog = 64;
+
+// The host state a reset starts from. LeapfrogStart::Host builds it exactly as NBodyCpuBackend::reset does (same
+// functions, same order), so that both backends start bit-identical: bodies, leapfrog half-step velocities, a(0)
+// rounded from double, and the colour of the initial velocities. LeapfrogStart::Device stops after the bodies
+// (velocities at t = 0, accel and colour zero): startLeapfrogOnDevice does the rest on the GPU.
+struct HostStart {
+  BodyState state;
+  std::vector<Float4> accel;
+  std::vector<float> colour;
+};
+
+// The CUDA device current for the scope (every call on another GPU's stream, graph or memory runs inside one), and
+// the primary GPU again after it.
+class OnDevice {
+public:
+  OnDevice(int device, int primary) : primary_(primary) { CUDA_CHECK(cudaSetDevice(device)); }
+  ~OnDevice() { CUDA_LOG(cudaSetDevice(primary_)); }
+  OnDevice(const OnDevice&) = delete;
+  OnDevice& operator=(const OnDevice&) = delete;
+
+private:
+  int primary_;
+};
+
+// The host state a reset starts from (nbody_cuda_backend.cpp).
+HostStart makeHostStart(const NBodyConfig& config, LeapfrogStart start);
+
+struct NBodyCudaBackend::Impl {
+  NBodyConfig config;
+  std::chrono::milliseconds waitTimeout{5000};
+  LeapfrogStart leapfrogStart = LeapfrogStart::Device;
+  LaunchMode mode = LaunchMode::Graph;
+  ComparisonLaunch comparisonLaunch = nullptr; // set with a comparison mode (NBodyCudaInstruments::setLaunchMode)
+
+  cuda::Stream stream;
+  cuda::FrameTimings timing; // frame k's GPU time and end event
+
+  cuda::ExternalSemaphore renderDone, simDone;
+  std::vector<cuda::ExternalBuffer> renderBuffers; // F buffers; frame k writes renderBuffers[protocol.slot(k)]
+  FrameProtocol protocol{1};                       // interop: F = the render buffers; compute-only: 1
+  std::uint64_t renderCapacity = 0;                // bodies that fit in the smallest render buffer
+
+  cuda::DeviceArray<float4> computeOutput; // write_render's target without interop
+  cuda::PinnedArray<float4> hostOutput;    // copyRenderOutput's staging, allocated on first use
+  cuda::DeviceBodies bodies;
+
+  // Blow-up detection (docs/FRAME.md): the word the stage kernels flag (device memory), the word the graph's
+  // report_blow_up node writes once per reset (mapped pinned host memory), and the frame of each recent launch: the
+  // report names its launch by the ordinal the report node counts on the GPU, which the host counts alike.
+  cuda::DeviceArray<cuda::BlowUpDeviceState> blowUpState;
+  cuda::PinnedArray<unsigned long long> blowUpWord;
+  unsigned long long* d_blowUpWord = nullptr;
+  struct LaunchRecord {
+    std::uint32_t ordinal = 0;
+    std::uint64_t frame = 0;
+  };
+  std::array<LaunchRecord, kLaunchLog> launchLog{};
+  std::uint32_t nextLaunchOrdinal = 0; // wraps with the GPU's 32-bit count
+  mutable std::optional<NBodyBlowUp> blowUp;
+
+  // Diagnostics (docs/DIAGNOSTICS.md): the node's device state (zeroed once) and the mapped pinned report it writes;
+  // the series (one per reset) and the latest sample read from the report.
+  cuda::DeviceArray<cuda::DiagnosticsDeviceState> diagnosticsState;
+  cuda::PinnedArray<cuda::DiagnosticsHostReport> diagnosticsReport;
+  cuda::DiagnosticsHostReport* d_diagnosticsReport = nullptr;
+  std::uint64_t diagnosticsSeries = 0;
+  mutable std::optional<DiagnosticsSample> diagnostics;
+
+  // Several GPUs (docs/MULTI-GPU.md). The GPU above (the one the renderer shares) is rank 0; each peer is one more
+  // rank with its own stream, full state arrays and frame graph (GraphSlice), all built and launched from here.
+  // Declared before the graphs: the communicators and captured collectives outlive every exec that uses them.
+  int device = 0;
+  std::unique_ptr<cuda::Collectives> collectives; // null: one GPU
+  std::vector<cuda::Graph> capturedCollectives;   // every rank's, for the graphs built from them
+  cuda::DeviceArray<unsigned int> tileFlags;      // rank 0's combined non-finite bits
+
+  std::optional<cuda::NBodyFrameGraph> graph;
+
+  struct Peer {
+    int device = 0;
+    cuda::Stream stream;
+    cuda::FrameTimings timing;
+    cuda::DeviceBodies bodies;
+    cuda::DeviceArray<unsigned int> tileFlags;
+    cuda::DeviceArray<cuda::BlowUpDeviceState> blowUpState;
+    cuda::PinnedArray<unsigned long long> blowUpWord;
+    unsigned long long* d_blowUpWord = nullptr;
+    std::optional<cuda::NBodyFrameGraph> graph;
+  };
+  std::deque<Peer> peers;                 // a deque: peers are built in place and never move
+  mutable std::vector<NodeInfo> allNodes; // nodes() with peers: rank 0's, then each peer's ("forces@gpu1")
+
+  int ranks() const { return 1 + static_cast<int>(peers.size()); }
+
+  struct InjectedFailure {
+    NBodyStage stage;
+    std::uint64_t frame;
+    BreakNode breakNode;
+  };
+  std::optional<InjectedFailure> injectedFailure; // --inject kernel-fail (test hook)
+  std::string injectedNode;                       // the node it broke, named in the errors that follow
+
+  std::optional<std::uint64_t> lastLaunched;
+  std::uint64_t nextComputeFrame = 0;
+  mutable double lastSimMs = -1;
+
+  bool interop() const { return !renderBuffers.empty(); }
+
+  float4* outputFor(std::uint64_t frame) const {
+    if (!interop()) return computeOutput.get();
+    return renderBuffers[protocol.slot(frame)].as<float4>();
+  }
+
+  void launch(std::uint64_t frame) {
+    harvestBlowUp(); // before this launch's log entry replaces the one kLaunchLog launches back
+    // Events on the stream around the graph launch: the GPU time includes the wait node, which with frames in
+    // flight usually finds renderDone already signalled.
+    timing.begin(frame, stream.get());
+    if (injectedFailure && injectedFailure->frame == frame) {
+      injectedNode = injectedFailure->breakNode(*graph, injectedFailure->stage);
+    }
+    try {
+      if (comparisonLaunch == nullptr) {
+        graph->launch(frame, outputFor(frame), stream.get());
+      } else {
+        comparisonLaunch(*graph, cuda::FrameLaunch{frame, outputFor(frame), stream.get()});
+      }
+      for (Peer& p : peers) {
+        // The peers' graphs need no wait: their first collective waits for rank 0's, which waited for renderDone.
+        const OnDevice on(p.device, device);
+        p.timing.begin(frame, p.stream.get());
+        p.graph->launch(frame, nullptr, p.stream.get());
+        p.timing.end(frame, p.stream.get());
+      }
+    } catch (const CudaError& e) {
+      if (injectedNode.empty()) throw;
+      throw CudaError(e.code, std::string(e.what()) + " [node " + injectedNode +
+                                  " has the launch configuration that --inject kernel-fail gave it]");
+    }
+    timing.end(frame, stream.get());
+    lastLaunched = frame;
+    launchLog[nextLaunchOrdinal % kLaunchLog] = {nextLaunchOrdinal, frame};
+    ++nextLaunchOrdinal;
+  }
+
+  // A fresh report: the GPU's word and launch count on the stream (ordered before every later launch), the host word
+  // directly. The caller makes sure no launch is running. The host word is mapped, so kernels write it in place.
+  void clearBlowUp() {
+    if (!blowUpState.get()) {
+      blowUpState = cuda::DeviceArray<cuda::BlowUpDeviceState>(1);
+      blowUpWord = cuda::PinnedArray<unsigned long long>(1, cudaHostAllocMapped);
+      void* onDevice = nullptr;
+      CUDA_CHECK(cudaHostGetDevicePointer(&onDevice, blowUpWord.get(), 0));
+      d_blowUpWord = static_cast<unsigned long long*>(onDevice);
+    }
+    cuda::BlowUpDeviceState* d_state = blowUpState.get();
+    CUDA_CHECK(cudaMemsetAsync(&d_state->first, 0xFF, sizeof(unsigned int), stream.get())); // = kNoBlowUp
+    CUDA_CHECK(cudaMemsetAsync(&d_state->launches, 0, 3 * sizeof(unsigned int), stream.get()));
+    static_assert(offsetof(cuda::BlowUpDeviceState, launches) == sizeof(unsigned int) &&
+                  sizeof(cuda::BlowUpDeviceState) == 4 * sizeof(unsigned int));
+    *blowUpWord.get() = ~0ull;
+    for (Peer& p : peers) {
+      const OnDevice on(p.device, device);
+      if (!p.blowUpState.get()) {
+        p.blowUpState = cuda::DeviceArray<cuda::BlowUpDeviceState>(1);
+        p.blowUpWord = cuda::PinnedArray<unsigned long long>(1, cudaHostAllocMapped);
+        void* onDevice = nullptr;
+        CUDA_CHECK(cudaHostGetDevicePointer(&onDevice, p.blowUpWord.get(), 0));
+        p.d_blowUpWord = static_cast<unsigned long long*>(onDevice);
+      }
+      CUDA_CHECK(cudaMemsetAsync(&p.blowUpState.get()->first, 0xFF, sizeof(unsigned int), p.stream.get()));
+      CUDA_CHECK(cudaMemsetAsync(&p.blowUpState.get()->launches, 0, 3 * sizeof(unsigned int), p.stream.get()));
+      *p.blowUpWord.get() = ~0ull;
+    }
+    nextLaunchOrdinal = 0;
+    blowUp.reset();
+  }
+
+  void allocateDiagnostics() {
+    diagnosticsState = cuda::DeviceArray<cuda::DiagnosticsDeviceState>(1);
+    CUDA_CHECK(cudaMemset(diagnosticsState.get(), 0, sizeof(cuda::DiagnosticsDeviceState)));
+    diagnosticsReport = cuda::PinnedArray<cuda::DiagnosticsHostReport>(1, cudaHostAllocMapped);
+    std::memset(static_cast<void*>(diagnosticsReport.get()), 0, sizeof(cuda::DiagnosticsHostReport));
+    void* onDevice = nullptr;
+    CUDA_CHECK(cudaHostGetDevicePointer(&onDevice, diagnosticsReport.get(), 0));
+    d_diagnosticsReport = static_cast<cuda::DiagnosticsHostReport*>(onDevice);
+  }
+
+  // A new series: nothing of the old state is shown again. The caller made sure no launch is running.
+  void clearDiagnostics() {
+    static_cast<volatile cuda::DiagnosticsHostReport*>(diagnosticsReport.get())->seq = 0;
+    ++diagnosticsSeries;
+    diagnostics.reset();
+    graph->restartDiagnostics();
+  }
+
+  // The report's sample if one is complete (seqlock: seq, the fields, seq again); never a CUDA call, never a wait.
+  void harvestDiagnostics() const {
+    const auto sample = cuda::readMappedReport(diagnosticsReport.get(), [&](const volatile auto* h) {
+      DiagnosticsSample d;
+      d.frame = h->frame;
+      d.series = diagnosticsSeries;
+      d.sums.kinetic = h->sums.kinetic;
+      d.sums.potential = h->sums.potential;
+      for (int k = 0; k < 3; ++k) {
+        d.sums.momentum[k] = h->sums.momentum[k];
+        d.sums.angularMomentum[k] = h->sums.angularMomentum[k];
+      }
+      d.sums.momentumScale = h->sums.momentumScale;
+      d.sums.angularMomentumScale = h->sums.angularMomentumScale;
+      return d;
+    });
+    if (sample) diagnostics = sample;
+  }
+
+  // One load of the mapped host word (never a CUDA call, never a wait). It is written once, with one 8-byte store,
+  // by the report node of the first frame that had a non-finite value: (launch ordinal << 32) | code.
+  void harvestBlowUp() const {
+    if (blowUp || !blowUpWord.get()) return;
+    unsigned long long word = *static_cast<const volatile unsigned long long*>(blowUpWord.get());
+    // Several GPUs: each reports its own slice's; the earliest launch, then the earliest node, is the first.
+    for (const Peer& p : peers) {
+      if (!p.blowUpWord.get()) continue;
+      const unsigned long long theirs = *static_cast<const volatile unsigned long long*>(p.blowUpWord.get());
+      word = std::min(word, theirs);
+    }
+    const auto code = static_cast<std::uint32_t>(word);
+    if (code == cuda::kNoBlowUp) return;
+    const auto ordinal = static_cast<std::uint32_t>(word >> 32);
+    const LaunchRecord& r = launchLog[ordinal % kLaunchLog];
+    NBodyBlowUp b;
+    // The else branch is not reachable through the loops here (see kLaunchLog); they number frames consecutively.
+    const std::uint32_t launchesAgo = nextLaunchOrdinal - 1 - ordinal;
+    b.frame = r.ordinal == ordinal ? r.frame : lastLaunched.value_or(0) - launchesAgo;
+    const unsigned int node = cuda::blowUpNode(code);
+    b.stage = static_cast<NBodyStage>(node % kStageCount);
+    b.substep = static_cast<int>(node / kStageCount);
+    switch (cuda::blowUpQuantity(code)) {
+    case cuda::kBlowUpAcceleration: b.what = "non-finite acceleration"; break;
+    case cuda::kBlowUpVelocity: b.what = "non-finite velocity"; break;
+    default: b.what = "non-finite position"; break;
+    }
+    blowUp = std::move(b);
+  }
+
+  void synchronize() const {
+    const auto deadline = Clock::now() + waitTimeout;
+    for (const Peer& p : peers) {
+      const bool done = cuda::pollCudaUntilDone(
+          [&] { return cudaStreamQuery(p.stream.get()); }, "cudaStreamQuery",
+          [&] { return "GPU " + std::to_string(p.device) + "'s frame graph failed (a kernel or an NCCL collective)"; },
+          deadline);
+      if (!done)
+        throw TimeoutError(stallMessage() + " (GPU " + std::to_string(p.device) + ")", TimeoutError::Side::Cuda);
+    }
+    const bool done = cuda::pollCudaUntilDone(
+        [&] { return cudaStreamQuery(stream.get()); }, "cudaStreamQuery",
+        [&] {
+          const std::string frame = lastLaunched ? "frame " + std::to_string(*lastLaunched) : "before the first frame";
+          return "the frame graph failed (" + frame + "; a kernel or semaphore operation" +
+                 (injectedNode.empty() ? "" : "; --inject kernel-fail broke node " + injectedNode) + ")";
+        },
+        deadline);
+    // Still running: the GPU may be using everything (e.g. a semaphore wait that never completes).
+    if (!done) throw TimeoutError(stallMessage(), TimeoutError::Side::Cuda);
+  }
+
+  // Bounded wait for frame k's end event; frames older than the event ring are covered by a stream synchronize.
+  void waitForFrame(std::uint64_t k) const {
+    if (!lastLaunched || k > *lastLaunched) {
+      throw std::logic_error("waitForFrame(" + std::to_string(k) + "): that frame has not been launched");
+    }
+    cudaEvent_t end = timing.endOf(k);
+    if (end == nullptr) return synchronize();
+    const bool done = cuda::pollCudaUntilDone(
+        [&] { return cudaEventQuery(end); }, "cudaEventQuery",
+        [&] {
+          return "frame " + std::to_string(k) + " failed (a kernel or semaphore operation" +
+                 (injectedNode.empty() ? "" : "; --inject kernel-fail broke node " + injectedNode) + ")";
+        },
+        Clock::now() + waitTimeout);
+    if (!done) throw TimeoutError(stallMessage(), TimeoutError::Side::Cuda);
+  }
+
+  // A freshly uploaded state: bodies were copied with cudaMemcpy, whose pageable host-to-device DMA may still be
+  // running when it returns, on the legacy stream that our non-blocking stream does not order against. Wait for it
+  // (plain copies: this cannot hang), then start the leapfrog on the GPU if asked.
+  // On several GPUs every GPU starts the whole state alike (the kernels are deterministic): the same bytes everywhere.
+  void startBodies(const cuda::DeviceBodies& fresh, const NBodyParams& params, cudaStream_t on = nullptr) {
+    CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
+    if (leapfrogStart == LeapfrogStart::Device) {
+      // eps^2 as NBodyFrameGraph::stageSpec computes it, so a(0) is what the first forces node would compute.
+      const cuda::LeapfrogStartParams start{params.G, params.softening * params.softening, params.dt,
+                                            params.colourScale};
+      cuda::startLeapfrogOnDevice(fresh.view(), start, on != nullptr ? on : stream.get());
+      if (on == nullptr) synchronize();
+      else waitForStream(on, "the leapfrog start");
+    }
+  }
+
+  // Bounded wait for one stream of this backend's set-up work (`what`: "the leapfrog start").
+  void waitForStream(cudaStream_t s, const std::string& what) const {
+    const bool done = cuda::pollCudaUntilDone([&] { return cudaStreamQuery(s); }, "cudaStreamQuery",
+                                              [&] { return what + " failed"; }, Clock::now() + waitTimeout);
+    if (!done) {
+      throw TimeoutError(
+          "CUDA side stalled: " + what + " did not complete within " + std::to_string(waitTimeout.count()) + " ms",
+          TimeoutError::Side::Cuda);
+    }
+  }
+
+  // Several GPUs: lays `next` out over the ranks (shares, fresh arrays on every GPU, the collectives captured for them)
+  // and builds or rebuilds every graph. Every reset takes this path (the shares follow the count). Nothing runs.
+  void layOutSeveral(const NBodyConfig& next, const HostStart& start, const std::string& cause) {
+    const int R = ranks();
+    const int n = static_cast<int>(next.bodies);
+    const int S = cuda::shareFor(n, R);
+    const std::size_t capacity =
+        std::max({capacityFor(next), bodies.capacity(), static_cast<std::size_t>(S) * static_cast<std::size_t>(R)});
+    const std::size_t tiles = cuda::forcesTileCounters(capacity);
+    cuda::DeviceBodies fresh(start.state, start.accel, start.colour, capacity);
+    startBodies(fresh, next.params);
+    cuda::DeviceArray<unsigned int> freshFlags(tiles);
+    std::vector<cuda::DeviceBodies> peerBodies;
+    std::vector<cuda::DeviceArray<unsigned int>> peerFlags;
+    for (Peer& p : peers) {
+      const OnDevice on(p.device, device);
+      peerBodies.emplace_back(start.state, start.accel, start.colour, capacity);
+      startBodies(peerBodies.back(), next.params, p.stream.get());
+      peerFlags.emplace_back(tiles);
+    }
+    std::vector<cuda::RankArrays> arrays{{fresh.view(), freshFlags.get(), stream.get()}};
+    for (std::size_t i = 0; i < peers.size(); ++i) {
+      arrays.push_back({peerBodies[i].view(), peerFlags[i].get(), peers[i].stream.get()});
+    }
+    cuda::Slices slices = cuda::captureSlices(*collectives, arrays, tiles, n, S, next.substeps,
+                                              [&](cudaStream_t s, const std::string& what) { waitForStream(s, what); });
+
+    cuda::DeviceArray<float4> freshOutput;
+    if (!interop()) freshOutput = cuda::DeviceArray<float4>(capacity);
+    float4* output = interop() ? outputFor(lastLaunched.value_or(0)) : freshOutput.get();
+    if (!graph) {
+      const cuda::FrameSemaphores semaphores{renderDone.get(), simDone.get(), protocol}; // copied by the graph
+      graph.emplace(fresh.view(), next.substeps, next.params, next.enabled, interop() ? &semaphores : nullptr, output,
+                    cuda::ReportBlowUpArgs{blowUpState.get(), d_blowUpWord}, cuda::DiagnosticsBuffers{}, 0,
+                    &slices.perRank[0]);
+    } else {
+      graph->setSlice(slices.perRank[0]);
+      graph->rebuild(fresh.view(), next.substeps, next.params, next.enabled, output, cause);
+    }
+    for (std::size_t i = 0; i < peers.size(); ++i) {
+      Peer& p = peers[i];
+      const OnDevice on(p.device, device);
+      if (!p.graph) {
+        p.graph.emplace(peerBodies[i].view(), next.substeps, next.params, next.enabled, nullptr, nullptr,
+                        cuda::ReportBlowUpArgs{p.blowUpState.get(), p.d_blowUpWord}, cuda::DiagnosticsBuffers{}, 0,
+                        &slices.perRank[i + 1]);
+      } else {
+        p.graph->setSlice(slices.perRank[i + 1]);
+        p.graph->rebuild(peerBodies[i].view(), next.substeps, next.params, next.enabled, nullptr, cause);
+      }
+      p.bodies = std::move(peerBodies[i]);
+      p.tileFlags = std::move(peerFlags[i]);
+    }
+    // Every graph now refers to the new arrays and collectives only: the old ones are freed here.
+    bodies = std::move(fresh);
+    tileFlags = std::move(freshFlags);
+    if (!interop()) computeOutput = std::move(freshOutput);
+    capturedCollectives = std::move(slices.captured);
+  }
+
+  // Bodies the state arrays of `next` are allocated for: its capacity (NBodyConfig::maxBodies), at least its
+  // count; with interop at most what the render buffers hold (a count beyond them cannot be drawn).
+  std::size_t capacityFor(const NBodyConfig& next) const {
+    std::uint64_t capacity = static_cast<std::uint64_t>(bodyCapacity(next));
+    if (interop()) capacity = std::max(std::min(capacity, renderCapacity), static_cast<std::uint64_t>(next.bodies));
+    return static_cast<std::size_t>(capacity);
+  }
+
+  // A reset within the arrays' capacity and with the same substeps (issue 14): the new state is uploaded into the
+  // same arrays and the graph is told the new count, parameters and enable states like a live edit. The next
+  // launch updates the kernel nodes whose arguments or grids changed (cudaGraphExecKernelNodeSetParams, counted in
+  // nodeUpdates, timed in lastUpdateHostUs): no cudaGraphExecUpdate, no instantiation. The caller synchronised.
+  void resetInPlace(const NBodyConfig& next, const HostStart& start) {
+    bodies.upload(start.state, start.accel, start.colour);
+    startBodies(bodies, next.params);
+    graph->setBodies(bodies.view());
+    graph->setParams(next.params);
+    for (const NBodyStageInfo& row : kNBodyStages) {
+      graph->setStageEnabled(row.stage, next.enabled[static_cast<std::size_t>(row.stage)]);
+    }
+  }
+
+  // Any other reset: new arrays (a count beyond the capacity, or another substep count), then the graph rebuilt
+  // with cudaGraphExecUpdate, falling back to a fresh instantiation; the counters record which and why. The old
+  // arrays are freed only once the graph refers to the new ones; the capacity never shrinks. The caller synchronised.
+  void resetReallocating(const NBodyConfig& next, const HostStart& start) {
+    const std::size_t capacity = std::max(capacityFor(next), bodies.capacity());
+    std::string cause;
+    if (static_cast<std::size_t>(next.bodies) > bodies.capacity()) {
+      cause = "body count " + std::to_string(next.bodies) + " exceeds the capacity " +
+              std::to_string(bodies.capacity()) + ": buffers reallocated for " + std::to_string(capacity);
+    }
+    cuda::DeviceBodies fresh(start.state, start.accel, start.colour, capacity);
+    startBodies(fresh, next.params);
+    cuda::DeviceArray<float4> freshOutput;
+    if (!interop()) freshOutput = cuda::DeviceArray<float4>(capacity);
+    float4* output = interop() ? outputFor(lastLaunched.value_or(0)) : freshOutput.get();
+    graph->rebuild(fresh.view(), next.substeps, next.params, next.enabled, output, cause);
+    // The graph now refers to the new arrays only: the old ones are freed here.
+    bodies = std::move(fresh);
+    if (!interop()) computeOutput = std::move(freshOutput);
+  }
+
+  std::string stallMessage() const {
+    const std::uint64_t k = timing.oldestIncomplete().value_or(lastLaunched.value_or(0));
+    std::string m = "CUDA side stalled: frame " + std::to_string(k) + " did not complete within " +
+                    std::to_string(waitTimeout.count()) + " ms";
+    if (graph && graph->hasSemaphores()) {
+      m += " (waiting on renderDone ≥ " + std::to_string(protocol.renderDoneWaited(k)) + "?)";
+    }
+    return m;
+  }
+
+  double lastSimGpuMs() const {
+    if (!lastLaunched) return lastSimMs;
+    lastSimMs = timing.newestMs(*lastLaunched).value_or(lastSimMs);
+    return lastSimMs;
+  }
+};
+
+} // namespace graphsim
