@@ -31,12 +31,6 @@ constexpr std::uint32_t kFloorFirstVertex = kEdgeVertices;
 
 constexpr VkPipelineVertexInputStateCreateInfo kNoVertexInput{
     .sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
-constexpr VkPipelineRasterizationStateCreateInfo kRasterization{
-    .sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
-    .polygonMode = VK_POLYGON_MODE_FILL,
-    .cullMode = VK_CULL_MODE_NONE,
-    .frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE,
-    .lineWidth = 1.0f};
 // The floor's tint over whatever is behind it; the target's alpha stays as cleared (opaque captures).
 constexpr VkPipelineColorBlendAttachmentState kTint{.blendEnable = VK_TRUE,
                                                     .srcColorBlendFactor = VK_BLEND_FACTOR_SRC_ALPHA,
@@ -46,8 +40,6 @@ constexpr VkPipelineColorBlendAttachmentState kTint{.blendEnable = VK_TRUE,
                                                     .dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE,
                                                     .alphaBlendOp = VK_BLEND_OP_ADD,
                                                     .colorWriteMask = pipeline::kAllComponents};
-constexpr VkPipelineColorBlendAttachmentState kOpaque{.blendEnable = VK_FALSE,
-                                                      .colorWriteMask = pipeline::kAllComponents};
 
 // What differs between the edge and the floor pipelines.
 struct Variant {
@@ -55,7 +47,7 @@ struct Variant {
   VkBool32 depthWrite;
   const VkPipelineColorBlendAttachmentState* blend;
 };
-constexpr Variant kEdges{VK_PRIMITIVE_TOPOLOGY_LINE_LIST, VK_TRUE, &kOpaque};
+constexpr Variant kEdges{VK_PRIMITIVE_TOPOLOGY_LINE_LIST, VK_TRUE, &pipeline::kOpaque};
 constexpr Variant kFloor{VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, VK_FALSE, &kTint};
 
 OwnedPipeline createPipeline(VkDevice device, VkPipelineLayout layout, VkRenderPass renderPass,
@@ -74,7 +66,7 @@ OwnedPipeline createPipeline(VkDevice device, VkPipelineLayout layout, VkRenderP
       .pAttachments = variant.blend};
   return pipeline::createGraphicsPipeline(
       device, layout, renderPass, kVertexSpirv, kFragmentSpirv,
-      {&kNoVertexInput, &inputAssembly, &kRasterization, &depthStencil, &colourBlend});
+      {&kNoVertexInput, &inputAssembly, &pipeline::kRasterization, &depthStencil, &colourBlend});
 }
 
 } // namespace

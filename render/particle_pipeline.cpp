@@ -49,26 +49,20 @@ constexpr VkPipelineVertexInputStateCreateInfo kVertexInput{
 constexpr VkPipelineInputAssemblyStateCreateInfo kInputAssembly{
     .sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
     .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP};
-constexpr VkPipelineRasterizationStateCreateInfo kRasterization{
-    .sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
-    .polygonMode = VK_POLYGON_MODE_FILL,
-    .cullMode = VK_CULL_MODE_NONE,
-    .frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE,
-    .lineWidth = 1.0f};
 constexpr VkPipelineDepthStencilStateCreateInfo kDepthStencil{
     .sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO,
     .depthTestEnable = VK_TRUE,
     .depthWriteEnable = VK_TRUE,
     .depthCompareOp = VK_COMPARE_OP_LESS};
-constexpr VkPipelineColorBlendAttachmentState kOpaque{.blendEnable = VK_FALSE,
-                                                      .colorWriteMask = pipeline::kAllComponents};
 constexpr VkPipelineColorBlendStateCreateInfo kColourBlend{
-    .sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO, .attachmentCount = 1, .pAttachments = &kOpaque};
+    .sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
+    .attachmentCount = 1,
+    .pAttachments = &pipeline::kOpaque};
 
 OwnedPipeline createPipeline(VkDevice device, VkPipelineLayout layout, VkRenderPass renderPass) {
   return pipeline::createGraphicsPipeline(
       device, layout, renderPass, kVertexSpirv, kFragmentSpirv,
-      {&kVertexInput, &kInputAssembly, &kRasterization, &kDepthStencil, &kColourBlend});
+      {&kVertexInput, &kInputAssembly, &pipeline::kRasterization, &kDepthStencil, &kColourBlend});
 }
 
 } // namespace

@@ -36,6 +36,15 @@ inline constexpr VkPipelineDynamicStateCreateInfo kDynamicState{
 inline constexpr VkColorComponentFlags kAllComponents =
     VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT | VK_COLOR_COMPONENT_B_BIT | VK_COLOR_COMPONENT_A_BIT;
 
+// Filled triangles (or lines), both faces; an opaque colour attachment.
+inline constexpr VkPipelineRasterizationStateCreateInfo kRasterization{
+    .sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
+    .polygonMode = VK_POLYGON_MODE_FILL,
+    .cullMode = VK_CULL_MODE_NONE,
+    .frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE,
+    .lineWidth = 1.0f};
+inline constexpr VkPipelineColorBlendAttachmentState kOpaque{.blendEnable = VK_FALSE, .colorWriteMask = kAllComponents};
+
 // Sets the viewport and scissor to the whole target (dynamic state: the overlay sets its own in the same pass).
 inline void cmdSetFullViewport(VkCommandBuffer cmd, VkExtent2D extent) {
   const VkViewport viewport{0.0f, 0.0f, static_cast<float>(extent.width), static_cast<float>(extent.height),

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/version.h"
+#include "compute/number_text.h"
 
 namespace graphsim::app {
 namespace {
@@ -67,23 +68,8 @@ json diagnosticsJson(const DiagnosticsFigures& d) {
           {"drift_per_1000_frames", d.driftPer1000Frames ? driftJson(*d.driftPer1000Frames) : json(nullptr)}};
 }
 
-std::string fixed(double v, int decimals) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.*f", decimals, v);
-  return buffer;
-}
-std::string fixed(const std::optional<double>& v, int decimals) { return v ? fixed(*v, decimals) : "-"; }
-std::string scientific(double v) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.3e", v);
-  return buffer;
-}
-
-std::string formatFigure(double v) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof buffer, "%.4g", v);
-  return buffer;
-}
+std::string fixed(double v, int decimals) { return fixedText(v, decimals); }
+std::string fixed(const std::optional<double>& v, int decimals) { return v ? fixedText(*v, decimals) : "-"; }
 
 std::string csvField(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
@@ -211,7 +197,7 @@ std::string toCsv(const BenchReport& r) {
     out += "," + std::to_string(v.framesInFlight) + "," + fixed(v.frameMs.p50, 6) + "," + fixed(v.frameMs.p95, 6) +
            "," + fixed(v.frameMs.p99, 6) + "," + fixed(v.fps, 3) + "," + num(v.simGpuMs) + "," + num(v.renderGpuMs) +
            "," + fixed(v.host.nodeUpdates, 3) + "," + fixed(v.host.graphLaunch, 3) + "," + num(v.host.vkSubmit) + "," +
-           fixed(v.host.total, 3) + "," + scientific(v.interactionsPerSecond) + "," + fixed(v.gflops, 1) + "," +
+           fixed(v.host.total, 3) + "," + scientificText(v.interactionsPerSecond) + "," + fixed(v.gflops, 1) + "," +
            num(v.ratioToProduct) + "\n";
   }
   return out;
@@ -253,12 +239,12 @@ std::string toTable(const BenchReport& r) {
                   fixed(v.simGpuMs, 4).c_str(), fixed(v.renderGpuMs, 4).c_str(), v.host.nodeUpdates, v.host.graphLaunch,
                   fixed(v.host.vkSubmit, 2).c_str(), v.host.total,
                   fixed(v.cpu ? std::optional(v.cpu->loopThread) : std::nullopt, 1).c_str(),
-                  fixed(v.ratioToProduct, 2).c_str(), scientific(v.interactionsPerSecond).c_str(), v.gflops);
+                  fixed(v.ratioToProduct, 2).c_str(), scientificText(v.interactionsPerSecond).c_str(), v.gflops);
     out += line;
     if (!v.sceneFigures.empty()) {
       std::string figures = "               ";
       for (const auto& [key, value] : v.sceneFigures)
-        figures += " " + key + " " + (value ? formatFigure(*value) : std::string("-"));
+        figures += " " + key + " " + (value ? generalText(*value, 4) : std::string("-"));
       out += figures + "\n";
     }
     if (v.diagnostics) {
