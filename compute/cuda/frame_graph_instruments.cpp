@@ -8,7 +8,6 @@
 #include <utility>
 
 #include "compute/cuda/cuda_check.h"
-#include "compute/cuda/frame_graph_detail.h"
 #include "compute/cuda/kernel_launch.h"
 
 namespace graphsim::cuda {
@@ -56,14 +55,13 @@ void FrameGraphInstruments::launchWithWholeUpdate(FrameGraph& g, const FrameLaun
   const cudaError_t e = cudaGraphExecUpdate(g.exec_.get(), fresh.graph.get(), &info);
   if (e != cudaSuccess) {
     (void)cudaGetLastError(); // reported through the exception below
-    throwCudaError(
-        e, "cudaGraphExecUpdate", __FILE__, __LINE__,
-        frameContext(launch.frame, ": whole-graph update refused (") + detail::updateResultName(info.result) + ")");
+    throwCudaError(e, "cudaGraphExecUpdate", __FILE__, __LINE__,
+                   frameContext(launch.frame, ": whole-graph update refused (") + updateResultName(info.result) + ")");
   }
   // The exec keeps identifying its nodes by the handles of the graph it was instantiated from, and keeps their
   // enable states; it now holds the fresh graph's parameters.
   for (std::size_t i = 0; i < g.nodes_.size(); ++i) g.nodes_[i].applied = fresh.nodes[i].applied;
-  g.latest_ = std::move(fresh.graph);
+  g.exec_.latest = std::move(fresh.graph);
   g.paramsDirty_ = g.outputDirty_ = false;
   ++g.counters_.wholeGraphUpdates;
   g.prepareDiagnostics(launch.frame); // the update kept the node's enable state: the schedule decides it again
@@ -73,14 +71,15 @@ void FrameGraphInstruments::launchWithWholeUpdate(FrameGraph& g, const FrameLaun
 void FrameGraphInstruments::launchReinstantiated(FrameGraph& g, const FrameLaunch& launch) {
   const auto t0 = Clock::now();
   FrameGraph::Built fresh = buildForFrame(g, launch);
-  GraphExec exec = detail::instantiate(fresh.graph.get());
+  GraphExec exec = instantiateGraph(fresh.graph.get());
   for (const FrameGraph::Node& n : fresh.nodes) {
     if (n.kind == FrameGraph::Kind::Kernel && !g.runsStage(n.stage)) {
       CUDA_CHECK_CTX(cudaGraphNodeSetEnabled(exec.get(), n.node, 0u), n.name);
     }
   }
-  retire(g, std::exchange(g.exec_, std::move(exec)), std::exchange(g.instantiatedFrom_, std::move(fresh.graph)));
-  g.latest_.reset();
+  retire(g, std::exchange(g.exec_.exec, std::move(exec)),
+         std::exchange(g.exec_.instantiatedFrom, std::move(fresh.graph)));
+  g.exec_.latest.reset();
   g.nodes_ = std::move(fresh.nodes);
   g.nodeList_.structure = true; // new node handles and a new exec: nodes() reads the enable states back from it
   g.paramsDirty_ = g.outputDirty_ = false;

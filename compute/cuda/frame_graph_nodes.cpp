@@ -4,7 +4,6 @@
 #include <string>
 
 #include "compute/cuda/frame_graph.h"
-#include "compute/cuda/frame_graph_detail.h"
 
 namespace graphsim::cuda {
 
@@ -54,9 +53,7 @@ const std::vector<NodeInfo>& FrameGraph::nodes() const {
       const Node& n = nodes_[i];
       if (n.kind == Kind::Diagnostics) cache.list[i].enabled = diagnosticsOn_;
       if (n.kind != Kind::Kernel && n.kind != Kind::ForcesConvert) continue;
-      unsigned int isEnabled = 0;
-      CUDA_CHECK_CTX(cudaGraphNodeGetEnabled(exec_.get(), n.node, &isEnabled), n.name);
-      cache.list[i].enabled = isEnabled != 0;
+      cache.list[i].enabled = nodeEnabled(exec_.get(), n.node, n.name);
     }
     cache.enableStates = false;
   }
