@@ -26,22 +26,11 @@
 namespace graphsim::fluid::gpu {
 
 // The frame's nodes are the rows of kFluidSteps (compute/fluid/fluid_steps.h); the kernel rows get their parameters
-// from specFor below.
+// from specFor (fluid_kernels.cu).
 using Step = FluidStep;
 // The rows' names are string literals, so their data is NUL-terminated.
 inline const char* stepName(Step s) { return stepRow(s).name.data(); }
 
-// The substep's scratch, carved out of one allocation (preallocated, or a graph memory node's).
-struct Scratch {
-  unsigned *keys = nullptr, *keysAlt = nullptr, *vals = nullptr, *valsAlt = nullptr;
-  unsigned *cellStart = nullptr, *cellEnd = nullptr;
-  float4 *posS = nullptr, *velS = nullptr, *accel = nullptr;
-  void* sortTemp = nullptr;
-  std::size_t sortTempBytes = 0;
-  bool sortedInAlt = false; // where CUB's DoubleBuffer leaves the result (fixed for a key-bit count: set by the sort)
-  const unsigned* sortedKeys() const { return sortedInAlt ? keysAlt : keys; }
-  const unsigned* sortedVals() const { return sortedInAlt ? valsAlt : vals; }
-};
 struct ScratchLayout {
   std::size_t particles = 0;
   std::size_t bytes = 0;
@@ -52,34 +41,8 @@ struct ScratchLayout {
 };
 ScratchLayout scratchLayout(int particles, const sph_math::GridDims& grid);
 
-// The device state the graph's kernels read and write (owned by the backend).
-struct DeviceState {
-  float4* pos = nullptr;
-  float4* vel = nullptr;
-  float2* rhoP = nullptr;
-  FrameControl* ctrl = nullptr;
-  BlowUpState* blowUp = nullptr;
-  HostReport* report = nullptr; // device pointer of the mapped pinned report
-  FluidDiagnosticsDeviceState* diagnostics = nullptr;
-  FluidDiagnosticsHostReport* diagnosticsReport = nullptr; // device pointer of the mapped pinned sample
-  OutputArgs outputs{};
-  int n = 0;
-};
-
-// What a frame's kernels are given: the parameters that node updates change.
-struct FrameSettings {
-  FluidParams params;
-  FluidSwitches enabled{};
-  ColourBy colourBy = ColourBy::Speed;
-  float colourScale = 2.0f;
-  float frameDt = 0;
-  float fixedDt = 0; // FixedSubsteps: frameDt / S
-  int maxSubsteps = 1;
-};
-
-// The spec of one kernel node (a row with StepNode::Kernel) from the state, the scratch and the settings (the same for
-// every substep).
-KernelSpec specFor(Step step, const DeviceState& d, const Scratch& s, const FrameSettings& f,
-                   const sph_math::GridDims& g, unsigned long long handle, std::uint64_t frame);
+// What the kernels are given for a configuration, frameDt (setFrameDt's) and the launch variant (FixedSubsteps: dt
+// = frameDt / S).
+KernelParams kernelParams(const FluidConfig& c, float frameDt, const FluidCudaOptions& options);
 
 } // namespace graphsim::fluid::gpu
