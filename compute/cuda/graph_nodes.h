@@ -23,11 +23,9 @@
 
 namespace graphsim::cuda {
 
-// row: the step row's index (-1: none); substep: which instance (-1: outside the substeps).
 struct GraphNode {
-  std::string name;
-  int row = -1;
-  int substep = -1;
+  std::string name; // the row's, with "#s" for substep copy s > 0
+  int row = -1;     // the step row's index; -1: none (the semaphore nodes)
   cudaGraphNode_t node = nullptr;
   KernelNodeSpec applied;
 };

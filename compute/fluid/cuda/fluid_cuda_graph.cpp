@@ -18,7 +18,7 @@ void FluidCudaBackend::Impl::addKernel(cudaGraph_t g, std::vector<cudaGraphNode_
   const KernelSpec s = spec(step);
   std::string name = substep > 0 ? std::string(stepName(step)) + "#" + std::to_string(substep) : stepName(step);
   const cudaGraphNode_t node = cuda::addKernelNode(g, deps.data(), deps.size(), s, name);
-  built.nodes.push_back({std::move(name), static_cast<int>(step), substep, node, s});
+  built.nodes.push_back({std::move(name), static_cast<int>(step), node, s});
   deps.assign(1, node);
 }
 
@@ -96,7 +96,7 @@ void FluidCudaBackend::Impl::build() {
   captureSort();
   if (!renderBuffers.empty()) {
     deps.assign(1, cuda::addFrameWaitNode(g, deps.data(), deps.size(), frameSemaphores()));
-    built.nodes.push_back({cuda::kWaitNodeName, -1, -1, deps[0], {}});
+    built.nodes.push_back({cuda::kWaitNodeName, -1, deps[0], {}});
   }
   const bool loop = options.launch == FluidLaunch::WhileGraph;
   if (loop) CUDA_CHECK(cudaGraphConditionalHandleCreate(&handle, g, 0, 0));
@@ -129,19 +129,9 @@ void FluidCudaBackend::Impl::build() {
   }
   if (!renderBuffers.empty()) {
     built.nodes.push_back(
-        {cuda::kSignalNodeName, -1, -1, cuda::addFrameSignalNode(g, deps.data(), deps.size(), frameSemaphores()), {}});
+        {cuda::kSignalNodeName, -1, cuda::addFrameSignalNode(g, deps.data(), deps.size(), frameSemaphores()), {}});
   }
   built.graph = std::move(owner);
-}
-
-std::string FluidCudaBackend::Impl::whyNoExecUpdate() const {
-  if (options.launch == FluidLaunch::WhileGraph) {
-    // Each build creates its conditional handle, which frame_begin and condition take as an argument, and CUDA does
-    // not support changing a conditional node's parameters in an update.
-    return "the WHILE node's conditional handle is created with each build";
-  }
-  if (options.scratch == FluidScratch::GraphMemoryNodes) return "the scratch comes from graph memory nodes";
-  return {};
 }
 
 void FluidCudaBackend::Impl::install(const std::string& cause) {
@@ -150,7 +140,13 @@ void FluidCudaBackend::Impl::install(const std::string& cause) {
     return;
   }
   if (exec.exec) synchronize(); // no launch may still use the exec
-  (void)cuda::replaceGraph(exec, graphNodes, std::move(built), counters, cause, whyNoExecUpdate());
+  // Each build creates the WHILE node's conditional handle, which frame_begin and condition take as an argument, and
+  // CUDA does not update a conditional node's parameters; an update with memory nodes is not tried either.
+  const std::string notAttempted =
+      options.launch == FluidLaunch::WhileGraph ? "the WHILE node's conditional handle is created with each build"
+      : options.scratch == FluidScratch::GraphMemoryNodes ? "the scratch comes from graph memory nodes"
+                                                          : "";
+  (void)cuda::replaceGraph(exec, graphNodes, std::move(built), counters, cause, notAttempted);
   (void)syncToggles(); // a fresh exec has every node enabled; an updated one keeps its states
   (void)cuda::syncEnables(exec.get(), graphNodes, [](const cuda::GraphNode& n) {
     return n.row == static_cast<int>(Step::Diagnostics) ? std::optional<bool>(false) : std::nullopt;
@@ -163,9 +159,7 @@ void FluidCudaBackend::Impl::install(const std::string& cause) {
 void FluidCudaBackend::Impl::instantiateSort() {
   sortExec.reset();
   if (options.scratch == FluidScratch::GraphMemoryNodes) return;
-  cudaGraphExec_t se = nullptr;
-  CUDA_CHECK(cudaGraphInstantiate(&se, sortGraph.get(), 0));
-  sortExec = cuda::GraphExec(se);
+  sortExec = cuda::instantiateGraph(sortGraph.get());
   nodesStale = true;
 }
 

@@ -139,8 +139,6 @@ struct FluidCudaBackend::Impl {
   // where CUDA can update it, else re-instantiated (counted, with the reason). Then the toggles, the diagnostics
   // node's state and the standalone sort follow.
   void install(const std::string& cause);
-  // Why a reset's graph cannot replace the exec by cudaGraphExecUpdate (empty: it may).
-  std::string whyNoExecUpdate() const;
   // A standalone exec of the captured sort, for the stream launches and the sort timing. Not with graph memory
   // nodes: there the sort's buffers exist only while the frame graph runs (and CUDA refuses to instantiate it).
   void instantiateSort();
