@@ -1,14 +1,8 @@
-// The fluid frame's CUDA graph (issue 13): built once per structural change, then launched every frame with node
-// updates only. docs/FLUID.md draws it:
-//
-//   [alloc scratch]? -> [wait renderDone] -> frame_begin -> WHILE { cfl -> cell_keys -> sort (child graph: CUB)
-//     -> clear_cells (memset) -> cell_ranges -> reorder -> density -> forces -> integrate -> obstacle -> walls
-//     -> condition } -> [diagnostics]? -> write_render -> colour -> report -> [free scratch]? -> [signal simDone]
-//
-// Between the semaphore and memory nodes, every node is a row of kFluidSteps (compute/fluid/fluid_steps.h), in the
-// table's order: the build, the host-decided launches, the node list and the toggles iterate it.
-//
-// FixedSubsteps unrolls the body S times instead of the WHILE node; HostDecided launches the same specs on a stream.
+// The fluid frame's CUDA graph (issue 13; docs/FLUID.md draws it), the host side of its kernels: the scratch layout
+// and what the kernels are given. Between the semaphore and memory nodes every node is a row of kFluidSteps
+// (compute/fluid/fluid_steps.h), in the table's order: the build, the host-decided launches, the node list and the
+// toggles iterate it. FixedSubsteps unrolls the body S times instead of the WHILE node; HostDecided launches the same
+// specs on a stream.
 #pragma once
 
 #include <cuda_runtime_api.h>
