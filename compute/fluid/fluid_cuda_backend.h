@@ -1,9 +1,7 @@
-// The fluid scene on CUDA (issue 13): one instantiated graph per frame,
-//   [ext-sem wait renderDone] -> frame_begin -> WHILE { cfl -> cell keys -> sort (CUB, child graph) -> cell ranges
-//   -> reorder -> density -> forces -> integrate -> walls -> obstacle -> condition } -> [diagnostics]
-//   -> write_render -> colour -> report -> [ext-sem signal simDone]
-// The substep dt and the loop condition are decided on the GPU (compute/fluid/sph_math.h, "frame rule"); nothing is
-// read back inside a frame. docs/FLUID.md draws the graph. Plain C++ header: no CUDA or Vulkan headers.
+// The fluid scene on CUDA (issue 13): one instantiated graph per frame, [wait renderDone] -> the rows of kFluidSteps
+// (compute/fluid/fluid_steps.h; the substep rows in a WHILE node's body) -> [signal simDone]. The substep dt and the
+// loop condition are decided on the GPU (compute/fluid/sph_math.h, "frame rule"); nothing is read back inside a frame.
+// docs/FLUID.md draws the graph. Plain C++ header: no CUDA or Vulkan headers.
 #pragma once
 
 #include <chrono>

@@ -1,12 +1,14 @@
 // The fluid frame's steps (issue 27): one row per node of the frame, in execution order, and the panel's switches.
 // Every consumer iterates these tables: the CPU reference's node list, the CUDA graph's build (a node per row, the
 // substep rows in the WHILE body), its host-decided launches, its node list and its toggles. A new node of the frame
-// is an enumerator and a row here, its spec and kernel (compute/fluid/cuda), and its CPU stage when it has one: the
-// static_assert below catches a row out of place instead of a panel that lies. Plain C++: no CUDA or Vulkan headers.
+// is an enumerator and a row here, its kernel with its argument struct and specFor case (compute/fluid/cuda/
+// fluid_kernels.cu), and its CPU stage (fluid_cpu.cpp) when it has one (docs/FLUID.md): the static_assert below
+// catches a row out of place instead of a panel that lies. Plain C++17, no CUDA or Vulkan headers: nvcc reads it for
+// the kernels' specFor, hence C arrays rather than std::to_array.
 #pragma once
 
-#include <array>
 #include <cstddef>
+#include <iterator>
 #include <optional>
 #include <string_view>
 
@@ -22,7 +24,7 @@ struct FluidToggleInfo {
   std::string_view mechanism; // how the CUDA frame graph applies it, and why that way
 };
 
-inline constexpr auto kFluidToggles = std::to_array<FluidToggleInfo>({
+inline constexpr FluidToggleInfo kFluidToggles[] = {
     {FluidToggle::Viscosity, "viscosity", "off: no artificial viscosity (alpha = 0 in the forces stage)",
      "node update: the forces kernel's alpha argument (viscosity is a term of the force sum, not a node)"},
     {FluidToggle::Obstacle, "obstacle", "off: particles pass through the sphere",
@@ -31,8 +33,8 @@ inline constexpr auto kFluidToggles = std::to_array<FluidToggleInfo>({
      "node update: the forces kernel's gravity argument (gravity is a term of the acceleration)"},
     {FluidToggle::Colour, "colour", "off: every particle drawn in one colour",
      "node enable/disable of the colour kernel (after the WHILE node; write_render writes one colour first)"},
-});
-inline constexpr int kFluidToggleCount = static_cast<int>(kFluidToggles.size());
+};
+inline constexpr int kFluidToggleCount = static_cast<int>(std::size(kFluidToggles));
 
 // Every node of the frame, in execution order (the enumerator is the row's index in kFluidSteps).
 enum class FluidStep : int {
@@ -72,7 +74,7 @@ struct FluidStepRow {
   std::string_view whyNot;           // why the panel cannot switch it off; empty when it can
 };
 
-inline constexpr auto kFluidSteps = std::to_array<FluidStepRow>({
+inline constexpr FluidStepRow kFluidSteps[] = {
     {FluidStep::FrameBegin,
      "frame_begin",
      StepPlace::FrameStart,
@@ -181,7 +183,7 @@ inline constexpr auto kFluidSteps = std::to_array<FluidStepRow>({
      {},
      false,
      "the host reads the frame's substeps, dt and blow-up from it"},
-});
+};
 
 constexpr const FluidStepRow& stepRow(FluidStep step) { return kFluidSteps[static_cast<std::size_t>(step)]; }
 constexpr const FluidStepRow* findStep(std::string_view name) { // nullptr: no such step
@@ -201,7 +203,7 @@ constexpr bool toggleIsNode(FluidToggle toggle) {
 // the places come in frame order.
 constexpr bool stepTableConsistent() {
   StepPlace last = StepPlace::FrameStart;
-  for (std::size_t i = 0; i < kFluidSteps.size(); ++i) {
+  for (std::size_t i = 0; i < std::size(kFluidSteps); ++i) {
     const FluidStepRow& row = kFluidSteps[i];
     if (static_cast<std::size_t>(row.step) != i) return false;
     if (row.whyNot.empty() != (row.toggle.has_value() || row.diagnostics)) return false;
@@ -213,6 +215,6 @@ constexpr bool stepTableConsistent() {
 static_assert(stepTableConsistent(),
               "kFluidSteps: row i must be FluidStep i, in frame order, with a reason exactly "
               "when it has no switch");
-static_assert(static_cast<std::size_t>(FluidStep::Report) + 1 == kFluidSteps.size(), "a FluidStep without a row");
+static_assert(static_cast<std::size_t>(FluidStep::Report) + 1 == std::size(kFluidSteps), "a FluidStep without a row");
 
 } // namespace graphsim::fluid

@@ -317,6 +317,33 @@ TEST(FluidGpu, ResetToAnotherCountRebuildsTheGraph) {
   EXPECT_LT(static_cast<double>(gpu.deviceBytes()) / 32768.0, 200.0);
 }
 
+// A reset of the fixed-substeps graph with preallocated scratch is a whole-graph update (the kit's
+// cudaGraphExecUpdate before re-instantiation): the new arrays reach every node, the captured sort's included, and
+// the frames equal a fresh backend's bit for bit. The WHILE graph is re-instantiated (a new conditional handle).
+TEST(FluidGpu, ResetOfTheFixedSubstepsGraphIsAWholeGraphUpdate) {
+  GRAPHSIM_REQUIRE_CUDA_DEVICE();
+  FluidCudaOptions fixed;
+  fixed.launch = FluidLaunch::FixedSubsteps;
+  const FluidConfig config = damBreak(16384);
+  FluidCudaBackend gpu(config, 0, nullptr, fixed);
+  for (int k = 0; k < 3; ++k) gpu.step();
+  gpu.reset(config);
+  for (int k = 0; k < 3; ++k) gpu.step();
+  const UpdateCounters c = gpu.counters();
+  EXPECT_EQ(c.wholeGraphUpdates, 1u) << c.lastFallbackReason;
+  EXPECT_EQ(c.reinstantiations, 0u) << c.lastFallbackReason;
+  FluidState updated;
+  gpu.download(updated);
+  const FluidState want = runFrames(config, fixed, 3);
+  EXPECT_EQ(maxDifference(updated.pos, want.pos), 0.0f);
+  EXPECT_EQ(maxDifference(updated.vel, want.vel), 0.0f);
+  FluidCudaBackend loop(config, 0);
+  loop.reset(config);
+  EXPECT_EQ(loop.counters().reinstantiations, 1u);
+  EXPECT_NE(loop.counters().lastFallbackReason.find("conditional handle"), std::string::npos)
+      << loop.counters().lastFallbackReason;
+}
+
 // A fluid with almost no stiffness collapses under gravity: the density kernel flags it on the GPU, the report node
 // hands it to the host without a wait, naming frame, substep and stage as the CPU reference does (the frame may
 // differ by a frame or two: the two sides round differently on the way to the collapse).

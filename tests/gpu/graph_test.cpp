@@ -158,7 +158,7 @@ TEST(NBodyFrameGraph, InteropGraphStartsWithTheWaitAndEndsWithTheSignal) {
       EXPECT_FALSE(n->togglable) << n->name;
       EXPECT_TRUE(n->enabled) << n->name;
       EXPECT_NE(n->whyNotTogglable.find("semaphore"), std::string::npos) << n->whyNotTogglable;
-      EXPECT_FALSE(n->stage.has_value()) << n->name;
+      EXPECT_EQ(n->step, -1) << n->name;
     }
     // Each substep stage once per substep, in order; colour, write_render and report_blow_up once, right before the
     // signal (so the report is in host memory when simDone is signalled).

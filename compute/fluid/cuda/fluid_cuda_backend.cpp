@@ -27,13 +27,8 @@ namespace graphsim::fluid {
 
 namespace {
 
-std::string blowUpStage(unsigned stage) {
-  switch (stage) {
-  case gpu::kStageDensity: return "density";
-  case gpu::kStageIntegrate: return "integrate";
-  case gpu::kStageWalls: return "walls";
-  default: return "?";
-  }
+std::string blowUpStage(unsigned stage) { // the step that flagged it (fluid_kernels.h)
+  return stage < std::size(kFluidSteps) ? std::string(kFluidSteps[stage].name) : "?";
 }
 
 std::string blowUpWhat(unsigned what, unsigned particle) {
@@ -172,7 +167,8 @@ void FluidCudaBackend::Impl::configure(const FluidConfig& c) {
   }
   config = next;
   grid = gridDims(config.params);
-  settingsFromConfig();
+  frameDt = config.frameDt;
+  resolved.reset();
 }
 
 FluidCudaBackend::FluidCudaBackend(const FluidConfig& config, int device, const InteropDesc* interop,
@@ -210,7 +206,7 @@ FluidCudaBackend::FluidCudaBackend(const FluidConfig& config, int device, const 
   m.allocateState();
   m.uploadInitialState();
   m.build();
-  m.instantiate("construction");
+  m.install("construction");
 }
 
 FluidCudaBackend::~FluidCudaBackend() { cuda::finishOrRetire(impl_, "fluid CUDA backend"); }
@@ -222,7 +218,7 @@ void FluidCudaBackend::reset(const FluidConfig& config) {
   m.allocateState(); // the grid (and with it the scratch) follows the particle count; the exec is updated below
   m.uploadInitialState();
   m.build();
-  m.instantiate("reset to " + std::to_string(m.config.particles) + " particles");
+  m.install("reset to " + std::to_string(m.config.particles) + " particles");
 }
 
 void FluidCudaBackend::setParams(const FluidParams& params) {
@@ -232,38 +228,33 @@ void FluidCudaBackend::setParams(const FluidParams& params) {
     throw std::invalid_argument("fluid: spacing and box size are structural: change them with a reset");
   validateFluidParams(p);
   m.config.params = p;
-  m.settings.params = p;
-  m.settings.maxSubsteps = p.maxSubsteps;
-  m.settingsDirty = true;
+  m.settingsChanged();
   m.nodesStale = true;
 }
 
 void FluidCudaBackend::setEnabled(FluidToggle toggle, bool enabled) {
   Impl& m = *impl_;
   const auto i = static_cast<std::size_t>(toggle);
-  if (m.settings.enabled[i] == enabled) return;
-  m.settings.enabled[i] = enabled;
+  if (m.config.enabled[i] == enabled) return;
   m.config.enabled[i] = enabled;
   if (toggleIsNode(toggle)) {
-    if (m.options.launch != FluidLaunch::HostDecided) m.applyToggle(toggle, true);
+    if (m.options.launch != FluidLaunch::HostDecided) m.counters.enableToggles += m.syncToggles();
   } else {
-    m.settingsDirty = true;
+    m.settingsChanged();
   }
   m.nodesStale = true;
 }
 
 bool FluidCudaBackend::enabled(FluidToggle toggle) const {
-  return impl_->settings.enabled[static_cast<std::size_t>(toggle)];
+  return impl_->config.enabled[static_cast<std::size_t>(toggle)];
 }
 
 void FluidCudaBackend::setFrameDt(float frameDt) {
   Impl& m = *impl_;
   if (!(frameDt >= 0.0f && frameDt <= 0.1f)) throw std::invalid_argument("fluid: frameDt outside [0, 0.1] s");
-  if (m.settings.frameDt == frameDt) return;
-  m.settings.frameDt = frameDt;
-  if (m.options.launch == FluidLaunch::FixedSubsteps)
-    m.settings.fixedDt = frameDt / static_cast<float>(m.options.fixedSubsteps);
-  m.settingsDirty = true;
+  if (m.frameDt == frameDt) return;
+  m.frameDt = frameDt;
+  m.settingsChanged();
 }
 
 void FluidCudaBackend::step() {
@@ -419,7 +410,7 @@ std::size_t FluidCudaBackend::deviceBytes() const {
 }
 
 void FluidCudaBackend::dumpGraphDot(const std::filesystem::path& path) const {
-  CUDA_CHECK(cudaGraphDebugDotPrint(impl_->graph.get(), path.c_str(), cudaGraphDebugDotFlagsVerbose));
+  cuda::dumpGraphDot(impl_->exec.shown(), path);
 }
 
 const std::vector<NodeInfo>& FluidCudaBackend::nodes() const {
@@ -437,7 +428,7 @@ const std::vector<NodeInfo>& FluidCudaBackend::nodes() const {
   const bool loop = m.options.launch == FluidLaunch::WhileGraph;
   const std::string body = loop ? " (WHILE body)" : m.options.launch == FluidLaunch::HostDecided ? " (host loop)" : "";
   if (m.options.scratch == FluidScratch::GraphMemoryNodes) add("alloc_scratch", "memory alloc", "scratch");
-  if (m.waitNode != nullptr) add("wait_render_done", "semaphore wait", "the frame protocol");
+  if (m.semaphoreNodes()) add(cuda::kWaitNodeName, "semaphore wait", "the frame protocol");
   bool whileListed = false;
   for (const FluidStepRow& row : kFluidSteps) { // FixedSubsteps: the first copy stands for all
     if (!m.runs(row)) continue;
@@ -453,12 +444,12 @@ const std::vector<NodeInfo>& FluidCudaBackend::nodes() const {
                                                                 : "kernel";
     NodeInfo& n = add(row.name, type + (inBody ? body : ""), row.whyNot);
     n.diagnostics = row.diagnostics;
-    n.enabled = row.toggle        ? m.settings.enabled[static_cast<std::size_t>(*row.toggle)]
+    n.enabled = row.toggle        ? m.config.enabled[static_cast<std::size_t>(*row.toggle)]
                 : row.diagnostics ? m.diagnosticsOn
                                   : true;
   }
   if (m.options.scratch == FluidScratch::GraphMemoryNodes) add("free_scratch", "memory free", "scratch");
-  if (m.signalNode != nullptr) add("signal_sim_done", "semaphore signal", "the frame protocol");
+  if (m.semaphoreNodes()) add(cuda::kSignalNodeName, "semaphore signal", "the frame protocol");
   m.nodesStale = false;
   return m.nodes;
 }

@@ -1,6 +1,7 @@
 // FluidCudaBackend's frame graph: built once per structural change (WHILE body or unrolled substeps, the captured CUB
 // sort as a child graph, scratch from graph memory nodes or preallocated), instantiated, updated per frame by node
 // updates and enable toggles, and launched; or, for HostDecided, the same specs launched on the stream.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,12 +16,9 @@ namespace graphsim::fluid {
 // ---- graph building ----
 void FluidCudaBackend::Impl::addKernel(cudaGraph_t g, std::vector<cudaGraphNode_t>& deps, Step step, int substep) {
   const KernelSpec s = spec(step);
-  void* slot[1];
-  const cudaKernelNodeParams p = s.nodeParams(slot);
-  cudaGraphNode_t node = nullptr;
-  CUDA_CHECK_CTX(cudaGraphAddKernelNode(&node, g, deps.data(), deps.size(), &p),
-                 std::string("adding node ") + stepName(step));
-  kernels.push_back({step, substep, node, s});
+  std::string name = substep > 0 ? std::string(stepName(step)) + "#" + std::to_string(substep) : stepName(step);
+  const cudaGraphNode_t node = cuda::addKernelNode(g, deps.data(), deps.size(), s, name);
+  built.nodes.push_back({std::move(name), static_cast<int>(step), node, s});
   deps.assign(1, node);
 }
 
@@ -73,12 +71,10 @@ void FluidCudaBackend::Impl::addSubstep(cudaGraph_t g, std::vector<cudaGraphNode
 }
 
 void FluidCudaBackend::Impl::build() {
-  kernels.clear();
+  built = {};
   handle = 0;
-  waitNode = signalNode = nullptr;
   if (options.launch == FluidLaunch::HostDecided) { // stream launches: only the sort is a graph
     captureSort();
-    graph.reset();
     return;
   }
   cuda::Graph owner = cuda::makeGraph();
@@ -99,8 +95,8 @@ void FluidCudaBackend::Impl::build() {
   }
   captureSort();
   if (!renderBuffers.empty()) {
-    waitNode = cuda::addFrameWaitNode(g, deps.data(), deps.size(), frameSemaphores());
-    deps.assign(1, waitNode);
+    deps.assign(1, cuda::addFrameWaitNode(g, deps.data(), deps.size(), frameSemaphores()));
+    built.nodes.push_back({cuda::kWaitNodeName, -1, deps[0], {}});
   }
   const bool loop = options.launch == FluidLaunch::WhileGraph;
   if (loop) CUDA_CHECK(cudaGraphConditionalHandleCreate(&handle, g, 0, 0));
@@ -131,33 +127,30 @@ void FluidCudaBackend::Impl::build() {
                    "adding the scratch free node");
     deps.assign(1, freeNode);
   }
-  if (!renderBuffers.empty()) signalNode = cuda::addFrameSignalNode(g, deps.data(), deps.size(), frameSemaphores());
-  graph = std::move(owner);
+  if (!renderBuffers.empty()) {
+    built.nodes.push_back(
+        {cuda::kSignalNodeName, -1, cuda::addFrameSignalNode(g, deps.data(), deps.size(), frameSemaphores()), {}});
+  }
+  built.graph = std::move(owner);
 }
 
-void FluidCudaBackend::Impl::instantiate(const std::string& why) {
-  if (exec) {
-    synchronize();
-    exec.reset();
-    ++counters.reinstantiations;
-    counters.lastFallbackReason = why;
-  }
-  if (!graph) {
+void FluidCudaBackend::Impl::install(const std::string& cause) {
+  if (!built.graph) { // HostDecided: only the standalone sort
     instantiateSort();
     return;
   }
-  cudaGraphExec_t e = nullptr;
-  CUDA_CHECK_CTX(cudaGraphInstantiate(&e, graph.get(), 0), "instantiating the fluid frame graph");
-  exec = cuda::GraphExec(e);
-  afterInstantiate();
-}
-
-void FluidCudaBackend::Impl::afterInstantiate() {
-  for (const FluidToggleInfo& t : kFluidToggles) applyToggle(t.toggle, false); // a fresh exec has every node enabled
-  for (const KernelNode& k : kernels) {
-    if (k.step == Step::Diagnostics)
-      CUDA_CHECK_CTX(cudaGraphNodeSetEnabled(exec.get(), k.node, 0), "disabling node diagnostics");
-  }
+  if (exec.exec) synchronize(); // no launch may still use the exec
+  // Each build creates the WHILE node's conditional handle, which frame_begin and condition take as an argument, and
+  // CUDA does not update a conditional node's parameters; an update with memory nodes is not tried either.
+  const std::string notAttempted =
+      options.launch == FluidLaunch::WhileGraph ? "the WHILE node's conditional handle is created with each build"
+      : options.scratch == FluidScratch::GraphMemoryNodes ? "the scratch comes from graph memory nodes"
+                                                          : "";
+  (void)cuda::replaceGraph(exec, graphNodes, std::move(built), counters, cause, notAttempted);
+  (void)syncToggles(); // a fresh exec has every node enabled; an updated one keeps its states
+  (void)cuda::syncEnables(exec.get(), graphNodes, [](const cuda::GraphNode& n) {
+    return n.row == static_cast<int>(Step::Diagnostics) ? std::optional<bool>(false) : std::nullopt;
+  });
   diagnosticsExecEnabled = false;
   CUDA_CHECK(cudaGraphUpload(exec.get(), stream.get()));
   instantiateSort();
@@ -166,45 +159,33 @@ void FluidCudaBackend::Impl::afterInstantiate() {
 void FluidCudaBackend::Impl::instantiateSort() {
   sortExec.reset();
   if (options.scratch == FluidScratch::GraphMemoryNodes) return;
-  cudaGraphExec_t se = nullptr;
-  CUDA_CHECK(cudaGraphInstantiate(&se, sortGraph.get(), 0));
-  sortExec = cuda::GraphExec(se);
+  sortExec = cuda::instantiateGraph(sortGraph.get());
   nodesStale = true;
 }
 
-void FluidCudaBackend::Impl::applyToggle(FluidToggle toggle, bool counted) {
-  const bool on = settings.enabled[static_cast<std::size_t>(toggle)];
-  for (const KernelNode& k : kernels) {
-    if (stepRow(k.step).toggle != toggle) continue;
-    CUDA_CHECK_CTX(cudaGraphNodeSetEnabled(exec.get(), k.node, on ? 1 : 0),
-                   std::string("toggling node ") + stepName(k.step));
-    if (counted) ++counters.enableToggles;
-  }
+std::uint64_t FluidCudaBackend::Impl::syncToggles() {
+  return cuda::syncEnables(exec.get(), graphNodes, [&](const cuda::GraphNode& n) -> std::optional<bool> {
+    const std::optional<FluidToggle> toggle =
+        n.row < 0 ? std::nullopt : kFluidSteps[static_cast<std::size_t>(n.row)].toggle;
+    return toggle ? std::optional<bool>(config.enabled[static_cast<std::size_t>(*toggle)]) : std::nullopt;
+  });
 }
 
 void FluidCudaBackend::Impl::applyChangedSpecs() {
-  for (KernelNode& k : kernels) {
-    if (k.step == Step::FrameBegin) continue; // updated every frame in launch()
-    const KernelSpec want = spec(k.step);
-    if (want == k.applied) continue;
-    void* slot[1];
-    const cudaKernelNodeParams p = want.nodeParams(slot);
-    CUDA_CHECK_CTX(cudaGraphExecKernelNodeSetParams(exec.get(), k.node, &p),
-                   std::string("updating node ") + stepName(k.step));
-    k.applied = want;
-    ++counters.nodeUpdates;
-  }
+  counters.nodeUpdates += cuda::updateKernels(exec.get(), graphNodes, [&](const cuda::GraphNode& n) {
+    // frame_begin is updated every frame in launchGraph()
+    const bool update = n.row >= 0 && n.row != static_cast<int>(Step::FrameBegin);
+    return update ? std::optional<KernelSpec>(spec(static_cast<Step>(n.row))) : std::nullopt;
+  });
 }
 
 void FluidCudaBackend::Impl::launchGraph(std::uint64_t k) {
   nvtx::Range updates(nvtx::Phase::NodeUpdates, k);
-  if (waitNode != nullptr) cuda::setFrameSemaphoreValues(exec.get(), waitNode, signalNode, frameSemaphores(), k);
-  KernelNode& begin = kernels.front(); // frame_begin: the frame index, every frame
-  const KernelSpec b = spec(Step::FrameBegin, k);
-  void* slot[1];
-  const cudaKernelNodeParams p = b.nodeParams(slot);
-  CUDA_CHECK_CTX(cudaGraphExecKernelNodeSetParams(exec.get(), begin.node, &p), "updating frame_begin");
-  begin.applied = b;
+  if (semaphoreNodes()) {
+    cuda::setFrameSemaphoreValues(exec.get(), graphNodes.front().node, graphNodes.back().node, frameSemaphores(), k);
+  }
+  cuda::GraphNode& begin = graphNodes[semaphoreNodes() ? 1 : 0]; // frame_begin: the frame index, every frame
+  (void)cuda::updateKernelNode(exec.get(), begin.node, begin.applied, spec(Step::FrameBegin, k), begin.name);
   if (settingsDirty) applyChangedSpecs();
   settingsDirty = false;
   prepareDiagnostics(k);
@@ -214,7 +195,7 @@ void FluidCudaBackend::Impl::launchGraph(std::uint64_t k) {
 }
 
 void FluidCudaBackend::Impl::launchStep(const FluidStepRow& row, std::uint64_t k) {
-  if (row.toggle && !settings.enabled[static_cast<std::size_t>(*row.toggle)]) return; // as a disabled node
+  if (row.toggle && !config.enabled[static_cast<std::size_t>(*row.toggle)]) return; // as a disabled node
   switch (row.node) {
   case StepNode::Kernel:
     cuda::launchKernel(spec(row.step, k), stream.get(), [&] { return stepName(row.step); });
@@ -247,16 +228,15 @@ void FluidCudaBackend::Impl::launchHostDecided(std::uint64_t k) {
 // ---- live diagnostics ----
 bool FluidCudaBackend::Impl::diagnosticsSample(std::uint64_t k) const {
   return config.diagnosticsEvery > 0 &&
-         fluidDiagnosticsDue(k, config.diagnosticsEvery, diagnosticsFirstPending, diagnosticsOn, settings.frameDt);
+         fluidDiagnosticsDue(k, config.diagnosticsEvery, diagnosticsFirstPending, diagnosticsOn, frameDt);
 }
 
 bool FluidCudaBackend::Impl::prepareDiagnostics(std::uint64_t k) {
   const bool sample = diagnosticsSample(k);
   if (sample) diagnosticsFirstPending = false;
-  for (const KernelNode& n : kernels) { // none in HostDecided: the caller launches the kernel itself
-    if (n.step != Step::Diagnostics || sample == diagnosticsExecEnabled) continue;
-    CUDA_CHECK_CTX(cudaGraphNodeSetEnabled(exec.get(), n.node, sample ? 1u : 0u),
-                   std::string(sample ? "enabling" : "disabling") + " node diagnostics");
+  for (const cuda::GraphNode& n : graphNodes) { // none in HostDecided: the caller launches the kernel itself
+    if (n.row != static_cast<int>(Step::Diagnostics) || sample == diagnosticsExecEnabled) continue;
+    (void)cuda::syncNodeEnabled(exec.get(), n.node, sample, n.name);
     diagnosticsExecEnabled = sample;
   }
   return sample;

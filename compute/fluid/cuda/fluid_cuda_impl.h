@@ -14,6 +14,7 @@
 #include "compute/cuda/external_interop.h"
 #include "compute/cuda/frame_shell.h"
 #include "compute/cuda/frame_timings.h"
+#include "compute/cuda/graph_nodes.h"
 #include "compute/fluid/cuda/fluid_frame_graph.h"
 #include "compute/fluid/fluid_cuda_backend.h"
 #include "compute/protocol.h"
@@ -29,7 +30,7 @@ struct FluidCudaBackend::Impl {
   FluidConfig config;
   FluidCudaOptions options;
   sph_math::GridDims grid{};
-  gpu::FrameSettings settings;
+  float frameDt = 0; // setFrameDt's; config.frameDt is the configured one
 
   cuda::Stream stream;
   cuda::FrameTimings timing; // frame k's GPU time and end event
@@ -63,23 +64,19 @@ struct FluidCudaBackend::Impl {
   gpu::ScratchLayout layout;
   cuda::DeviceArray<unsigned char> scratchOwned;
   gpu::Scratch scratch;
-  // The graph.
-  cuda::Graph graph;
-  cuda::GraphExec exec;
+  // The graph (the kit's mechanics, compute/cuda/graph_nodes.h): the exec and its nodes in build order (the
+  // semaphore wait, a node per kernel row and substep copy, the semaphore signal; `row` is the FluidStep). build()
+  // leaves the next graph and its nodes in `built` (no graph: HostDecided), install() puts them in use.
+  cuda::FrameExec exec;
+  std::vector<cuda::GraphNode> graphNodes;
+  cuda::BuiltGraph<cuda::GraphNode> built;
   cudaGraphConditionalHandle handle = 0;
-  cudaGraphNode_t waitNode = nullptr, signalNode = nullptr;
-  struct KernelNode {
-    Step step;
-    int substep; // -1: outside the substeps
-    cudaGraphNode_t node;
-    KernelSpec applied;
-  };
-  std::vector<KernelNode> kernels;
   std::size_t sortChildNodes = 0;
   cuda::Graph sortGraph;    // the captured sort (child graph template; HostDecided and sort timing launch it)
   cuda::GraphExec sortExec; // for setSortTiming
   UpdateCounters counters;
-  bool settingsDirty = false;
+  bool settingsDirty = false; // the next graph launch updates the kernel nodes whose specs changed
+  mutable std::optional<gpu::KernelParams> resolved; // kernelParams of the current settings (settingsChanged resets)
   double lastUpdateHostUs = -1;
   double lastSortMs = -1;
   std::optional<std::uint64_t> lastLaunched;
@@ -113,26 +110,20 @@ struct FluidCudaBackend::Impl {
   cuda::FrameSemaphores frameSemaphores() const { return {renderDone.get(), simDone.get(), protocol}; }
 
   KernelSpec spec(Step step, std::uint64_t frame = 0) const {
-    return gpu::specFor(step, deviceState(), scratch, settings, grid, handle, frame);
+    if (!resolved) resolved = gpu::kernelParams(config, frameDt, options);
+    return gpu::specFor(step, deviceState(), scratch, *resolved, grid, handle, frame);
   }
 
-  void settingsFromConfig() {
-    settings.params = config.params;
-    settings.enabled = config.enabled;
-    settings.colourBy = config.colourBy;
-    settings.colourScale = config.colourScale;
-    settings.frameDt = config.frameDt;
-    settings.maxSubsteps = config.params.maxSubsteps;
-    settings.fixedDt = options.launch == FluidLaunch::FixedSubsteps
-                           ? config.frameDt / static_cast<float>(options.fixedSubsteps)
-                           : 0.0f;
+  void settingsChanged() {
+    settingsDirty = true;
+    resolved.reset();
   }
 
   // ---- state ----
   void allocateState();
   void uploadInitialState();
   // ---- graph building ----
-  // Adds the node of a kFluidSteps row after deps (a kernel node is recorded in kernels) and makes it the only
+  // Adds the node of a kFluidSteps row after deps (a kernel node is recorded in built.nodes) and makes it the only
   // dependency. Rows run only when configured (the diagnostics node) are the caller's to skip.
   void addStep(cudaGraph_t g, std::vector<cudaGraphNode_t>& deps, const FluidStepRow& row, int substep);
   void addKernel(cudaGraph_t g, std::vector<cudaGraphNode_t>& deps, Step step, int substep);
@@ -142,12 +133,12 @@ struct FluidCudaBackend::Impl {
   void captureSort();
   // One substep's nodes in graph g after deps (the WHILE body, or one unrolled copy).
   void addSubstep(cudaGraph_t g, std::vector<cudaGraphNode_t>& deps, int substep);
+  bool semaphoreNodes() const { return exec.exec && !renderBuffers.empty(); }
   void build();
-  // Instantiates the graph built last. A reset always re-instantiates (counted, with the reason): a whole-graph
-  // update would keep the exec tied to the first graph's node and conditional handles, while the particle count
-  // changes the captured sort's shape and the memory nodes' sizes, so the topology is rarely the same anyway.
-  void instantiate(const std::string& why);
-  void afterInstantiate();
+  // Puts the graph built last in use: instantiated at construction; after a reset (cause) tried as cudaGraphExecUpdate
+  // where CUDA can update it, else re-instantiated (counted, with the reason). Then the toggles, the diagnostics
+  // node's state and the standalone sort follow.
+  void install(const std::string& cause);
   // A standalone exec of the captured sort, for the stream launches and the sort timing. Not with graph memory
   // nodes: there the sort's buffers exist only while the frame graph runs (and CUDA refuses to instantiate it).
   void instantiateSort();
@@ -161,8 +152,9 @@ struct FluidCudaBackend::Impl {
   void clearDiagnostics();
   void harvestDiagnostics() const; // the report's sample if one is complete; never a CUDA call, never a wait
   // ---- per-frame updates ----
-  // Sets the exec's nodes of a node toggle (obstacle: every substep's obstacle node; colour) to the wanted state.
-  void applyToggle(FluidToggle toggle, bool counted);
+  // Sets every node of a switched row (obstacle: every substep's obstacle node; colour) to its switch's state where
+  // the exec's differs; returns how many it set.
+  std::uint64_t syncToggles();
   void applyChangedSpecs();
   void launchGraph(std::uint64_t k);
   // HostDecided: the row's kernel, sort or memset on the stream (a row whose switch is off is skipped).

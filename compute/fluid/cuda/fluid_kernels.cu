@@ -5,10 +5,14 @@
 #include "compute/fluid/cuda/fluid_kernels.h"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
 
 #include <cub/device/device_radix_sort.cuh>
 
 #include "compute/cuda/cuda_check.h"
+#include "compute/fluid/cuda/fluid_diagnostics_kernel.h"
 #include "compute/fluid/sph_math.h"
 
 namespace graphsim::fluid::gpu {
@@ -21,13 +25,23 @@ constexpr int kBlock = 256;
 __device__ inline Vec3 xyz(float4 v) { return {v.x, v.y, v.z}; }
 __device__ inline float4 withW(Vec3 v, float w) { return make_float4(v.x, v.y, v.z, w); }
 
-__device__ inline void flagBlowUp(BlowUpState* s, const FrameControl* ctrl, unsigned stage, unsigned what, int i) {
+__device__ inline void flagBlowUp(BlowUpState* s, const FrameControl* ctrl, FluidStep step, unsigned what, int i) {
+  static_assert(static_cast<unsigned>(FluidStep::Walls) < 16, "the stage has 4 bits of the blow-up code");
+  const unsigned stage = static_cast<unsigned>(step);
   const unsigned long long code =
       (static_cast<unsigned long long>(ctrl->done) << 8 | stage << 4 | what) << 32 | static_cast<unsigned>(i);
   atomicMin(&s->first, code);
 }
 
 __device__ inline bool finite3(Vec3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
+
+struct FrameBeginArgs {
+  FrameControl* ctrl;
+  unsigned long long frame;
+  unsigned long long handle; // cudaGraphConditionalHandle; 0 = none (fixed substeps, host-decided)
+  float frameDt;
+  int maxSubsteps;
+};
 
 __global__ void frameBeginKernel(FrameBeginArgs a) {
   FrameControl& c = *a.ctrl;
@@ -39,6 +53,16 @@ __global__ void frameBeginKernel(FrameBeginArgs a) {
   c.proceed = sph_math::frameContinues(a.frameDt, 0.0f, 0, a.maxSubsteps) ? 1 : 0;
   if (a.handle != 0) cudaGraphSetConditional(a.handle, c.proceed);
 }
+
+struct CflArgs {
+  const float4* vel;
+  FrameControl* ctrl;
+  int n;
+  float cfl, h, cs, frameDt;
+  int maxSubsteps;
+  float fixedDt; // > 0: the fixed-substeps graph's dt, used instead of the frame rule
+  int pad;
+};
 
 // max |v| over the particles, then (lane 0 of the last warp to finish) the substep's dt from the CFL condition.
 // One warp per block and a grid-stride loop: no barrier at all, and at most kCflWarps atomics on the control block.
@@ -67,6 +91,15 @@ __global__ void __launch_bounds__(32) cflKernel(CflArgs a) {
   c.blocksDone = 0;
 }
 
+struct KeysArgs {
+  const float4* pos;
+  unsigned* keys;
+  unsigned* vals;
+  Grid grid;
+  int n;
+  int pad;
+};
+
 __global__ void keysKernel(KeysArgs a) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= a.n) return;
@@ -75,6 +108,14 @@ __global__ void keysKernel(KeysArgs a) {
   a.vals[i] = static_cast<unsigned>(i);
 }
 
+struct RangesArgs {
+  const unsigned* keys; // sorted
+  unsigned* cellStart;
+  unsigned* cellEnd;
+  int n;
+  int pad;
+};
+
 __global__ void rangesKernel(RangesArgs a) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= a.n) return;
@@ -82,6 +123,16 @@ __global__ void rangesKernel(RangesArgs a) {
   if (i == 0 || a.keys[i - 1] != key) a.cellStart[key] = static_cast<unsigned>(i);
   if (i + 1 == a.n || a.keys[i + 1] != key) a.cellEnd[key] = static_cast<unsigned>(i + 1);
 }
+
+struct ReorderArgs {
+  const unsigned* vals; // sorted: the old index of sorted particle i
+  const float4* pos;
+  const float4* vel;
+  float4* posS;
+  float4* velS;
+  int n;
+  int pad;
+};
 
 __global__ void reorderKernel(ReorderArgs a) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -161,6 +212,19 @@ __device__ inline void forEachCandidateInSlab(const unsigned* cellStart, const u
 
 inline unsigned laneThreads(int n) { return static_cast<unsigned>((n + kGroupsPerWarp - 1) / kGroupsPerWarp) * 32u; }
 
+struct DensityArgs {
+  const float4* posS;
+  const unsigned* cellStart;
+  const unsigned* cellEnd;
+  float2* rhoP; // (rho, p / rho^2)
+  BlowUpState* blowUp;
+  const FrameControl* ctrl;
+  Grid grid;
+  int n;
+  float h, mass, rho0, stiffness, maxDensity;
+  int pad;
+};
+
 __global__ void __launch_bounds__(128) densityKernel(DensityArgs a) {
   const LaneOf l = laneOf(a.n);
   float sum = 0.0f;
@@ -180,11 +244,21 @@ __global__ void __launch_bounds__(128) densityKernel(DensityArgs a) {
   const float rho = a.mass * sum;
   a.rhoP[i] = make_float2(rho, sph_math::taitPressure(rho, a.rho0, a.stiffness) / (rho * rho));
   if (!isfinite(rho)) {
-    flagBlowUp(a.blowUp, a.ctrl, kStageDensity, kWhatNonFinite, i);
+    flagBlowUp(a.blowUp, a.ctrl, FluidStep::Density, kWhatNonFinite, i);
   } else if (rho > a.maxDensity) {
-    flagBlowUp(a.blowUp, a.ctrl, kStageDensity, kWhatDensity, i);
+    flagBlowUp(a.blowUp, a.ctrl, FluidStep::Density, kWhatDensity, i);
   }
 }
+
+struct ForcesArgs {
+  const float4 *posS, *velS;
+  const float2* rhoP;
+  const unsigned *cellStart, *cellEnd;
+  float4* accel;
+  Grid grid;
+  int n;
+  float h, mass, cs, alpha, gx, gy, gz;
+};
 
 __global__ void __launch_bounds__(128) forcesKernel(ForcesArgs a) {
   const LaneOf l = laneOf(a.n);
@@ -211,6 +285,18 @@ __global__ void __launch_bounds__(128) forcesKernel(ForcesArgs a) {
   a.accel[l.particle] = withW(acc + Vec3{a.gx, a.gy, a.gz}, 0.0f);
 }
 
+struct IntegrateArgs {
+  const float4* posS;
+  const float4* velS;
+  const float4* accel;
+  float4* pos;
+  float4* vel;
+  const FrameControl* ctrl;
+  BlowUpState* blowUp;
+  int n;
+  int pad;
+};
+
 __global__ void integrateKernel(IntegrateArgs a) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= a.n) return;
@@ -219,8 +305,15 @@ __global__ void integrateKernel(IntegrateArgs a) {
   sph_math::integrate(x, v, xyz(a.accel[i]), a.ctrl->dt);
   a.pos[i] = withW(x, 0.0f);
   a.vel[i] = withW(v, 0.0f);
-  if (!finite3(x) || !finite3(v)) flagBlowUp(a.blowUp, a.ctrl, kStageIntegrate, kWhatNonFinite, i);
+  if (!finite3(x) || !finite3(v)) flagBlowUp(a.blowUp, a.ctrl, FluidStep::Integrate, kWhatNonFinite, i);
 }
+
+struct ObstacleArgs {
+  float4* pos;
+  float4* vel;
+  int n;
+  float cx, cy, cz, sphereRadius, radius, restitution;
+};
 
 __global__ void obstacleKernel(ObstacleArgs a) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -232,6 +325,16 @@ __global__ void obstacleKernel(ObstacleArgs a) {
   a.vel[i] = withW(v, 0.0f);
 }
 
+struct WallsArgs {
+  float4* pos;
+  float4* vel;
+  BlowUpState* blowUp;
+  const FrameControl* ctrl;
+  int n;
+  float bx, by, bz, radius, restitution;
+  int pad;
+};
+
 __global__ void wallsKernel(WallsArgs a) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= a.n) return;
@@ -241,8 +344,15 @@ __global__ void wallsKernel(WallsArgs a) {
   a.pos[i] = withW(x, 0.0f);
   a.vel[i] = withW(v, 0.0f);
   const bool inside = x.x >= 0.0f && x.x <= a.bx && x.y >= 0.0f && x.y <= a.by && x.z >= 0.0f && x.z <= a.bz;
-  if (!inside) flagBlowUp(a.blowUp, a.ctrl, kStageWalls, kWhatOutside, i);
+  if (!inside) flagBlowUp(a.blowUp, a.ctrl, FluidStep::Walls, kWhatOutside, i);
 }
+
+struct ConditionArgs {
+  FrameControl* ctrl;
+  unsigned long long handle; // 0 = none
+  float frameDt;
+  int maxSubsteps;
+};
 
 __global__ void conditionKernel(ConditionArgs a) {
   FrameControl& c = *a.ctrl;
@@ -257,12 +367,30 @@ __device__ inline float4* outputOf(const OutputArgs& o, const FrameControl* ctrl
   return o.out[ctrl->frame % static_cast<unsigned long long>(o.slots)];
 }
 
+struct WriteRenderArgs {
+  const float4* pos;
+  const FrameControl* ctrl;
+  OutputArgs outputs;
+  int n;
+  float constantColour;
+};
+
 __global__ void writeRenderKernel(WriteRenderArgs a) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= a.n) return;
   const float4 p = a.pos[i];
   outputOf(a.outputs, a.ctrl)[i] = make_float4(p.x, p.y, p.z, a.constantColour);
 }
+
+struct ColourArgs {
+  const float4* vel;
+  const float2* rhoP;
+  const FrameControl* ctrl;
+  OutputArgs outputs;
+  int n;
+  int byDensity;
+  float scale, rho0;
+};
 
 __global__ void colourKernel(ColourArgs a) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -276,6 +404,12 @@ __global__ void colourKernel(ColourArgs a) {
   }
   outputOf(a.outputs, a.ctrl)[i].w = fminf(fmaxf(c, 0.0f), 1.0f);
 }
+
+struct ReportArgs {
+  const FrameControl* ctrl;
+  BlowUpState* blowUp;
+  HostReport* host; // device pointer of the mapped pinned report
+};
 
 __global__ void reportKernel(ReportArgs a) {
   const FrameControl& c = *a.ctrl;
@@ -296,8 +430,11 @@ __global__ void reportKernel(ReportArgs a) {
   h->seq = seq + 2;
 }
 
+// A kernel's spec from its argument struct, written in place at the call: Args is deduced from the kernel alone
+// (enable_if<true, Args>::type is not deduced from the braces).
 template <typename Args>
-KernelSpec specOf(void (*kernel)(Args), const Args& a, unsigned threads, int block = kBlock) {
+KernelSpec specOf(void (*kernel)(Args), const typename std::enable_if<true, Args>::type& a, unsigned threads,
+                  int block = kBlock) {
   return cuda::kernelSpecOf(kernel, a, threads, static_cast<unsigned>(block));
 }
 
@@ -305,23 +442,55 @@ unsigned count(int n) { return static_cast<unsigned>(n); }
 
 } // namespace
 
-KernelSpec frameBeginSpec(const FrameBeginArgs& a) { return specOf(frameBeginKernel, a, 1, 1); }
-KernelSpec cflSpec(const CflArgs& a) {
-  const unsigned warps = std::min<unsigned>((count(a.n) + 31u) / 32u, kCflWarps);
-  return specOf(cflKernel, a, std::max(warps, 1u) * 32u, 32);
+KernelSpec specFor(FluidStep step, const DeviceState& d, const Scratch& s, const KernelParams& k,
+                   const sph_math::GridDims& dims, unsigned long long handle, std::uint64_t frame) {
+  const Grid g{dims.nx, dims.ny, dims.nz, dims.cellSize};
+  const unsigned n = count(d.n);
+  switch (step) {
+  case FluidStep::FrameBegin: return specOf(frameBeginKernel, {d.ctrl, frame, handle, k.frameDt, k.maxSubsteps}, 1, 1);
+  case FluidStep::Cfl: {
+    const unsigned warps = std::max(1u, std::min<unsigned>((n + 31u) / 32u, kCflWarps));
+    return specOf(cflKernel, {d.vel, d.ctrl, d.n, k.cflNumber, k.h, k.cs, k.frameDt, k.maxSubsteps, k.fixedDt, 0},
+                  warps * 32u, 32);
+  }
+  case FluidStep::Keys: return specOf(keysKernel, {d.pos, s.keys, s.vals, g, d.n, 0}, n);
+  case FluidStep::Ranges: return specOf(rangesKernel, {s.sortedKeys(), s.cellStart, s.cellEnd, d.n, 0}, n);
+  case FluidStep::Reorder: return specOf(reorderKernel, {s.sortedVals(), d.pos, d.vel, s.posS, s.velS, d.n, 0}, n);
+  case FluidStep::Density:
+    return specOf(densityKernel,
+                  {s.posS, s.cellStart, s.cellEnd, d.rhoP, d.blowUp, d.ctrl, g, d.n, k.h, k.mass, k.restDensity,
+                   k.stiffness, k.maxDensity, 0},
+                  laneThreads(d.n), 128);
+  case FluidStep::Forces:
+    return specOf(forcesKernel,
+                  {s.posS, s.velS, d.rhoP, s.cellStart, s.cellEnd, s.accel, g, d.n, k.h, k.mass, k.cs, k.alpha,
+                   k.gravity[0], k.gravity[1], k.gravity[2]},
+                  laneThreads(d.n), 128);
+  case FluidStep::Integrate:
+    return specOf(integrateKernel, {s.posS, s.velS, s.accel, d.pos, d.vel, d.ctrl, d.blowUp, d.n, 0}, n);
+  case FluidStep::Obstacle:
+    return specOf(obstacleKernel,
+                  {d.pos, d.vel, d.n, k.obstacleCentre[0], k.obstacleCentre[1], k.obstacleCentre[2], k.obstacleRadius,
+                   k.radius, k.wallRestitution},
+                  n);
+  case FluidStep::Walls:
+    return specOf(wallsKernel,
+                  {d.pos, d.vel, d.blowUp, d.ctrl, d.n, k.box[0], k.box[1], k.box[2], k.radius, k.wallRestitution, 0},
+                  n);
+  case FluidStep::Condition: return specOf(conditionKernel, {d.ctrl, handle, k.frameDt, k.maxSubsteps}, 1, 1);
+  case FluidStep::WriteRender: return specOf(writeRenderKernel, {d.pos, d.ctrl, d.outputs, d.n, 0.5f}, n);
+  case FluidStep::Colour:
+    return specOf(colourKernel,
+                  {d.vel, d.rhoP, d.ctrl, d.outputs, d.n, k.colourByDensity, k.colourScale, k.restDensity}, n);
+  case FluidStep::Report: return specOf(reportKernel, {d.ctrl, d.blowUp, d.report}, 1, 1);
+  case FluidStep::Diagnostics:
+    return fluidDiagnosticsSpec(
+        {d.pos, d.vel, d.rhoP, d.ctrl, d.diagnostics, d.diagnosticsReport, d.n, k.restDensity, k.mass, 0});
+  case FluidStep::Sort:
+  case FluidStep::ClearCells: break; // not kernel nodes
+  }
+  throw std::logic_error(std::string("specFor: ") + std::string(stepRow(step).name) + " is not a kernel row");
 }
-KernelSpec keysSpec(const KeysArgs& a) { return specOf(keysKernel, a, count(a.n)); }
-KernelSpec rangesSpec(const RangesArgs& a) { return specOf(rangesKernel, a, count(a.n)); }
-KernelSpec reorderSpec(const ReorderArgs& a) { return specOf(reorderKernel, a, count(a.n)); }
-KernelSpec densitySpec(const DensityArgs& a) { return specOf(densityKernel, a, laneThreads(a.n), 128); }
-KernelSpec forcesSpec(const ForcesArgs& a) { return specOf(forcesKernel, a, laneThreads(a.n), 128); }
-KernelSpec integrateSpec(const IntegrateArgs& a) { return specOf(integrateKernel, a, count(a.n)); }
-KernelSpec obstacleSpec(const ObstacleArgs& a) { return specOf(obstacleKernel, a, count(a.n)); }
-KernelSpec wallsSpec(const WallsArgs& a) { return specOf(wallsKernel, a, count(a.n)); }
-KernelSpec conditionSpec(const ConditionArgs& a) { return specOf(conditionKernel, a, 1, 1); }
-KernelSpec writeRenderSpec(const WriteRenderArgs& a) { return specOf(writeRenderKernel, a, count(a.n)); }
-KernelSpec colourSpec(const ColourArgs& a) { return specOf(colourKernel, a, count(a.n)); }
-KernelSpec reportSpec(const ReportArgs& a) { return specOf(reportKernel, a, 1, 1); }
 
 std::size_t sortTempBytes(int n, int keyBits) {
   cub::DoubleBuffer<unsigned> keys(nullptr, nullptr), vals(nullptr, nullptr);

@@ -1,6 +1,9 @@
-// The fluid scene's kernels seen from the host: one argument struct per kernel (taken by value, no implicit padding,
-// so equal parameters are equal bytes and a node is updated only when its bytes change) and a builder of the
-// complete kernel-node parameters. The kernels live in fluid_kernels.cu; the formulas in compute/fluid/sph_math.h.
+// The fluid scene's kernels seen from the host: the device memory they share (control block, blow-up word, report,
+// the state and the scratch) and what the host resolves for them (KernelParams), and specFor, the complete
+// parameters of a kernel row's node. Each kernel's argument struct (taken by value, no implicit padding, so equal
+// parameters are equal bytes and a node is updated only when its bytes change) and its case of specFor live next to
+// the kernel in fluid_kernels.cu, so a new node does not change this header. The formulas: compute/fluid/sph_math.h.
+// C++17 (nvcc reads it).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -10,6 +13,8 @@
 #include <cstring>
 
 #include "compute/cuda/kernel_node_spec.h"
+#include "compute/fluid/fluid_steps.h"
+#include "compute/fluid/sph_math.h"
 
 namespace graphsim::fluid::gpu {
 
@@ -26,9 +31,9 @@ struct FrameControl {
   int pad;
 };
 
-// The first blow-up since the reset: atomicMin of (code << 32 | particle). code = substep << 8 | stage << 4 | what.
+// The first blow-up since the reset: atomicMin of (code << 32 | particle). code = substep << 8 | stage << 4 | what,
+// stage the FluidStep of the kernel that flagged it (< 16).
 inline constexpr unsigned long long kNoBlowUp = ~0ull;
-enum BlowUpStage : unsigned { kStageDensity = 0, kStageIntegrate = 1, kStageWalls = 2 };
 enum BlowUpWhat : unsigned { kWhatNonFinite = 0, kWhatDensity = 1, kWhatOutside = 2 };
 struct BlowUpState {
   unsigned long long first;        // kNoBlowUp while healthy
@@ -54,146 +59,62 @@ struct Grid {
   float cellSize;
 };
 
-struct FrameBeginArgs {
-  FrameControl* ctrl;
-  unsigned long long frame;
-  unsigned long long handle; // cudaGraphConditionalHandle; 0 = none (fixed substeps, host-decided)
-  float frameDt;
-  int maxSubsteps;
-};
-struct CflArgs {
-  const float4* vel;
-  FrameControl* ctrl;
-  int n;
-  float cfl, h, cs, frameDt;
-  int maxSubsteps;
-  float fixedDt; // > 0: the fixed-substeps graph's dt, used instead of the frame rule
-  int pad;
-};
-struct KeysArgs {
-  const float4* pos;
-  unsigned* keys;
-  unsigned* vals;
-  Grid grid;
-  int n;
-  int pad;
-};
-struct RangesArgs {
-  const unsigned* keys; // sorted
-  unsigned* cellStart;
-  unsigned* cellEnd;
-  int n;
-  int pad;
-};
-struct ReorderArgs {
-  const unsigned* vals; // sorted: the old index of sorted particle i
-  const float4* pos;
-  const float4* vel;
-  float4* posS;
-  float4* velS;
-  int n;
-  int pad;
-};
-struct DensityArgs {
-  const float4* posS;
-  const unsigned* cellStart;
-  const unsigned* cellEnd;
-  float2* rhoP; // (rho, p / rho^2)
-  BlowUpState* blowUp;
-  const FrameControl* ctrl;
-  Grid grid;
-  int n;
-  float h, mass, rho0, stiffness, maxDensity;
-  int pad;
-};
-struct ForcesArgs {
-  const float4* posS;
-  const float4* velS;
-  const float2* rhoP;
-  const unsigned* cellStart;
-  const unsigned* cellEnd;
-  float4* accel;
-  Grid grid;
-  int n;
-  float h, mass, cs, alpha, gx, gy, gz;
-};
-struct IntegrateArgs {
-  const float4* posS;
-  const float4* velS;
-  const float4* accel;
-  float4* pos;
-  float4* vel;
-  const FrameControl* ctrl;
-  BlowUpState* blowUp;
-  int n;
-  int pad;
-};
-struct ObstacleArgs {
-  float4* pos;
-  float4* vel;
-  int n;
-  float cx, cy, cz, sphereRadius, radius, restitution;
-};
-struct WallsArgs {
-  float4* pos;
-  float4* vel;
-  BlowUpState* blowUp;
-  const FrameControl* ctrl;
-  int n;
-  float bx, by, bz, radius, restitution;
-  int pad;
-};
-struct ConditionArgs {
-  FrameControl* ctrl;
-  unsigned long long handle; // 0 = none
-  float frameDt;
-  int maxSubsteps;
-};
 inline constexpr int kMaxOutputs = 4;
 struct OutputArgs { // the render buffers: frame k writes out[k % slots]
   float4* out[kMaxOutputs];
   int slots;
   int pad;
 };
-struct WriteRenderArgs {
-  const float4* pos;
-  const FrameControl* ctrl;
-  OutputArgs outputs;
-  int n;
-  float constantColour;
-};
-struct ColourArgs {
-  const float4* vel;
-  const float2* rhoP;
-  const FrameControl* ctrl;
-  OutputArgs outputs;
-  int n;
-  int byDensity;
-  float scale, rho0;
-};
-struct ReportArgs {
-  const FrameControl* ctrl;
-  BlowUpState* blowUp;
-  HostReport* host; // device pointer of the mapped pinned report
+
+// The substep's scratch, carved out of one allocation (preallocated, or a graph memory node's).
+struct Scratch {
+  unsigned *keys = nullptr, *keysAlt = nullptr, *vals = nullptr, *valsAlt = nullptr;
+  unsigned *cellStart = nullptr, *cellEnd = nullptr;
+  float4 *posS = nullptr, *velS = nullptr, *accel = nullptr;
+  void* sortTemp = nullptr;
+  std::size_t sortTempBytes = 0;
+  bool sortedInAlt = false; // where CUB's DoubleBuffer leaves the result (fixed for a key-bit count: set by the sort)
+  const unsigned* sortedKeys() const { return sortedInAlt ? keysAlt : keys; }
+  const unsigned* sortedVals() const { return sortedInAlt ? valsAlt : vals; }
 };
 
-// Complete parameters of one kernel node: the kit's one spec type (compute/cuda/kernel_node_spec.h).
-using KernelSpec = cuda::KernelNodeSpec;
+struct FluidDiagnosticsDeviceState;
+struct FluidDiagnosticsHostReport;
 
-KernelSpec frameBeginSpec(const FrameBeginArgs& a);
-KernelSpec cflSpec(const CflArgs& a);
-KernelSpec keysSpec(const KeysArgs& a);
-KernelSpec rangesSpec(const RangesArgs& a);
-KernelSpec reorderSpec(const ReorderArgs& a);
-KernelSpec densitySpec(const DensityArgs& a);
-KernelSpec forcesSpec(const ForcesArgs& a);
-KernelSpec integrateSpec(const IntegrateArgs& a);
-KernelSpec obstacleSpec(const ObstacleArgs& a);
-KernelSpec wallsSpec(const WallsArgs& a);
-KernelSpec conditionSpec(const ConditionArgs& a);
-KernelSpec writeRenderSpec(const WriteRenderArgs& a);
-KernelSpec colourSpec(const ColourArgs& a);
-KernelSpec reportSpec(const ReportArgs& a);
+// The device state the graph's kernels read and write (owned by the backend).
+struct DeviceState {
+  float4* pos = nullptr;
+  float4* vel = nullptr;
+  float2* rhoP = nullptr;
+  FrameControl* ctrl = nullptr;
+  BlowUpState* blowUp = nullptr;
+  HostReport* report = nullptr; // device pointer of the mapped pinned report
+  FluidDiagnosticsDeviceState* diagnostics = nullptr;
+  FluidDiagnosticsHostReport* diagnosticsReport = nullptr; // device pointer of the mapped pinned sample
+  OutputArgs outputs{};
+  int n = 0;
+};
+
+// What a frame's kernels are given, resolved on the host from the parameters and switches (kernelParams in
+// fluid_frame_graph.cpp): the values node updates change. A switch that is a kernel argument is resolved here
+// (viscosity off: alpha = 0; gravity off: g = 0).
+struct KernelParams {
+  float h = 0, radius = 0, mass = 0, cs = 0;            // smoothing length, particle radius and mass, speed of sound
+  float restDensity = 0, stiffness = 0, maxDensity = 0; // maxDensity: the blow-up threshold
+  float alpha = 0, gravity[3] = {0, 0, 0};
+  float cflNumber = 0, frameDt = 0, fixedDt = 0; // fixedDt > 0: FixedSubsteps' frameDt / S
+  int maxSubsteps = 1;
+  float obstacleCentre[3] = {0, 0, 0}, obstacleRadius = 0, wallRestitution = 0, box[3] = {0, 0, 0};
+  int colourByDensity = 0;
+  float colourScale = 0;
+};
+
+using KernelSpec = cuda::KernelNodeSpec; // the kit's one spec type (compute/cuda/kernel_node_spec.h)
+
+// The spec of one kernel node (a row with StepNode::Kernel), the same for every substep; handle: the WHILE node's
+// conditional handle (0: none); frame: frame_begin's frame index.
+KernelSpec specFor(FluidStep step, const DeviceState& d, const Scratch& s, const KernelParams& k,
+                   const sph_math::GridDims& g, unsigned long long handle, std::uint64_t frame);
 
 // The sort by cell key: CUB DeviceRadixSort::SortPairs on bits [0, keyBits) of keys/vals with their alternate
 // buffers (DoubleBuffer). sortTempBytes: the temp storage it needs. sortOnStream: one sort on `stream` (stream

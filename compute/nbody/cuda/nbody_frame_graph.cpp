@@ -2,50 +2,18 @@
 #include "compute/nbody/cuda/nbody_frame_graph.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
-#include <cstring>
-#include <fstream>
 #include <stdexcept>
 #include <utility>
 
-#include "compute/nbody/cuda/nbody_frame_graph_detail.h"
 #include "compute/nvtx.h"
 
 namespace graphsim::cuda {
 
-using detail::instantiate;
-using detail::updateResultName;
-
-namespace detail {
-
-GraphExec instantiate(cudaGraph_t graph) {
-  cudaGraphExec_t exec = nullptr;
-  CUDA_CHECK_CTX(cudaGraphInstantiate(&exec, graph, 0), "instantiating the frame graph");
-  return GraphExec(exec);
-}
-
-const char* updateResultName(cudaGraphExecUpdateResult r) {
-  switch (r) {
-  case cudaGraphExecUpdateSuccess: return "cudaGraphExecUpdateSuccess";
-  case cudaGraphExecUpdateError: return "cudaGraphExecUpdateError";
-  case cudaGraphExecUpdateErrorTopologyChanged: return "cudaGraphExecUpdateErrorTopologyChanged";
-  case cudaGraphExecUpdateErrorNodeTypeChanged: return "cudaGraphExecUpdateErrorNodeTypeChanged";
-  case cudaGraphExecUpdateErrorFunctionChanged: return "cudaGraphExecUpdateErrorFunctionChanged";
-  case cudaGraphExecUpdateErrorParametersChanged: return "cudaGraphExecUpdateErrorParametersChanged";
-  case cudaGraphExecUpdateErrorNotSupported: return "cudaGraphExecUpdateErrorNotSupported";
-  case cudaGraphExecUpdateErrorUnsupportedFunctionChange: return "cudaGraphExecUpdateErrorUnsupportedFunctionChange";
-  case cudaGraphExecUpdateErrorAttributesChanged: return "cudaGraphExecUpdateErrorAttributesChanged";
-  }
-  return "cudaGraphExecUpdateResult(unknown)";
-}
-
-} // namespace detail
-
 NBodyFrameGraph::NBodyFrameGraph(const BodiesView& bodies, int substeps, const NBodyParams& params,
-                                 const std::array<bool, kStageCount>& enabled, const FrameSemaphores* semaphores,
-                                 float4* output, const ReportBlowUpArgs& blowUp, const DiagnosticsBuffers& diagnostics,
-                                 int diagnosticsEvery, const GraphSlice* slice)
+                       const std::array<bool, kStageCount>& enabled, const FrameSemaphores* semaphores, float4* output,
+                       const ReportBlowUpArgs& blowUp, const DiagnosticsBuffers& diagnostics, int diagnosticsEvery,
+                       const GraphSlice* slice)
     : bodies_(bodies), substeps_(substeps), params_(params), enabled_(enabled), output_(output), blowUp_(blowUp),
       diagnostics_(diagnostics), diagnosticsEvery_(diagnosticsEvery) {
   if (slice != nullptr) setSlice(*slice);
@@ -61,10 +29,7 @@ NBodyFrameGraph::NBodyFrameGraph(const BodiesView& bodies, int substeps, const N
     }
     semaphores_ = *semaphores;
   }
-  Built built = build();
-  exec_ = instantiate(built.graph.get());
-  instantiatedFrom_ = std::move(built.graph);
-  nodes_ = std::move(built.nodes);
+  (void)replaceGraph(exec_, nodes_, build(), counters_, {});
   syncEnableStates();
 }
 
@@ -97,9 +62,7 @@ KernelNodeSpec NBodyFrameGraph::stageSpec(NBodyStage stage, int substep) const {
   }
   const NBodyParams& p = params_;
   // Node index substep * kStageCount + stage: the smaller, the earlier in the frame (nbody_kernels.h).
-  const auto node = [&](NBodyStage s) {
-    return static_cast<unsigned int>(substep * kStageCount + static_cast<int>(s));
-  };
+  const auto node = [&](NBodyStage s) { return static_cast<unsigned int>(substep * kStageCount + static_cast<int>(s)); };
   const BlowUpFlag flag{&blowUp_.state->first, node(stage), node(NBodyStage::Forces)};
   // Same float expressions as the CPU reference (cpu_stages.cpp): eps^2 and the damping factor on the host.
   switch (stage) {
@@ -156,10 +119,10 @@ struct NBodyFrameGraph::Chain {
   }
 
   void addKernel(std::string name, Kind kind, NBodyStage stage, int substep, const KernelNodeSpec& spec) {
-    void* argSlot[1];
-    const cudaKernelNodeParams params = spec.nodeParams(argSlot);
     cudaGraphNode_t node = nullptr;
     if (fg.programmatic_ && prevIsKernel) {
+      void* argSlot[1];
+      const cudaKernelNodeParams params = spec.nodeParams(argSlot);
       // Programmatic dependent launch (setProgrammaticLaunch): this kernel may be launched once every block of the
       // previous one has triggered or exited; it waits for that kernel's completion and memory in
       // griddepcontrol.wait (nbody_kernels.h, waitForPreviousKernel) before it reads anything.
@@ -169,7 +132,7 @@ struct NBodyFrameGraph::Chain {
       edge.type = cudaGraphDependencyTypeProgrammatic;
       CUDA_CHECK_CTX(cudaGraphAddDependencies(g, &prev, &node, &edge, 1), "programmatic edge to node " + name);
     } else {
-      CUDA_CHECK_CTX(cudaGraphAddKernelNode(&node, g, deps(), depCount(), &params), "adding node " + name);
+      node = addKernelNode(g, deps(), depCount(), spec, name);
     }
     add(std::move(name), kind, node, spec, substep, stage);
     addMark();
@@ -193,16 +156,14 @@ struct NBodyFrameGraph::Chain {
       addCollective("reduce_forces" + suffix, slice->reduceForces.at(s));
       addKernel(kConvertNodeName + suffix, Kind::ForcesConvert, NBodyStage::Forces, substep, fg.convertSpec());
     }
-    if (slice && stage == NBodyStage::Boundary)
-      addCollective("all_gather_positions" + suffix, slice->gatherPositions.at(s));
+    if (slice && stage == NBodyStage::Boundary) addCollective("all_gather_positions" + suffix, slice->gatherPositions.at(s));
     if (slice && stage == NBodyStage::Colour) addCollective("all_gather_colour", slice->gatherColour);
     if (stage == NBodyStage::Forces && substep == 0 && fg.diagnosticsEvery_ > 0) {
       // Where a(t) of the state the frame starts from is fresh (docs/DIAGNOSTICS.md). Ordinary edges on both sides,
       // also with programmatic launch: the node is disabled on most frames, and the kernels around it should not
       // depend on how a programmatic edge through a disabled node behaves.
       prevIsKernel = false;
-      addKernel(kDiagnosticsNodeName, Kind::Diagnostics, NBodyStage::Forces, 0,
-                fg.diagnosticsSpecFor(fg.diagnosticsFrame_));
+      addKernel(kDiagnosticsNodeName, Kind::Diagnostics, NBodyStage::Forces, 0, fg.diagnosticsSpecFor(fg.diagnosticsFrame_));
       prevIsKernel = false;
     }
   }
@@ -250,11 +211,9 @@ void NBodyFrameGraph::setStageEnabled(NBodyStage stage, bool enabled) {
   bool& current = enabled_[static_cast<int>(stage)];
   if (current == enabled) return;
   current = enabled;
-  for (const Node& n : nodes_) {
-    if (!followsStage(n, stage)) continue;
-    CUDA_CHECK_CTX(cudaGraphNodeSetEnabled(exec_.get(), n.node, enabled ? 1u : 0u), n.name);
-    ++counters_.enableToggles;
-  }
+  counters_.enableToggles += syncEnables(exec_.get(), nodes_, [&](const Node& n) {
+    return followsStage(n, stage) ? std::optional<bool>(enabled) : std::nullopt;
+  });
   nodeList_.enableStates = true;
 }
 
@@ -265,37 +224,24 @@ bool NBodyFrameGraph::runsStage(NBodyStage stage) const {
 void NBodyFrameGraph::syncEnableStates() {
   // Called once nodes_ and exec_ are (re)built: the node list is rebuilt and read back on its next read.
   nodeList_.structure = true;
-  for (const Node& n : nodes_) {
-    if (n.kind == Kind::Diagnostics) {
-      // Disabled until a launch that samples enables it (prepareDiagnostics); not counted (the schedule's).
-      unsigned int isEnabled = 0;
-      CUDA_CHECK_CTX(cudaGraphNodeGetEnabled(exec_.get(), n.node, &isEnabled), n.name);
-      if (isEnabled != 0) CUDA_CHECK_CTX(cudaGraphNodeSetEnabled(exec_.get(), n.node, 0u), n.name);
-      diagnosticsExecEnabled_ = false;
-      continue;
-    }
-    if (n.kind != Kind::Kernel && n.kind != Kind::ForcesConvert) continue;
-    const bool want = runsStage(n.stage);
-    unsigned int isEnabled = 0;
-    CUDA_CHECK_CTX(cudaGraphNodeGetEnabled(exec_.get(), n.node, &isEnabled), n.name);
-    if ((isEnabled != 0) == want) continue;
-    CUDA_CHECK_CTX(cudaGraphNodeSetEnabled(exec_.get(), n.node, want ? 1u : 0u), n.name);
-    ++counters_.enableToggles;
-  }
+  // The diagnostics node is disabled until a launch that samples enables it (prepareDiagnostics); not counted (the
+  // schedule's).
+  (void)syncEnables(exec_.get(), nodes_, [](const Node& n) {
+    return n.kind == Kind::Diagnostics ? std::optional<bool>(false) : std::nullopt;
+  });
+  diagnosticsExecEnabled_ = false;
+  counters_.enableToggles += syncEnables(exec_.get(), nodes_, [&](const Node& n) {
+    const bool stageNode = n.kind == Kind::Kernel || n.kind == Kind::ForcesConvert;
+    return stageNode ? std::optional<bool>(runsStage(n.stage)) : std::nullopt;
+  });
 }
 
 void NBodyFrameGraph::applyChangedKernels(bool allStages) {
-  for (Node& n : nodes_) {
+  counters_.nodeUpdates += updateKernels(exec_.get(), nodes_, [&](const Node& n) -> std::optional<KernelNodeSpec> {
     const bool kernel = n.kind == Kind::Kernel || n.kind == Kind::ForcesConvert;
-    if (!kernel || (!allStages && n.stage != NBodyStage::WriteRender)) continue;
-    const KernelNodeSpec want = n.kind == Kind::ForcesConvert ? convertSpec() : stageSpec(n.stage, n.substep);
-    if (want == n.applied) continue;
-    void* argSlot[1];
-    const cudaKernelNodeParams params = want.nodeParams(argSlot);
-    CUDA_CHECK_CTX(cudaGraphExecKernelNodeSetParams(exec_.get(), n.node, &params), "updating node " + n.name);
-    n.applied = want;
-    ++counters_.nodeUpdates;
-  }
+    if (!kernel || (!allStages && n.stage != NBodyStage::WriteRender)) return std::nullopt;
+    return n.kind == Kind::ForcesConvert ? convertSpec() : stageSpec(n.stage, n.substep);
+  });
 }
 
 void NBodyFrameGraph::setDiagnosticsEvery(int every) {
@@ -345,13 +291,7 @@ void NBodyFrameGraph::prepareDiagnostics(std::uint64_t frame) {
   if (node == nullptr) return;
   const bool sample = diagnosticsSamples(frame);
   if (sample) {
-    const KernelNodeSpec want = diagnosticsSpecFor(frame);
-    if (!(want == node->applied)) {
-      void* argSlot[1];
-      const cudaKernelNodeParams params = want.nodeParams(argSlot);
-      CUDA_CHECK_CTX(cudaGraphExecKernelNodeSetParams(exec_.get(), node->node, &params), "updating node " + node->name);
-      node->applied = want;
-    }
+    (void)updateKernelNode(exec_.get(), node->node, node->applied, diagnosticsSpecFor(frame), node->name);
     diagnosticsFrame_ = frame;
     diagnosticsFirstPending_ = false;
   }
@@ -387,16 +327,8 @@ void NBodyFrameGraph::launch(std::uint64_t frame, float4* output, cudaStream_t s
   lastLaunchHostUs_ = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t1).count();
 }
 
-std::string NBodyFrameGraph::describeNode(const std::vector<Node>& nodes, cudaGraphNode_t node) const {
-  if (node == nullptr) return {};
-  for (const Node& n : nodes) {
-    if (n.node == node) return n.name;
-  }
-  return "an unnamed node";
-}
-
 void NBodyFrameGraph::rebuild(const BodiesView& bodies, int substeps, const NBodyParams& params,
-                              const std::array<bool, kStageCount>& enabled, float4* output, const std::string& cause) {
+                         const std::array<bool, kStageCount>& enabled, float4* output, const std::string& cause) {
   // Strong guarantee: on a throw the graph keeps its old inputs and exec (the caller keeps the old state alive).
   // The enable states only reach the exec in syncEnableStates() below, after the last point that can throw.
   const BodiesView oldBodies = bodies_;
@@ -411,51 +343,24 @@ void NBodyFrameGraph::rebuild(const BodiesView& bodies, int substeps, const NBod
   output_ = output;
   try {
     Built fresh = build();
-    std::string reason;
+    std::string notAttempted;
     if (slice_) {
-      reason = "one GPU of several: its NCCL collectives are captured afresh, so cudaGraphExecUpdate was not attempted";
+      notAttempted = "one GPU of several: its NCCL collectives are captured afresh";
     } else if (programmatic_ != execProgrammatic_) {
       // Edge types are topology too: cudaGraphExecUpdate refuses the change (and compute-sanitizer would report the
       // refused call), so it is not attempted.
-      reason = std::string("cudaGraphExecUpdateErrorTopologyChanged: kernel-to-kernel edges ") +
-               (programmatic_ ? "programmatic" : "ordinary") + " now, so cudaGraphExecUpdate was not attempted";
+      notAttempted = std::string("cudaGraphExecUpdateErrorTopologyChanged: kernel-to-kernel edges ") +
+                     (programmatic_ ? "programmatic" : "ordinary") + " now";
     } else if (fresh.nodes.size() != nodes_.size()) {
       // The builder is deterministic, so another node count is another topology, which cudaGraphExecUpdate refuses
       // with cudaGraphExecUpdateErrorTopologyChanged. Not calling it keeps compute-sanitizer runs free of an
       // expected API error; the reason says the same thing the call would have.
-      reason = "cudaGraphExecUpdateErrorTopologyChanged: " + std::to_string(nodes_.size()) + " -> " +
-               std::to_string(fresh.nodes.size()) + " nodes (substeps " + std::to_string(oldSubsteps) + " -> " +
-               std::to_string(substeps_) + "), so cudaGraphExecUpdate was not attempted";
-    } else {
-      cudaGraphExecUpdateResultInfo info{};
-      const cudaError_t e = cudaGraphExecUpdate(exec_.get(), fresh.graph.get(), &info);
-      if (e == cudaSuccess) {
-        // exec_ keeps identifying its nodes by the handles of the graph it was instantiated from; pair them with
-        // the new parameters (same build order, same topology).
-        for (std::size_t i = 0; i < nodes_.size(); ++i) fresh.nodes[i].node = nodes_[i].node;
-        nodes_ = std::move(fresh.nodes);
-        latest_ = std::move(fresh.graph);
-        ++counters_.wholeGraphUpdates;
-        if (!cause.empty()) counters_.lastFallbackReason = cause + "; graph updated whole (cudaGraphExecUpdate)";
-      } else {
-        (void)cudaGetLastError(); // the failed update is recorded as the thread's last error; it is handled here
-        reason = "cudaGraphExecUpdate: " + std::string(cudaGetErrorName(e)) + ", " +
-                 std::string(updateResultName(info.result));
-        if (const std::string at = describeNode(fresh.nodes, info.errorNode); !at.empty()) reason += " at " + at;
-        if (const std::string from = describeNode(fresh.nodes, info.errorFromNode); !from.empty()) {
-          reason += " (edge from " + from + ")";
-        }
-      }
+      notAttempted = "cudaGraphExecUpdateErrorTopologyChanged: " + std::to_string(nodes_.size()) + " -> " +
+                     std::to_string(fresh.nodes.size()) + " nodes (substeps " + std::to_string(oldSubsteps) + " -> " +
+                     std::to_string(substeps_) + ")";
     }
-    if (!reason.empty()) {
-      GraphExec exec = instantiate(fresh.graph.get());
-      exec_ = std::move(exec);
-      instantiatedFrom_ = std::move(fresh.graph);
-      latest_.reset();
-      nodes_ = std::move(fresh.nodes);
+    if (replaceGraph(exec_, nodes_, std::move(fresh), counters_, cause, notAttempted)) {
       execProgrammatic_ = programmatic_;
-      ++counters_.reinstantiations;
-      counters_.lastFallbackReason = (cause.empty() ? "" : cause + "; ") + reason + "; re-instantiated";
     }
   } catch (...) {
     bodies_ = oldBodies;
@@ -485,15 +390,6 @@ void NBodyFrameGraph::setProgrammaticLaunch(bool enabled) {
   }
 }
 
-void NBodyFrameGraph::dumpDot(const std::filesystem::path& path) const {
-  // cudaGraphDebugDotPrint reports an unwritable path only as cudaErrorOperatingSystem; opening it first gives the
-  // user the path and the OS's reason (and keeps sanitizer runs free of that API error).
-  if (std::ofstream probe(path, std::ios::trunc); !probe) {
-    throw std::runtime_error("cannot write the frame graph to " + path.string() + ": " + std::strerror(errno));
-  }
-  const cudaGraph_t graph = latest_ ? latest_.get() : instantiatedFrom_.get();
-  CUDA_CHECK_CTX(cudaGraphDebugDotPrint(graph, path.c_str(), cudaGraphDebugDotFlagsVerbose),
-                 "writing the frame graph to " + path.string());
-}
+void NBodyFrameGraph::dumpDot(const std::filesystem::path& path) const { dumpGraphDot(exec_.shown(), path); }
 
 } // namespace graphsim::cuda

@@ -23,12 +23,13 @@
 #include <vector>
 
 #include "compute/cuda/cuda_handles.h"
-#include "compute/cuda/frame_shell.h"
 #include "compute/nbody/cuda/nbody_diagnostics_kernel.h"
+#include "compute/cuda/frame_shell.h"
+#include "compute/cuda/graph_nodes.h"
 #include "compute/nbody/cuda/nbody_kernels.h"
 #include "compute/nbody/nbody.h"
-#include "compute/nbody/nbody_backend.h"
 #include "compute/protocol.h"
+#include "compute/nbody/nbody_backend.h"
 
 namespace graphsim::cuda {
 
@@ -77,14 +78,14 @@ struct FrameLaunch {
 class NBodyFrameGraph {
 public:
   // semaphores == nullptr: compute-only graph without semaphore nodes. output: write_render's first target.
-  // blowUp: the device word the stage kernels flag and the host word the report node writes (NBodyCudaBackend owns
-  // both; docs/FRAME.md, "Blow-up detection"); the same for the graph's life, rebuilds included. diagnostics: the
+  // blowUp: the device word the stage kernels flag and the host word the report node writes (NBodyCudaBackend owns both;
+  // docs/FRAME.md, "Blow-up detection"); the same for the graph's life, rebuilds included. diagnostics: the
   // diagnostics node's memory, diagnosticsEvery its interval (0: no node; setDiagnosticsEvery).
   // slice: one GPU of several (GraphSlice); nullptr: the only GPU.
   NBodyFrameGraph(const BodiesView& bodies, int substeps, const NBodyParams& params,
-                  const std::array<bool, kStageCount>& enabled, const FrameSemaphores* semaphores, float4* output,
-                  const ReportBlowUpArgs& blowUp, const DiagnosticsBuffers& diagnostics = {}, int diagnosticsEvery = 0,
-                  const GraphSlice* slice = nullptr);
+             const std::array<bool, kStageCount>& enabled, const FrameSemaphores* semaphores, float4* output,
+             const ReportBlowUpArgs& blowUp, const DiagnosticsBuffers& diagnostics = {}, int diagnosticsEvery = 0,
+             const GraphSlice* slice = nullptr);
 
   NBodyFrameGraph(const NBodyFrameGraph&) = delete;
   NBodyFrameGraph& operator=(const NBodyFrameGraph&) = delete;
@@ -195,10 +196,7 @@ private:
     KernelNodeSpec applied; // kernel nodes: the parameters exec_ holds now
     int substep = 0;        // kernel nodes: which instance of the stage (its blow-up flag names it)
   };
-  struct Built {
-    Graph graph;
-    std::vector<Node> nodes;
-  };
+  using Built = BuiltGraph<Node>;
 
   struct Chain; // build()'s node-by-node layout (frame_graph.cpp)
   // waitValue / signalValue: the semaphore nodes' values (the product path sets them on the exec every frame).
@@ -222,7 +220,6 @@ private:
   KernelNodeSpec diagnosticsSpecFor(std::uint64_t frame) const;
   void prepareDiagnostics(std::uint64_t frame);
   void syncEnableStates(); // makes the exec's enable states match enabled_
-  std::string describeNode(const std::vector<Node>& nodes, cudaGraphNode_t node) const;
 
   BodiesView bodies_;
   std::optional<GraphSlice> slice_;
@@ -239,11 +236,8 @@ private:
   bool diagnosticsExecEnabled_ = false; // the exec's enable state of the diagnostics node
   std::uint64_t diagnosticsFrame_ = 0;  // the frame argument the node was last given (builds reuse it)
 
-  // exec_ was instantiated from instantiatedFrom_ (whose node handles nodes_ holds); latest_ is the graph of the
-  // last successful whole-graph update, kept for dumpDot so the DOT shows the parameters in use.
-  Graph instantiatedFrom_;
-  Graph latest_;
-  GraphExec exec_;
+  // The exec and the graph it was instantiated from (whose node handles nodes_ holds).
+  FrameExec exec_;
   std::vector<Node> nodes_;
 
   bool paramsDirty_ = false;

@@ -9,7 +9,6 @@
 
 #include "compute/cuda/cuda_check.h"
 #include "compute/cuda/kernel_launch.h"
-#include "compute/nbody/cuda/nbody_frame_graph_detail.h"
 
 namespace graphsim::cuda {
 namespace {
@@ -56,14 +55,13 @@ void FrameGraphInstruments::launchWithWholeUpdate(NBodyFrameGraph& g, const Fram
   const cudaError_t e = cudaGraphExecUpdate(g.exec_.get(), fresh.graph.get(), &info);
   if (e != cudaSuccess) {
     (void)cudaGetLastError(); // reported through the exception below
-    throwCudaError(
-        e, "cudaGraphExecUpdate", __FILE__, __LINE__,
-        frameContext(launch.frame, ": whole-graph update refused (") + detail::updateResultName(info.result) + ")");
+    throwCudaError(e, "cudaGraphExecUpdate", __FILE__, __LINE__,
+                   frameContext(launch.frame, ": whole-graph update refused (") + updateResultName(info.result) + ")");
   }
   // The exec keeps identifying its nodes by the handles of the graph it was instantiated from, and keeps their
   // enable states; it now holds the fresh graph's parameters.
   for (std::size_t i = 0; i < g.nodes_.size(); ++i) g.nodes_[i].applied = fresh.nodes[i].applied;
-  g.latest_ = std::move(fresh.graph);
+  g.exec_.latest = std::move(fresh.graph);
   g.paramsDirty_ = g.outputDirty_ = false;
   ++g.counters_.wholeGraphUpdates;
   g.prepareDiagnostics(launch.frame); // the update kept the node's enable state: the schedule decides it again
@@ -73,14 +71,15 @@ void FrameGraphInstruments::launchWithWholeUpdate(NBodyFrameGraph& g, const Fram
 void FrameGraphInstruments::launchReinstantiated(NBodyFrameGraph& g, const FrameLaunch& launch) {
   const auto t0 = Clock::now();
   NBodyFrameGraph::Built fresh = buildForFrame(g, launch);
-  GraphExec exec = detail::instantiate(fresh.graph.get());
+  GraphExec exec = instantiateGraph(fresh.graph.get());
   for (const NBodyFrameGraph::Node& n : fresh.nodes) {
     if (n.kind == NBodyFrameGraph::Kind::Kernel && !g.runsStage(n.stage)) {
       CUDA_CHECK_CTX(cudaGraphNodeSetEnabled(exec.get(), n.node, 0u), n.name);
     }
   }
-  retire(g, std::exchange(g.exec_, std::move(exec)), std::exchange(g.instantiatedFrom_, std::move(fresh.graph)));
-  g.latest_.reset();
+  retire(g, std::exchange(g.exec_.exec, std::move(exec)),
+         std::exchange(g.exec_.instantiatedFrom, std::move(fresh.graph)));
+  g.exec_.latest.reset();
   g.nodes_ = std::move(fresh.nodes);
   g.nodeList_.structure = true; // new node handles and a new exec: nodes() reads the enable states back from it
   g.paramsDirty_ = g.outputDirty_ = false;

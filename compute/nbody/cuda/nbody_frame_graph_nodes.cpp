@@ -4,7 +4,6 @@
 #include <string>
 
 #include "compute/nbody/cuda/nbody_frame_graph.h"
-#include "compute/nbody/cuda/nbody_frame_graph_detail.h"
 
 namespace graphsim::cuda {
 
@@ -18,7 +17,7 @@ const std::vector<NodeInfo>& NBodyFrameGraph::nodes() const {
       info.name = n.name;
       if (n.kind == Kind::Kernel) {
         info.type = "kernel";
-        info.step = static_cast<int>(n.stage);
+        info.stage = n.stage;
         info.substep = n.substep;
         info.whyNotTogglable = std::string(whyNotTogglable(n.stage));
         info.togglable = info.whyNotTogglable.empty();
@@ -54,9 +53,7 @@ const std::vector<NodeInfo>& NBodyFrameGraph::nodes() const {
       const Node& n = nodes_[i];
       if (n.kind == Kind::Diagnostics) cache.list[i].enabled = diagnosticsOn_;
       if (n.kind != Kind::Kernel && n.kind != Kind::ForcesConvert) continue;
-      unsigned int isEnabled = 0;
-      CUDA_CHECK_CTX(cudaGraphNodeGetEnabled(exec_.get(), n.node, &isEnabled), n.name);
-      cache.list[i].enabled = isEnabled != 0;
+      cache.list[i].enabled = nodeEnabled(exec_.get(), n.node, n.name);
     }
     cache.enableStates = false;
   }
