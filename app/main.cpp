@@ -100,7 +100,7 @@ int runCommand(int argc, char** argv) {
     SoakOptions resolved = *soak;
     resolved.backend = resolveBackend(soak->backend);
     resolved.waitTimeout = flooredWaitTimeout(resolved.waitTimeout);
-    warnIfSlow(findScene(resolved.scene).soakSettings(resolved), resolved.backend);
+    warnIfSlow(soakSettings(findScene(resolved.scene), resolved), resolved.backend);
     return runSoak(resolved);
   }
   return run(std::get<RunOptions>(command));

@@ -276,7 +276,7 @@ LoopResult runInteropLoop(render::VulkanContext& context, const LoopSetup& setup
   const auto built = BenchClock::now();
   // After the renderer: destroyed first, so CUDA releases its imports before Vulkan frees them.
   const std::unique_ptr<BenchProducer> sim =
-      makeBenchCudaProducer(options.scene, setup.devices(), CudaPath::Interop, mode, &renderer, options.waitTimeout);
+      makeBenchCudaProducer(options.scene, setup.devices(), mode, &renderer, options.waitTimeout);
   Variant v{setup, &renderer, *sim, f};
   v.order = submitAfterSim ? SubmitOrder::AfterProduced : SubmitOrder::WithProduce;
   v.launch = launch;
@@ -290,8 +290,8 @@ LoopResult runHostCopyLoop(render::VulkanContext& context, const LoopSetup& setu
   const std::uint32_t f = options.framesInFlight;
   render::ParticleRenderer renderer(context, rendererConfig(options, render::BodyBufferMode::Staged, f));
   const auto built = BenchClock::now();
-  const std::unique_ptr<BenchProducer> sim = makeBenchCudaProducer(options.scene, setup.devices(), CudaPath::HostCopy,
-                                                                   LaunchMode::Graph, &renderer, options.waitTimeout);
+  const std::unique_ptr<BenchProducer> sim =
+      makeBenchCudaProducer(options.scene, setup.devices(), LaunchMode::Graph, &renderer, options.waitTimeout);
   Variant v{setup, &renderer, *sim, f};
   v.withWait = true;
   return runVariant(v, secondsSince(built));
@@ -310,8 +310,8 @@ LoopResult runCpuLoop(render::VulkanContext& context, const LoopSetup& setup, st
 LoopResult runCudaSimOnlyLoop(const LoopSetup& setup) {
   const BenchOptions& options = *setup.options;
   const auto built = BenchClock::now();
-  const std::unique_ptr<BenchProducer> sim = makeBenchCudaProducer(
-      options.scene, setup.devices(), CudaPath::ComputeOnly, LaunchMode::Graph, nullptr, options.waitTimeout);
+  const std::unique_ptr<BenchProducer> sim =
+      makeBenchCudaProducer(options.scene, setup.devices(), LaunchMode::Graph, nullptr, options.waitTimeout);
   // F frames queued ahead of the one the host waits for, as with rendering, so the GPU never runs dry.
   Variant v{setup, nullptr, *sim, options.framesInFlight};
   v.withSubmit = false;

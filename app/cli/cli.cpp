@@ -408,7 +408,7 @@ SoakOptions SoakCommandLine::options() const {
   soak.count = count != nullptr ? parseIntegerFlag(flag, *count, counts.min, scene.maxCount()) : counts.byDefault;
   soak.capacity =
       parseCapacityFlag(scene, counts_, soak.count, count != nullptr ? flag : "the soak's default").value_or(0);
-  scene.checkCount(scene.soakSettings(soak), soak.framesInFlight, flag, 0);
+  scene.checkCount(soakSettings(scene, soak), soak.framesInFlight, flag, 0);
   soak.seed = parseSeedFlag("--seed", seed_);
   soak.checkpointEvery = parseIntegerFlag("--checkpoint-every", checkpointEvery_, 2, kMaxFrames);
   soak.gpu = shared_.gpu();

@@ -14,12 +14,21 @@
 #include "compute/errors.h"
 
 namespace graphsim::app {
+
+SceneSettings soakSettings(const Scene& scene, const SoakOptions& soak) {
+  SceneSettings s = loadPreset(scene.name());
+  scene.setCount(s, soak.count);
+  if (soak.capacity > 0) scene.setCapacity(s, soak.capacity);
+  scene.setSeed(s, soak.seed);
+  return s;
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
 RunOptions runOptionsFor(const SoakOptions& soak, const Scene& scene) {
-  return RunOptions{.scene = scene.soakSettings(soak),
+  return RunOptions{.scene = soakSettings(scene, soak),
                     .backend = soak.backend,
                     .headless = true,
                     .frames = soak.frames,

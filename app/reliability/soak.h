@@ -43,5 +43,7 @@ struct SoakOptions {
 // Runs the soak, prints the report on stdout; returns the exit code (0 pass, 1 a failed checkpoint or validation
 // messages, 128 + signal when interrupted). Throws what a run throws (device, usage, timeout errors).
 int runSoak(const SoakOptions& options);
+// The settings a soak of `scene` starts from: its preset with the options' count, capacity and seed.
+SceneSettings soakSettings(const Scene& scene, const SoakOptions& options);
 
 } // namespace graphsim::app

@@ -32,9 +32,9 @@ void SimController::setSubsteps(int substeps) {
   substeps_ = substeps;
 }
 
-bool SimController::applyTo(NBodyBackend& backend) {
+double SimController::applyTo(NBodyBackend& backend, const FrameEdits& edits) {
   const NBodyConfig& current = backend.config();
-  if (resetRequested_ || bodies_ != current.bodies || substeps_ != current.substeps) {
+  if (edits.reset || bodies_ != current.bodies || substeps_ != current.substeps) {
     NBodyConfig config = current;
     config.bodies = bodies_;
     config.substeps = substeps_;
@@ -43,27 +43,24 @@ bool SimController::applyTo(NBodyBackend& backend) {
     backend.reset(config);
     applied_ = params_;
     simTime_ = 0;
-    lastStructural_ = std::string(resetRequested_ ? "reset" : "structural change") + ": " + std::to_string(bodies_) +
+    lastStructural_ = std::string(edits.reset ? "reset" : "structural change") + ": " + std::to_string(bodies_) +
                       " bodies, " + std::to_string(substeps_) + " substep" + (substeps_ > 1 ? "s" : "");
-    resetRequested_ = false;
   }
   for (const NBodyStageInfo& row : kNBodyStages) {
     const bool want = enabled_[static_cast<std::size_t>(row.stage)];
     if (backend.stageEnabled(row.stage) != want) backend.setStageEnabled(row.stage, want);
   }
   if (backend.diagnosticsEnabled() != diagnosticsEnabled_) backend.setDiagnosticsEnabled(diagnosticsEnabled_);
-  const bool advance = !paused_ || stepRequested_;
-  stepRequested_ = false;
   NBodyParams effective = params_;
-  if (!advance) effective.dt = 0.0f; // time stands still; the frame still runs
+  if (!edits.advance) effective.dt = 0.0f; // time stands still; the frame still runs
   if (applied_ != effective) {
     backend.setParams(effective);
     applied_ = effective;
   }
-  if (advance && backend.stageEnabled(NBodyStage::Integrate)) {
+  if (edits.advance && backend.stageEnabled(NBodyStage::Integrate)) {
     simTime_ += static_cast<double>(params_.dt) * substeps_;
   }
-  return advance;
+  return simTime_;
 }
 
 // The non-finite fault's hook (declared in app/faults/fault_injection.h) is defined here, next to the controller it

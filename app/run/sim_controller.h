@@ -6,13 +6,15 @@
 //   bodies, substeps -> NBodyBackend::reset (CUDA: a body count within the capacity is kernel-node updates only;
 //                       beyond it, or another substep count, whole-graph update or re-instantiation, with the reason)
 //   pause            -> frames keep running with dt = 0 (CUDA: the graph and the frame protocol go on; 3 node updates
-//                       on pause and on resume); the CPU backend skips its step instead. Step: one frame at full dt.
+//                       on pause and on resume); the CPU backend skips its step instead. Pause, step and reset are
+//                       SceneProducer's (app/scenes/scene.h): applyTo gets its decision for the frame.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
 
+#include "app/scenes/scene.h" // FrameEdits
 #include "compute/nbody/nbody_backend.h"
 
 namespace graphsim::app {
@@ -30,15 +32,10 @@ public:
   void setParams(const NBodyParams& params);
   void setBodies(std::int64_t bodies);
   void setSubsteps(int substeps);
-  void togglePause() { paused_ = !paused_; }
-  void requestStep() { stepRequested_ = true; }
-  void requestReset() { resetRequested_ = true; }
+  // The wanted states the Graph section's checkboxes set (SceneProducer::nodeSwitch).
+  bool& stageSwitch(NBodyStage stage) { return enabled_[static_cast<int>(stage)]; }
+  bool& diagnosticsSwitch() { return diagnosticsEnabled_; }
 
-  bool paused() const { return paused_; }
-  void setPaused(bool paused) { paused_ = paused; }
-  // A step or reset requested and not yet applied (a session recording keeps them with the frame they act in).
-  bool stepPending() const { return stepRequested_; }
-  bool resetPending() const { return resetRequested_; }
   const NBodyParams& params() const { return params_; }
   std::int64_t bodies() const { return bodies_; }
   int substeps() const { return substeps_; }
@@ -46,9 +43,10 @@ public:
   // The wanted state of a stage: the backend's once applied (the panel shows the backend's own read-back).
   bool stageWanted(NBodyStage stage) const { return enabled_[static_cast<int>(stage)]; }
 
-  // Applies everything requested since the last call and says whether this frame advances simulated time.
-  // Throws what the backend throws (e.g. std::invalid_argument for a stage that cannot be disabled).
-  bool applyTo(NBodyBackend& backend);
+  // Applies everything requested since the last call, with the frame's reset and advance (dt = 0 when it does not);
+  // returns the simulated time. Throws what the backend throws (std::invalid_argument for a stage that cannot be
+  // disabled).
+  double applyTo(NBodyBackend& backend, const FrameEdits& edits);
   // The simulated time of the state shown (sum of dt over advancing frames x substeps), reset with the scene.
   double simTime() const { return simTime_; }
   // A loaded snapshot's simulated time (app/snapshot): the count goes on from there.
@@ -63,9 +61,6 @@ private:
   std::int64_t bodies_;
   int substeps_;
   std::int64_t maxBodies_;
-  bool paused_ = false;
-  bool stepRequested_ = false;
-  bool resetRequested_ = false;
   std::optional<NBodyParams> applied_; // what the backend was last given (dt = 0 while paused)
   double simTime_ = 0;
   std::string lastStructural_;

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -28,6 +29,7 @@
 #include "app/faults/fault_injection.h"
 #include "app/frame/frame_driver.h"
 #include "app/scenes/panel_layout.h"
+#include "app/scenes/scene_engine.h"
 #include "app/scenes/scene_state.h"
 #include "compute/nbody/nbody.h"
 #include "compute/nbody/nbody_backend.h" // NodeInfo, UpdateCounters
@@ -75,51 +77,68 @@ struct ProducerRequest {
   FaultPlan inject;
 };
 
-// A notice the run shows (and, headless, ends with, exit 1): a blow-up.
-struct SceneNotice {
-  std::string what; // "the simulation blew up in frame 6, stage integrate: non-finite velocity (...)"
-  std::string hint; // the panel's second line: what to change
-};
-
 class Scene;
 
+// What the base decided at the start of frame k (SceneProducer::applyEdits).
+struct FrameEdits {
+  std::uint64_t frame = 0;
+  bool reset = false;  // a reset was requested (R, the Reset button, a replayed reset): start the scene over
+  bool advance = true; // this frame simulates (paused frames still run on CUDA, with nothing to simulate)
+};
+
+// One running scene on one backend. The base does, once for every scene: the frame's hand-off (FrameFeed over the
+// scene's SceneEngine, app/scenes/scene_engine.h), pause, step and reset, the simulated time, the controls' common
+// keys, and what the panel and the session read of the backend. A scene writes the virtuals: edits, look, panel, state.
 class SceneProducer : public FrameProducer {
 public:
+  ~SceneProducer() override;
   // The scene this producer runs: a scene's own code downcasts a producer of its scene to its producer type with a
   // static_cast after comparing this (nbodyController, fluidBackend, ...): checked, without RTTI.
   const Scene& scene() const { return scene_; }
 
-  virtual std::string_view backendName() const = 0; // "cpu" | "cuda"
-  virtual std::int64_t count() const = 0;           // elements in the render buffer this frame
+  // FrameProducer: the feed.
+  std::optional<std::uint64_t> produce(std::uint64_t k) final { return feed_.produce(k, advance_); }
+  bool gpuOrdered() const final { return feed_.gpuOrdered(); }
+  void waitProduced(std::uint64_t k) final { feed_.waitProduced(k); }
+  void finish() final { feed_.finish(); }
 
-  // Start of frame k (after the throttle): applies the edits requested since the last frame and decides whether
-  // this frame advances simulated time (paused frames still run on CUDA, with nothing to simulate).
-  virtual void beginFrame(std::uint64_t k) = 0;
-  // Fills what the scene decides about the frame's look: palette, box, colour scale, point radius when physical.
-  virtual void styleFrame(render::FrameSubmit& submit) const = 0;
+  std::string_view backendName() const { return engine_->name(); } // "cpu" | "cuda"
+  std::int64_t count() const { return engine_->count(); }          // elements in the render buffer this frame
+  // Start of frame k (after the throttle): whether it advances simulated time, and the edits since the last
+  // (applyEdits).
+  void beginFrame(std::uint64_t k);
 
   // Controls shared by every scene (panel buttons, keys).
-  virtual void togglePause() = 0;
-  virtual void requestStep() = 0;
-  virtual void requestReset() = 0;
-  virtual bool paused() const = 0;
-  virtual bool advances() const = 0; // whether the last beginFrame simulated
-  virtual double simTime() const = 0;
+  void togglePause() { paused_ = !paused_; }
+  void requestStep() { stepRequested_ = true; }
+  void requestReset() { resetRequested_ = true; }
+  bool paused() const { return paused_; }
+  bool advances() const { return advance_; } // whether the last beginFrame simulated
+  double simTime() const { return simTime_; }
 
-  // Costs and the frame's work.
-  virtual double simMs() const = 0;        // last frame: CPU wall time / CUDA GPU time; < 0 unknown
-  virtual double updateHostUs() const = 0; // host time of the last frame's node updates
-  virtual UpdateCounters counters() const = 0;
-  virtual const std::vector<NodeInfo>& nodes() const = 0;
+  double simMs() const { return feed_.simMs(); } // last frame: CPU wall time / CUDA GPU time; < 0 unknown
+  double updateHostUs() const { return engine_->updateHostUs(); } // host time of the last frame's node updates
+  UpdateCounters counters() const { return engine_->counters(); }
+  const std::vector<NodeInfo>& nodes() const { return engine_->nodes(); }
   // Whether the Graph section's checkbox of a node is live, what it does, and its tooltip (empty: none).
-  virtual bool nodeTogglable(const NodeInfo& node) const = 0;
-  virtual void setNodeEnabled(const NodeInfo& node, bool enabled) = 0;
-  virtual std::string nodeTooltip(const NodeInfo& node) const = 0;
-  virtual bool setProfiling(bool on) = 0;
-  virtual bool hasGraph() const = 0;
-  virtual void dumpGraph(const std::filesystem::path& path) const = 0;
-  virtual std::optional<SceneNotice> blowUp() const = 0; // never waits
+  bool nodeTogglable(const NodeInfo& node) { return node.togglable && nodeSwitch(node, nullptr) != nullptr; }
+  void setNodeEnabled(const NodeInfo& node, bool enabled);
+  std::string nodeTooltip(const NodeInfo& node);
+  bool setProfiling(bool on) { return engine_->setProfiling(on); }
+  bool hasGraph() const { return engine_->cuda(); }
+  void dumpGraph(const std::filesystem::path& path) const { engine_->dumpGraph(path); }
+  std::optional<SceneNotice> blowUp() const { return engine_->blowUp(); } // never waits
+  std::string describeState() const; // the run's summary: "16384 bodies", "65536 particles"
 
+  // Session recording and replay (issue 15, app/record, docs/RECORDING.md): the live controls as the panel, keys
+  // and mouse left them before the next frame (the scene's liveControls, then pause and the pending step and reset)
+  // as JSON; setControls takes such a JSON back, checked whole first (UsageError naming the key), then applied as
+  // the panel would apply it, at the start of the next frame.
+  nlohmann::json controls() const;
+  void setControls(const nlohmann::json& controls);
+
+  // Fills what the scene decides about the frame's look: palette, box, colour scale, point radius when physical.
+  virtual void styleFrame(render::FrameSubmit& submit) const = 0;
   // The panel (ImGui, between NewFrame and Render): the Parameters section and the scene's Stats lines. Widgets
   // are recorded in `layout` under "param:<name>" / "toggle:<name>" for the scripted UI tests.
   virtual void drawParameters(const FrameStats& stats, PanelLayout& layout) = 0;
@@ -127,11 +146,9 @@ public:
   // Hold A: the scene's pointer (the n-body attractor, the fluid obstacle) follows `point` (on the plane through the
   // orbit target); `pressed` on the first frame of the hold.
   virtual void pointAt(const glm::vec3& point, bool pressed) = 0;
-  // The run's summary: "16384 bodies", "65536 particles".
-  virtual std::string describeState() const = 0;
   // What the last finished frame did, for the progress line and the summary ("last frame 12 substeps, dt 1.39 ms");
   // empty when nothing is worth saying. Never waits (CUDA: an asynchronous readback, a frame or more late).
-  virtual std::string frameDetail() const = 0;
+  virtual std::string frameDetail() const { return {}; }
   // A line for the run's summary on the live diagnostics (issue 15, docs/DIAGNOSTICS.md): the first and last sample
   // and their drift; empty when the scene has none or took no sample. Never waits.
   virtual std::string diagnosticsSummary() const { return {}; }
@@ -145,18 +162,31 @@ public:
   virtual SceneState saveState() = 0;
   virtual void loadState(const SceneState& state) = 0;
 
-  // Session recording and replay (issue 15, app/record, docs/RECORDING.md): the live controls as the panel, keys
-  // and mouse left them before the next frame (parameters, toggles, count, pause, pending step and reset) as JSON;
-  // setControls takes such a JSON back, checked whole first (UsageError naming the key), then applied as the panel
-  // would apply it, at the start of the next frame.
-  virtual nlohmann::json controls() const = 0;
-  virtual void setControls(const nlohmann::json& controls) = 0;
-
 protected:
-  explicit SceneProducer(const Scene& scene) : scene_(scene) {}
+  SceneProducer(const Scene& scene, std::unique_ptr<SceneEngine> engine, render::ParticleRenderer* renderer,
+                FaultPlan inject);
+
+  // Frame k's edits, applied to the backend: parameters, switches, count, a reset; returns the simulated time of the
+  // state shown. Throws what the backend throws.
+  virtual double applyEdits(const FrameEdits& edits) = 0;
+  // The wanted state a node's checkbox sets (its stage's, its toggle's, the diagnostics sampling's; nullptr: none),
+  // and with `tooltip` what it does. The panel asks every frame without a tooltip: that must not allocate.
+  virtual bool* nodeSwitch(const NodeInfo& node, std::string* tooltip) = 0;
+  // The scene's keys of controls() (besides "paused", "step", "reset"); checkControls checks a recorded JSON's
+  // (UsageError naming the key, allowOnly of all keys) and returns what applies them once the common keys are read.
+  virtual nlohmann::json liveControls() const = 0;
+  virtual std::function<void()> checkControls(const JsonReader& controls) = 0;
+
+  const FaultPlan& inject() const { return inject_; }
+  void setSimTime(double simTime) { simTime_ = simTime; } // a loaded snapshot's
 
 private:
   const Scene& scene_;
+  std::unique_ptr<SceneEngine> engine_;
+  FrameFeed feed_;
+  FaultPlan inject_;
+  bool paused_ = false, stepRequested_ = false, resetRequested_ = false, advance_ = true;
+  double simTime_ = 0;
 };
 
 // One scene's soak (app/reliability/soak.cpp runs the loop): seeded changes through the session's producer, the
@@ -226,28 +256,42 @@ public:
   // A fresh settings object before the preset is applied.
   virtual SceneSettings defaults() const = 0;
 
-  virtual std::int64_t count(const SceneSettings& settings) const = 0;
-  virtual void setCount(SceneSettings& settings, std::int64_t count) const = 0; // within [1, maxCount]
+  // The settings every scene may have, as places in its configuration: the count (--<noun>), the seed, the live
+  // diagnostics' interval (0: off) and the capacity (0: none given, the scene's default rule). The helpers below
+  // read and write them; a field a scene lacks is nullptr (its flag is refused by the capabilities).
+  struct Fields {
+    std::int64_t* count = nullptr;
+    std::uint64_t* seed = nullptr;    // seeded scenes
+    int* diagnosticsEvery = nullptr;  // scenes with capabilities().diagnostics
+    std::int64_t* capacity = nullptr; // scenes with a capacityHelp
+  };
+  virtual Fields fields(SceneSettings& settings) const = 0;
+  // fields() only takes addresses: reading through it changes nothing.
+  std::int64_t count(const SceneSettings& settings) const {
+    return *fields(const_cast<SceneSettings&>(settings)).count;
+  }
+  void setCount(SceneSettings& settings, std::int64_t count) const { *fields(settings).count = count; } // [1, max]
+  void setSeed(SceneSettings& settings, std::uint64_t seed) const { set(fields(settings).seed, seed); }
+  void setDiagnosticsEvery(SceneSettings& settings, int every) const { set(fields(settings).diagnosticsEvery, every); }
+  // The count's capacity, for scenes with a capacityHelp: --max-<noun> (app/cli: CountFlags) and a scene-file key of
+  // its own; capacity() is the one given by a layer (nullopt: the scene's default rule, which renderCapacity
+  // applies). Refusals (UsageError, exit 2) name the key or flag: a capacity below the count, above maxCount.
+  std::optional<std::int64_t> capacity(const SceneSettings& settings) const {
+    const std::int64_t* c = fields(const_cast<SceneSettings&>(settings)).capacity;
+    return c != nullptr && *c > 0 ? std::optional<std::int64_t>(*c) : std::nullopt;
+  }
+  void setCapacity(SceneSettings& settings, std::int64_t capacity) const { set(fields(settings).capacity, capacity); }
   // Refuses (UsageError naming `flag`) a count this machine cannot hold, before anything is allocated:
   // host memory, and GPU memory when the CUDA device is known (cudaTotalMemory > 0).
   virtual void checkCount(const SceneSettings& settings, std::uint32_t framesInFlight, const std::string& flag,
                           std::size_t cudaTotalMemory) const = 0;
   // Checks that need the whole settings (after every layer): UsageError naming the flag or key.
   virtual void checkSettings(const SceneSettings& settings) const = 0;
-  virtual void setSeed(SceneSettings& /*settings*/, std::uint64_t /*seed*/) const {} // seeded scenes
-  // Live diagnostics' interval (0: off), for scenes with capabilities().diagnostics.
-  virtual void setDiagnosticsEvery(SceneSettings& /*settings*/, int /*every*/) const {}
-
   // The camera a run starts with: the scene file's, else the scene's own framing.
   virtual render::Camera initialCamera(const SceneSettings& settings) const = 0;
   // Capacity of each render buffer: room for the count controls to grow without new buffers. For a scene with a
   // capacity (below) the same number sizes its simulation buffers.
   virtual std::int64_t renderCapacity(const SceneSettings& settings) const = 0;
-  // The count's capacity, for scenes with a capacityHelp: --max-<noun> (app/cli: CountFlags) and a scene-file key of
-  // its own; capacity() is the one given by a layer (nullopt: the scene's default rule, which renderCapacity
-  // applies). Refusals (UsageError, exit 2) name the key or flag: a capacity below the count, above maxCount.
-  virtual std::optional<std::int64_t> capacity(const SceneSettings&) const { return std::nullopt; }
-  virtual void setCapacity(SceneSettings&, std::int64_t /*capacity*/) const {}
 
   // Throws InteropImportError when CUDA cannot import the renderer's exports (the session may fall back to host
   // copy), EnvironmentError, UsageError (a fault the backend cannot take).
@@ -255,8 +299,6 @@ public:
                                                       const ProducerRequest& request) const = 0;
   virtual std::unique_ptr<SceneSoak> makeSoak(const SceneSettings& settings, const SoakOptions& options,
                                               std::int64_t maxCount) const = 0;
-  // The settings a soak starts from (count, capacity and seed of the options).
-  virtual SceneSettings soakSettings(const SoakOptions& options) const = 0;
   // graphsim bench for this scene: runs the product path and its comparisons and fills the report.
   virtual void runBench(const BenchOptions& options, BenchReport& report) const = 0;
   // The cost of these settings on the cpu backend (cpu = true: a rate measured on this machine now, ~10 ms) or the
@@ -264,6 +306,11 @@ public:
   virtual std::optional<CostEstimate> estimateCost(const SceneSettings& settings, bool cpu) const = 0;
 
 private:
+  template <class T>
+  static void set(T* field, T value) {
+    if (field != nullptr) *field = value;
+  }
+
   SceneCapabilities capabilities_;
 };
 
@@ -278,6 +325,10 @@ void checkSeveralGpus(const Scene& scene);
 SceneSettings loadPreset(std::string_view scene);
 
 // Helpers the scenes share.
+// The run summary's diagnostics line: "<summary> (every K frames)"; empty without a sample.
+inline std::string everyFrames(const std::string& summary, int every) {
+  return summary.empty() ? summary : summary + " (every " + std::to_string(every) + " frames)";
+}
 void recordWidget(PanelLayout& layout, std::string_view id); // the last ImGui item's rectangle under `id`
 // The Parameters section's cost lines: this frame's node-update time, the running counts of node updates, enable
 // toggles, whole-graph updates and re-instantiations, the last fallback reason and `lastStructural` (if any).

@@ -172,7 +172,7 @@ TEST(ScriptedUiKeys, SpacePausesSStepsF1HidesThePanel) {
   window.inject({mx, my, {}, 0, {32}}); // Space down
   window.inject({mx, my, {}, 0, {}});
   tick(session, 2);
-  ASSERT_TRUE(controller(session).paused());
+  ASSERT_TRUE(session.scene().paused());
   BodyState a, b;
   std::vector<float> colour;
   nbody(session).download(a, colour);

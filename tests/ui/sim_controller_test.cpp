@@ -1,7 +1,9 @@
-// Panel logic without ImGui: what each request does to a backend (the CPU reference here).
+// Panel logic without ImGui: what each request does to a backend (the CPU reference here). Pause and step are the
+// producer's (SceneProducer), tested through an n-body producer without a renderer.
 #include <gtest/gtest.h>
 
 #include "app/run/sim_controller.h"
+#include "app/scenes/nbody/nbody_scene.h"
 #include "compute/nbody/nbody_cpu_backend.h"
 
 namespace graphsim::app {
@@ -21,23 +23,30 @@ TEST(SimController, ParametersReachTheBackendOnTheNextApply) {
   p.G = 2.5f;
   controller.setParams(p);
   EXPECT_EQ(backend.config().params.G, 1.0f) << "applied before the frame started";
-  EXPECT_TRUE(controller.applyTo(backend));
+  EXPECT_GT(controller.applyTo(backend, FrameEdits{}), 0.0) << "the frame advances";
   EXPECT_EQ(backend.config().params.G, 2.5f);
 }
 
 TEST(SimController, PauseRunsFramesWithZeroDtAndStepAdvancesOnce) {
-  NBodyCpuBackend backend(smallScene());
-  SimController controller(backend.config(), 4096);
-  const float dt = controller.params().dt;
-  controller.togglePause();
-  EXPECT_FALSE(controller.applyTo(backend));
+  SceneSettings settings = nbodyScene().defaults();
+  settings.sim = smallScene();
+  const std::unique_ptr<SceneProducer> producer = nbodyScene().makeProducer(settings, ProducerRequest{});
+  const NBodyBackend& backend = *nbodyBackend(*producer);
+  const float dt = nbodyController(*producer)->params().dt;
+  std::uint64_t k = 0;
+  const auto frameAdvances = [&] { // the session's start of a frame
+    producer->beginFrame(k++);
+    return producer->advances();
+  };
+  producer->togglePause();
+  EXPECT_FALSE(frameAdvances());
   EXPECT_EQ(backend.config().params.dt, 0.0f);
-  controller.requestStep();
-  EXPECT_TRUE(controller.applyTo(backend));
+  producer->requestStep();
+  EXPECT_TRUE(frameAdvances());
   EXPECT_EQ(backend.config().params.dt, dt);
-  EXPECT_FALSE(controller.applyTo(backend)) << "a step advances exactly one frame";
-  controller.togglePause();
-  EXPECT_TRUE(controller.applyTo(backend));
+  EXPECT_FALSE(frameAdvances()) << "a step advances exactly one frame";
+  producer->togglePause();
+  EXPECT_TRUE(frameAdvances());
   EXPECT_EQ(backend.config().params.dt, dt);
 }
 
@@ -46,7 +55,7 @@ TEST(SimController, BodiesAndSubstepsAreStructuralAndBounded) {
   SimController controller(backend.config(), 1024);
   controller.setBodies(512);
   controller.setSubsteps(3);
-  controller.applyTo(backend);
+  controller.applyTo(backend, FrameEdits{});
   EXPECT_EQ(backend.config().bodies, 512);
   EXPECT_EQ(backend.config().substeps, 3);
   EXPECT_EQ(backend.state().posMass.size(), 512u);
@@ -61,14 +70,13 @@ TEST(SimController, TogglesAndResetKeepTheWantedStages) {
   SimController controller(backend.config(), 4096);
   controller.setStageEnabled(NBodyStage::Damping, true);
   controller.setStageEnabled(NBodyStage::Boundary, false);
-  controller.applyTo(backend);
+  controller.applyTo(backend, FrameEdits{});
   EXPECT_TRUE(backend.stageEnabled(NBodyStage::Damping));
   EXPECT_FALSE(backend.stageEnabled(NBodyStage::Boundary));
   const Float4 first = backend.state().posMass.at(0);
-  controller.applyTo(backend);
+  controller.applyTo(backend, FrameEdits{});
   backend.step();
-  controller.requestReset();
-  controller.applyTo(backend);
+  controller.applyTo(backend, FrameEdits{.reset = true}); // a requested reset (SceneProducer::requestReset)
   EXPECT_EQ(backend.state().posMass.at(0), first) << "reset must restore the initial state";
   EXPECT_TRUE(backend.stageEnabled(NBodyStage::Damping)) << "reset must keep the user's toggles";
   EXPECT_FALSE(backend.stageEnabled(NBodyStage::Boundary));

@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <type_traits>
 
 #include <nlohmann/json.hpp>
 
@@ -63,60 +64,45 @@ private:
   std::map<std::uint64_t, int> byFrame_;
 };
 
-// A fluid engine as bench drives it: times, the substeps seen, the render mapping.
+// A fluid engine as bench drives it: the substeps seen, the diagnostics, the render mapping.
 class FluidBenchProducer final : public BenchProducer {
 public:
-  FluidBenchProducer(std::unique_ptr<FluidEngine> engine, fluid::FluidCudaBackend* cuda, std::uint64_t warmup)
-      : engine_(std::move(engine)), cuda_(cuda), warmup_(warmup) {}
+  template <class Backend>
+  FluidBenchProducer(std::unique_ptr<SceneEngine> engine, Backend& backend, render::ParticleRenderer* renderer,
+                     std::uint64_t warmup)
+      : BenchProducer(*engine, renderer), engine_(std::move(engine)), backend_(backend), warmup_(warmup) {
+    if constexpr (std::is_same_v<Backend, fluid::FluidCudaBackend>) cuda_ = &backend;
+  }
 
-  std::optional<std::uint64_t> produce(std::uint64_t k) override {
-    const auto t0 = Clock::now();
-    const std::optional<std::uint64_t> simDone = engine_->produce(k, true);
-    const double us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
-    times_ = ProducerTimes{};
-    if (cuda_ != nullptr) {
-      times_.nodeUpdatesUs = std::max(0.0, cuda_->lastUpdateHostUs());
-    } else {
-      times_.workUs = us;
-      times_.stepMs = engine_->simMs();
-    }
-    substeps_.saw(engine_->backend().lastFrame(), warmup_);
-    diagnostics_.update(engine_->backend().diagnostics()); // a few loads of pinned memory on CUDA
-    return simDone;
-  }
-  void waitProduced(std::uint64_t k) override { engine_->waitProduced(k); }
-  void finish() override {
-    engine_->finish();
-    substeps_.saw(engine_->backend().lastFrame(), warmup_);
-    diagnostics_.update(engine_->backend().diagnostics()); // the last frames' sample, now complete
-  }
-  ProducerTimes lastTimes() const override { return times_; }
   std::optional<double> simGpuMs(std::uint64_t) const override {
     if (cuda_ == nullptr || cuda_->lastSimGpuMs() < 0) return std::nullopt;
     return cuda_->lastSimGpuMs(); // the last completed frame's: the backend keeps no per-frame history
   }
-  UpdateCounters counters() const override { return engine_->backend().counters(); }
-  std::int64_t count() const override { return engine_->backend().config().particles; }
-  void styleFrame(render::FrameSubmit& submit) const override { styleFluidFrame(engine_->backend().config(), submit); }
+  void styleFrame(render::FrameSubmit& submit) const override { styleFluidFrame(backend_.config(), submit); }
   nlohmann::ordered_json captureSidecar(std::uint64_t frame, bool warmup, const std::string& variant) const override {
-    const fluid::FluidConfig& c = engine_->backend().config();
+    const fluid::FluidConfig& c = backend_.config();
     nlohmann::ordered_json j = {{"frame", frame + 1},      {"frame_index", frame}, {"warmup", warmup},
                                 {"variant", variant},      {"scene", "fluid"},     {"initial", c.initial},
                                 {"particles", c.particles}};
-    if (const auto f = engine_->backend().lastFrame())
+    if (const auto f = backend_.lastFrame())
       j["last_known_frame"] = {{"frame", f->frame}, {"substeps", f->substeps}, {"dt", f->lastDt}};
     return j;
   }
   const SubstepLog& substeps() const { return substeps_; }
   const fluid::FluidDiagnosticsTrack& fluidDiagnostics() const { return diagnostics_; }
-  int diagnosticsEvery() const { return engine_->backend().config().diagnosticsEvery; }
+  int diagnosticsEvery() const { return backend_.config().diagnosticsEvery; }
   std::size_t deviceBytes() const { return cuda_ != nullptr ? cuda_->deviceBytes() : 0; }
 
 private:
-  std::unique_ptr<FluidEngine> engine_;
-  fluid::FluidCudaBackend* cuda_; // the engine's backend when CUDA, else nullptr
+  void observe() override {
+    substeps_.saw(backend_.lastFrame(), warmup_);
+    diagnostics_.update(backend_.diagnostics()); // a few loads of pinned memory on CUDA
+  }
+
+  std::unique_ptr<SceneEngine> engine_;
+  fluid::FluidBackend& backend_;            // the engine's
+  fluid::FluidCudaBackend* cuda_ = nullptr; // the engine's backend when CUDA
   std::uint64_t warmup_;
-  ProducerTimes times_;
   SubstepLog substeps_;
   fluid::FluidDiagnosticsTrack diagnostics_;
 };
@@ -147,7 +133,7 @@ void addDiagnostics(VariantResult& r, const FluidBenchProducer& p) {
                                {"max_compression", peak.maxCompression},
                                {"max_speed", peak.maxSpeed}}},
                              {"mass_change", t.massChange()}});
-  r.sceneDiagnosticsLine = t.summary() + " (every " + std::to_string(p.diagnosticsEvery()) + " frames)";
+  r.sceneDiagnosticsLine = everyFrames(t.summary(), p.diagnosticsEvery());
 }
 
 void addFigures(VariantResult& r, const FluidBenchProducer& p, std::optional<double> sortShare) {
@@ -192,11 +178,12 @@ LoopResult runFluidVariant(const LoopSetup& setup, render::VulkanContext* contex
   if (context != nullptr) renderer.emplace(*context, rendererConfig(o, mode, o.framesInFlight));
   render::ParticleRenderer* r = renderer ? &*renderer : nullptr;
   const auto built = Clock::now();
-  std::unique_ptr<FluidEngine> engine =
-      options != nullptr ? makeFluidCudaEngine(fluidConfig(o.scene), r, setup.cudaDevice, *options, FaultPlan{})
-                         : makeFluidCpuEngine(fluidConfig(o.scene), r);
-  fluid::FluidCudaBackend* cuda = engine->cudaBackend();
-  FluidBenchProducer producer(std::move(engine), cuda, o.warmup);
+  const fluid::FluidConfig& config = fluidConfig(o.scene); // on the renderer's path (none: simulation only)
+  const std::unique_ptr<FluidBenchProducer> made =
+      options != nullptr
+          ? makeOver<FluidBenchProducer>(makeFluidCudaEngine(config, r, setup.cudaDevice, *options, {}), r, o.warmup)
+          : makeOver<FluidBenchProducer>(std::make_unique<FluidCpuEngine>(config), r, o.warmup);
+  FluidBenchProducer& producer = *made;
   Variant v{setup, r, producer, r != nullptr ? o.framesInFlight : 1};
   v.withSubmit = r != nullptr;
   v.withWait = mode == render::BodyBufferMode::Staged;

@@ -18,11 +18,11 @@ void FluidController::setParticles(std::int64_t particles) {
   particles_ = particles;
 }
 
-bool FluidController::applyTo(fluid::FluidBackend& backend) {
+void FluidController::applyTo(fluid::FluidBackend& backend, const FrameEdits& edits) {
   const fluid::FluidConfig& current = backend.config();
   fluid::FluidParams next = params_;
   for (int a = 0; a < 3; ++a) next.boxSize[a] = current.params.boxSize[a]; // structural: not edited live
-  if (resetRequested_ || particles_ != current.particles) {
+  if (edits.reset || particles_ != current.particles) {
     fluid::FluidConfig config = current;
     config.particles = particles_;
     config.params = next;
@@ -34,11 +34,9 @@ bool FluidController::applyTo(fluid::FluidBackend& backend) {
     simTime_ = 0;
     lastCountedFrame_ = UINT64_MAX;
     char text[128];
-    std::snprintf(text, sizeof text, "%s: %lld particles (radius %.2f mm)",
-                  resetRequested_ ? "reset" : "structural change", static_cast<long long>(particles_),
-                  1e3 * 0.5 * static_cast<double>(backend.config().params.spacing));
+    std::snprintf(text, sizeof text, "%s: %lld particles (radius %.2f mm)", edits.reset ? "reset" : "structural change",
+                  static_cast<long long>(particles_), 1e3 * 0.5 * static_cast<double>(backend.config().params.spacing));
     lastStructural_ = text;
-    resetRequested_ = false;
   }
   for (const fluid::FluidToggleInfo& row : fluid::kFluidToggles) {
     const bool want = wanted(row.toggle);
@@ -50,14 +48,11 @@ bool FluidController::applyTo(fluid::FluidBackend& backend) {
     backend.setParams(next);
     applied_ = next;
   }
-  const bool advance = !paused_ || stepRequested_;
-  stepRequested_ = false;
-  const float frameDt = advance ? frameDt_ : 0.0f; // time stands still; the frame still runs
+  const float frameDt = edits.advance ? frameDt_ : 0.0f; // time stands still; the frame still runs
   if (frameDt != appliedFrameDt_) {
     backend.setFrameDt(frameDt);
     appliedFrameDt_ = frameDt;
   }
-  return advance;
 }
 
 void FluidController::frameDone(const std::optional<fluid::FluidFrameInfo>& info) {

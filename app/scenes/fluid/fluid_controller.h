@@ -8,14 +8,15 @@
 //   particle count    -> FluidBackend::reset (the lattice spacing, and with it h, the radius and the grid, follow
 //                        from the count: the particle radius is derived from the count, not set on its own)
 //   pause             -> frameDt 0: frames keep running (CUDA: the graph and its semaphores go on) with no substep
+//                        (pause, step and reset are SceneProducer's, app/scenes/scene.h: applyTo gets its decision)
 //   diagnostics node  -> FluidBackend::setDiagnosticsEnabled (the sampling's switch; docs/DIAGNOSTICS.md)
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <utility>
 
+#include "app/scenes/scene.h" // FrameEdits
 #include "compute/fluid/fluid_backend.h"
 
 namespace graphsim::app {
@@ -30,30 +31,22 @@ public:
   void setDiagnosticsEnabled(bool enabled) { diagnosticsEnabled_ = enabled; }
   bool diagnosticsWanted() const { return diagnosticsEnabled_; }
   void setParticles(std::int64_t particles); // std::invalid_argument outside [1, maxParticles]
-  void togglePause() { paused_ = !paused_; }
-  void requestStep() { stepRequested_ = true; }
-  void requestReset() { resetRequested_ = true; }
-  // Test hook (--inject non-finite): the next frame starts from a state with one non-finite velocity (CPU only).
-  void requestNonFinite() { nonFiniteRequested_ = true; }
+  // The wanted states the Graph section's checkboxes set (SceneProducer::nodeSwitch).
+  bool& toggleSwitch(fluid::FluidToggle toggle) { return enabled_[static_cast<std::size_t>(toggle)]; }
+  bool& diagnosticsSwitch() { return diagnosticsEnabled_; }
 
   const fluid::FluidParams& params() const { return params_; }
   bool wanted(fluid::FluidToggle toggle) const { return enabled_[static_cast<std::size_t>(toggle)]; }
   std::int64_t particles() const { return particles_; }
   std::int64_t maxParticles() const { return maxParticles_; }
-  bool paused() const { return paused_; }
-  void setPaused(bool paused) { paused_ = paused; }
-  // A step or reset requested and not yet applied (a session recording keeps them with the frame they act in).
-  bool stepPending() const { return stepRequested_; }
-  bool resetPending() const { return resetRequested_; }
   float frameDt() const { return frameDt_; }
 
-  // Applies everything requested since the last call; returns whether this frame advances simulated time.
-  // Throws what the backend throws (std::invalid_argument for a config it refuses).
-  bool applyTo(fluid::FluidBackend& backend);
+  // Applies everything requested since the last call, with the frame's reset and advance (frameDt 0 when it does
+  // not). Throws what the backend throws (std::invalid_argument for a config it refuses).
+  void applyTo(fluid::FluidBackend& backend, const FrameEdits& edits);
   // Called once the frame is known done (FluidBackend::lastFrame): the simulated time of the state shown.
   void frameDone(const std::optional<fluid::FluidFrameInfo>& info);
   double simTime() const { return simTime_; }
-  bool nonFiniteDue() { return std::exchange(nonFiniteRequested_, false); }
   // "reset: 65536 particles (radius 4.6 mm)" and the like; empty until something structural happened.
   const std::string& lastStructuralChange() const { return lastStructural_; }
 
@@ -63,7 +56,6 @@ private:
   std::int64_t particles_;
   std::int64_t maxParticles_;
   float frameDt_;
-  bool paused_ = false, stepRequested_ = false, resetRequested_ = false, nonFiniteRequested_ = false;
   bool diagnosticsEnabled_ = true;
   std::optional<fluid::FluidParams> applied_;
   float appliedFrameDt_ = -1;

@@ -25,11 +25,10 @@ json fluidControls(const FluidController& c) {
   json live = fluidPhysicsJson(c.params());
   live["enabled"] = fluidEnabledJson(c);
   live["particles"] = c.particles();
-  return {{"live", std::move(live)}, {"paused", c.paused()}, {"step", c.stepPending()}, {"reset", c.resetPending()}};
+  return {{"live", std::move(live)}};
 }
 
-void applyFluidControls(const json& controls, const fluid::FluidConfig& running, FluidController& c) {
-  const JsonReader r(controls, "the recorded controls", "");
+std::function<void()> checkFluidControls(const JsonReader& r, const fluid::FluidConfig& running, FluidController& c) {
   r.allowOnly({"live", "paused", "step", "reset"});
   SceneSettings wanted = fluidScene().defaults();
   fluid::FluidConfig& config = fluidConfig(wanted);
@@ -49,18 +48,12 @@ void applyFluidControls(const json& controls, const fluid::FluidConfig& running,
       live.fail("particles",
                 std::to_string(config.particles) + " exceeds this run's capacity " + std::to_string(c.maxParticles()));
   }
-  bool paused = c.paused(), step = false, reset = false;
-  r.boolean("paused", paused);
-  r.boolean("step", step);
-  r.boolean("reset", reset);
-
-  c.setParams(config.params);
-  for (const fluid::FluidToggleInfo& row : fluid::kFluidToggles)
-    c.setEnabled(row.toggle, config.enabled[static_cast<std::size_t>(row.toggle)]);
-  if (config.particles != c.particles()) c.setParticles(config.particles);
-  c.setPaused(paused);
-  if (step && !c.stepPending()) c.requestStep();
-  if (reset && !c.resetPending()) c.requestReset();
+  return [&c, next = config] {
+    c.setParams(next.params);
+    for (const fluid::FluidToggleInfo& row : fluid::kFluidToggles)
+      c.setEnabled(row.toggle, next.enabled[static_cast<std::size_t>(row.toggle)]);
+    if (next.particles != c.particles()) c.setParticles(next.particles);
+  };
 }
 
 } // namespace graphsim::app

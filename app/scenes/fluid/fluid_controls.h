@@ -4,7 +4,11 @@
 //   {"live": {"restDensity": …, "stiffness": …, "viscosity": …, "gravity": […], "cflNumber": …, "maxSubsteps": …,
 //             "wallRestitution": …, "obstacle": {"centre": […], "radius": …}, "enabled": {…}, "particles": N},
 //    "paused": P, "step": B, "reset": B}
+//
+// "paused", "step" and "reset" are SceneProducer's (app/scenes/scene.h); these functions write and read the rest.
 #pragma once
+
+#include <functional>
 
 #include <nlohmann/json.hpp>
 
@@ -13,6 +17,7 @@
 namespace graphsim::app {
 
 class FluidController;
+class JsonReader;
 
 // The scene-file keys of the live physics: kFluidParams' Live rows (floats exact through JSON's doubles).
 nlohmann::json fluidPhysicsJson(const fluid::FluidParams& params);
@@ -21,7 +26,9 @@ nlohmann::json fluidEnabledJson(const FluidController& controller);
 
 nlohmann::json fluidControls(const FluidController& controller);
 // Checks everything first (the live keys as a scene file's, through the scene's applyJson, against the running
-// config: box, spacing rule; UsageError naming the key), then hands the values to the controller as the panel would.
-void applyFluidControls(const nlohmann::json& controls, const fluid::FluidConfig& running, FluidController& controller);
+// config: box, spacing rule; UsageError naming the key); the function returned hands the values to the controller as
+// the panel would.
+std::function<void()> checkFluidControls(const JsonReader& controls, const fluid::FluidConfig& running,
+                                         FluidController& controller);
 
 } // namespace graphsim::app

@@ -3,113 +3,24 @@
 #include <imgui.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 #include <string>
 
 #include "app/base/errors.h"
-#include "app/run/frame_producer.h" // dumpThroughWriter
 #include "app/scenes/fluid/fluid_controls.h"
 #include "app/scenes/fluid/fluid_scene.h"
 #include "app/scenes/fluid/fluid_snapshot.h"
 #include "app/scenes/param_panel.h"
 #include "app/ui/frame_stats.h"
 #include "app/ui/plot_ring.h"
-#include "compute/fluid/fluid_cpu_backend.h"
 #include "render/particle_renderer.h"
 
 namespace graphsim::app {
 namespace {
 
 using fluid::FluidToggle;
-
-class FluidCpuEngine final : public FluidEngine {
-public:
-  FluidCpuEngine(const fluid::FluidConfig& config, render::ParticleRenderer* renderer)
-      : sim_(config), renderer_(renderer) {}
-
-  fluid::FluidBackend& backend() override { return sim_; }
-  std::optional<std::uint64_t> produce(std::uint64_t k, bool advance) override {
-    if (advance) {
-      const auto t0 = std::chrono::steady_clock::now();
-      sim_.stepFrame(k); // a blow-up report names the loop's frame k
-      simMs_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    }
-    if (renderer_ != nullptr)
-      sim_.writeRender(reinterpret_cast<Float4*>(renderer_->mappedBodies(renderer_->slotOf(k))));
-    return std::nullopt; // written by the host before the submit
-  }
-  void waitProduced(std::uint64_t) override {}
-  void finish() override {}
-  double simMs() const override { return simMs_; }
-  double updateHostUs() const override { return 0; }
-  bool hasGraph() const override { return false; }
-  void dumpGraph(const std::filesystem::path&) const override {}
-  bool injectNonFinite() override {
-    fluid::FluidState state = sim_.state();
-    state.vel.front().x = std::numeric_limits<float>::quiet_NaN();
-    sim_.setState(std::move(state));
-    return true;
-  }
-
-private:
-  fluid::FluidCpuBackend sim_;
-  render::ParticleRenderer* renderer_;
-  double simMs_ = -1;
-};
-
-// Interop: the graph writes the slot and signals simDone = k + 1. Host copy: the host waits for the frame and
-// copies it into the slot's staging buffer. Compute only (no renderer): launches alone.
-class FluidCudaEngine final : public FluidEngine {
-public:
-  FluidCudaEngine(const fluid::FluidConfig& config, render::ParticleRenderer* renderer, int device,
-                  fluid::FluidCudaOptions options, const FaultPlan& inject)
-      : renderer_(renderer), interop_(interopFor(renderer, inject)),
-        sim_(config, device, interop_ ? &*interop_ : nullptr, options), inject_(inject) {
-    if (inject.fault == Fault::KernelFail)
-      throw UsageError("--inject kernel-fail: the fluid scene's CUDA graph has no kernel-fail hook (n-body only)");
-  }
-
-  fluid::FluidBackend& backend() override { return sim_; }
-  fluid::FluidCudaBackend* cudaBackend() override { return &sim_; }
-  fluid::FluidCudaBackend& cuda() { return sim_; }
-  std::optional<std::uint64_t> produce(std::uint64_t k, bool) override {
-    if (renderer_ == nullptr) {
-      sim_.launchFrame(k);
-      return std::nullopt;
-    }
-    const FrameProtocol& protocol = renderer_->protocol();
-    if (!launchesFrame(inject_, k)) return protocol.simDoneSignalled(k); // test hook: cuda-semaphore-stall
-    sim_.launchFrame(k);
-    if (interop_) return protocol.simDoneSignalled(k);
-    sim_.copyRenderOutput(reinterpret_cast<Float4*>(renderer_->mappedBodies(protocol.slot(k))));
-    return std::nullopt;
-  }
-  void waitProduced(std::uint64_t k) override { sim_.waitForFrame(k); }
-  void finish() override { sim_.synchronize(); }
-  double simMs() const override { return sim_.lastSimGpuMs(); }
-  double updateHostUs() const override { return sim_.lastUpdateHostUs(); }
-  bool hasGraph() const override { return true; }
-  void dumpGraph(const std::filesystem::path& path) const override {
-    dumpThroughWriter([&](const std::filesystem::path& file) { sim_.dumpGraphDot(file); }, path);
-  }
-  bool injectNonFinite() override { return false; }
-
-private:
-  static std::optional<InteropDesc> interopFor(render::ParticleRenderer* renderer, const FaultPlan& inject) {
-    if (renderer == nullptr || renderer->config().mode != render::BodyBufferMode::Exported) return std::nullopt;
-    InteropDesc interop = renderer->exportInterop();
-    injectIntoInterop(inject, interop); // test hook: import-fail
-    return interop;
-  }
-
-  render::ParticleRenderer* renderer_;
-  std::optional<InteropDesc> interop_; // the fds belong to sim_ once it is constructed
-  fluid::FluidCudaBackend sim_;
-  FaultPlan inject_;
-};
 
 const fluid::FluidToggleInfo* toggleNamed(std::string_view name) {
   for (const fluid::FluidToggleInfo& row : fluid::kFluidToggles)
@@ -127,67 +38,34 @@ void clampObstacle(fluid::FluidParams& p) {
 
 class FluidProducer final : public SceneProducer {
 public:
-  FluidProducer(std::unique_ptr<FluidEngine> engine, std::int64_t capacity, const FaultPlan& inject)
-      : SceneProducer(fluidScene()), engine_(std::move(engine)), controller_(engine_->backend().config(), capacity),
-        inject_(inject) {}
+  FluidProducer(std::unique_ptr<SceneEngine> engine, fluid::FluidBackend& backend, std::int64_t capacity,
+                const ProducerRequest& request)
+      : SceneProducer(fluidScene(), std::move(engine), request.renderer, request.inject), backend_(backend),
+        controller_(backend.config(), capacity) {}
 
-  std::optional<std::uint64_t> produce(std::uint64_t k) override { return engine_->produce(k, advance_); }
-  void waitProduced(std::uint64_t k) override { engine_->waitProduced(k); }
-  void finish() override { engine_->finish(); }
-
-  std::string_view backendName() const override { return engine_->backend().name(); }
-  std::int64_t count() const override { return engine_->backend().config().particles; }
-  void beginFrame(std::uint64_t k) override {
-    controller_.frameDone(engine_->backend().lastFrame());
-    advance_ = controller_.applyTo(engine_->backend());
+  void styleFrame(render::FrameSubmit& submit) const override { styleFluidFrame(backend_.config(), submit); }
+  double applyEdits(const FrameEdits& edits) override {
+    controller_.frameDone(backend_.lastFrame());
+    controller_.applyTo(backend_, edits);
     pollDiagnostics();
-    if (inject_.fault == Fault::NonFinite && k == inject_.frame && !engine_->injectNonFinite())
-      throw UsageError("--inject non-finite: the fluid scene injects it on the cpu backend only");
+    if (inject().fault == Fault::NonFinite && edits.frame == inject().frame) injectNonFinite();
+    return controller_.simTime();
   }
-  void styleFrame(render::FrameSubmit& submit) const override { styleFluidFrame(engine_->backend().config(), submit); }
-
-  void togglePause() override { controller_.togglePause(); }
-  void requestStep() override { controller_.requestStep(); }
-  void requestReset() override { controller_.requestReset(); }
-  bool paused() const override { return controller_.paused(); }
-  bool advances() const override { return advance_; }
-  double simTime() const override { return controller_.simTime(); }
-
-  double simMs() const override { return engine_->simMs(); }
-  double updateHostUs() const override { return engine_->updateHostUs(); }
-  UpdateCounters counters() const override { return engine_->backend().counters(); }
-  const std::vector<NodeInfo>& nodes() const override { return engine_->backend().nodes(); }
   // A node is switched by the toggle of its name (obstacle, colour); the other toggles are kernel arguments. The
   // diagnostics node by the sampling's switch.
-  bool nodeTogglable(const NodeInfo& node) const override {
-    return node.togglable && (node.diagnostics || toggleNamed(node.name) != nullptr);
-  }
-  void setNodeEnabled(const NodeInfo& node, bool enabled) override {
-    if (node.diagnostics && node.togglable) {
-      controller_.setDiagnosticsEnabled(enabled);
-    } else if (const fluid::FluidToggleInfo* row = toggleNamed(node.name); row != nullptr && node.togglable) {
-      controller_.setEnabled(row->toggle, enabled);
-    }
-  }
-  std::string nodeTooltip(const NodeInfo& node) const override {
-    if (!node.togglable) return "cannot be disabled: " + node.whyNotTogglable;
+  bool* nodeSwitch(const NodeInfo& node, std::string* tooltip) override {
     if (node.diagnostics) {
-      return "mass, max density error, max compression and max speed every " +
-             std::to_string(engine_->backend().config().diagnosticsEvery) +
-             " frames (Stats: Diagnostics); changes no state.\nOn the GPU the node (after the WHILE node) runs only on "
-             "those frames (enabled for them, disabled after); this box turns the sampling on or off";
+      if (tooltip != nullptr)
+        *tooltip = "mass, max density error, max compression and max speed every " +
+                   std::to_string(backend_.config().diagnosticsEvery) +
+                   " frames (Stats: Diagnostics); changes no state.\nOn the GPU the node (after the WHILE node) runs "
+                   "only on those frames (enabled for them, disabled after); this box turns the sampling on or off";
+      return &controller_.diagnosticsSwitch();
     }
-    if (const fluid::FluidToggleInfo* row = toggleNamed(node.name)) return std::string(row->mechanism);
-    return {};
-  }
-  bool setProfiling(bool) override { return false; }
-  bool hasGraph() const override { return engine_->hasGraph(); }
-  void dumpGraph(const std::filesystem::path& path) const override { engine_->dumpGraph(path); }
-  std::optional<SceneNotice> blowUp() const override {
-    const std::optional<fluid::FluidBlowUp> b = engine_->backend().blowUp();
-    if (!b) return std::nullopt;
-    return SceneNotice{"the simulation blew up in " + fluid::describe(*b),
-                       "Paused. R resets the scene; lower the stiffness or the CFL number, or raise max substeps."};
+    const fluid::FluidToggleInfo* row = toggleNamed(node.name);
+    if (row == nullptr) return nullptr;
+    if (tooltip != nullptr) *tooltip = row->mechanism;
+    return &controller_.toggleSwitch(row->toggle);
   }
 
   void drawParameters(const FrameStats& stats, PanelLayout& layout) override;
@@ -195,7 +73,7 @@ public:
   void pointAt(const glm::vec3& p, bool pressed) override {
     if (pressed) controller_.setEnabled(FluidToggle::Obstacle, true);
     fluid::FluidParams params = controller_.params();
-    const fluid::FluidConfig& config = engine_->backend().config();
+    const fluid::FluidConfig& config = backend_.config();
     for (int a = 0; a < 3; ++a) params.boxSize[a] = config.params.boxSize[a];
     params.obstacleCentre[0] = p.x;
     params.obstacleCentre[1] = p.y;
@@ -203,23 +81,28 @@ public:
     clampObstacle(params);
     controller_.setParams(params);
   }
-  std::string describeState() const override { return std::to_string(count()) + " particles"; }
-  std::string frameDetail() const override { return fluidFrameDetail(engine_->backend()); }
+  // "last frame 12 substeps, dt 1.39 ms" from the backend's (asynchronous) last frame; empty before the first.
+  std::string frameDetail() const override {
+    const std::optional<fluid::FluidFrameInfo> f = backend_.lastFrame();
+    if (!f) return {};
+    char text[96];
+    std::snprintf(text, sizeof text, "last frame %d substep%s, dt %.3f ms", f->substeps, f->substeps == 1 ? "" : "s",
+                  1e3 * static_cast<double>(f->lastDt));
+    return text;
+  }
   std::string diagnosticsSummary() const override {
     pollDiagnostics(); // after the drain: the last frame's sample may be new
-    const std::string line = diagnostics_.summary();
-    if (line.empty()) return {};
-    return line + " (every " + std::to_string(engine_->backend().config().diagnosticsEvery) + " frames)";
+    return everyFrames(diagnostics_.summary(), backend_.config().diagnosticsEvery);
   }
-  SceneState saveState() override { return saveFluidState(engine_->backend(), controller_); }
-  void loadState(const SceneState& state) override { loadFluidState(state, engine_->backend(), controller_); }
-  nlohmann::json controls() const override { return fluidControls(controller_); }
-  void setControls(const nlohmann::json& controls) override {
-    applyFluidControls(controls, engine_->backend().config(), controller_);
+  SceneState saveState() override { return saveFluidState(backend_, controller_); }
+  void loadState(const SceneState& state) override { loadFluidState(state, backend_, controller_); }
+  nlohmann::json liveControls() const override { return fluidControls(controller_); }
+  std::function<void()> checkControls(const JsonReader& controls) override {
+    return checkFluidControls(controls, backend_.config(), controller_);
   }
 
   FluidController& controller() { return controller_; }
-  fluid::FluidBackend& backend() { return engine_->backend(); }
+  fluid::FluidBackend& backend() { return backend_; }
 
 private:
   void drawPhysics(PanelLayout& layout);
@@ -229,7 +112,7 @@ private:
   // Takes the backend's latest diagnostics sample (never waits); a new one goes into the plots, a new series empties
   // them. Const: what it updates is a cache of what the backend reported (the summary reads it after the drain).
   void pollDiagnostics() const {
-    if (!diagnostics_.update(engine_->backend().diagnostics())) return;
+    if (!diagnostics_.update(backend_.diagnostics())) return;
     if (diagnostics_.samples() == 1) {
       for (PlotRing* ring : {&massChange_, &densityError_, &compression_, &speed_}) ring->clear();
     }
@@ -240,10 +123,18 @@ private:
     speed_.push(static_cast<float>(s.maxSpeed));
   }
 
-  std::unique_ptr<FluidEngine> engine_;
+  // --inject non-finite: one particle's velocity becomes NaN before the frame (the CPU reference only).
+  void injectNonFinite() {
+    if (backendName() != "cpu")
+      throw UsageError("--inject non-finite: the fluid scene injects it on the cpu backend only");
+    fluid::FluidState state;
+    backend_.download(state);
+    state.vel.front().x = std::numeric_limits<float>::quiet_NaN();
+    backend_.setState(std::move(state));
+  }
+
+  fluid::FluidBackend& backend_; // the engine's
   FluidController controller_;
-  FaultPlan inject_;
-  bool advance_ = true;
   int particlesEdit_ = 0; // the count slider while dragged (applied on release); 0: show the controller's
   // Diagnostics (docs/DIAGNOSTICS.md): the series' first and latest sample and its peaks, and the last
   // PlotRing::kSamples values of each quantity for the panel's plots. Filled by pollDiagnostics.
@@ -255,7 +146,7 @@ private:
 // rule between fields (the obstacle inside the box); applied at the next frame when anything changed.
 void FluidProducer::drawPhysics(PanelLayout& layout) {
   fluid::FluidParams p = controller_.params();
-  const fluid::FluidConfig& config = engine_->backend().config();
+  const fluid::FluidConfig& config = backend_.config();
   for (int a = 0; a < 3; ++a) p.boxSize[a] = config.params.boxSize[a];
   for (const ParamRow<fluid::FluidParams>& row : fluid::kFluidParams) {
     if (!row.hasSlider()) continue;
@@ -294,7 +185,7 @@ void FluidProducer::drawCount(PanelLayout& layout) {
     controller_.setParticles(particles);
     particlesEdit_ = 0;
   }
-  const fluid::FluidConfig& config = engine_->backend().config();
+  const fluid::FluidConfig& config = backend_.config();
   ImGui::Text("particle radius %.2f mm (derived from the count)",
               1e3 * 0.5 * static_cast<double>(config.params.spacing));
 }
@@ -303,7 +194,7 @@ void FluidProducer::drawParameters(const FrameStats& stats, PanelLayout& layout)
   drawPhysics(layout);
   drawCount(layout);
   drawToggles(layout);
-  if (const std::optional<fluid::FluidFrameInfo> f = engine_->backend().lastFrame()) {
+  if (const std::optional<fluid::FluidFrameInfo> f = backend_.lastFrame()) {
     ImGui::Text("last frame %llu: %d substeps, dt %.3f ms, covered %.2f ms", static_cast<unsigned long long>(f->frame),
                 f->substeps, 1e3 * static_cast<double>(f->lastDt), 1e3 * static_cast<double>(f->covered));
   } else {
@@ -313,12 +204,12 @@ void FluidProducer::drawParameters(const FrameStats& stats, PanelLayout& layout)
 }
 
 void FluidProducer::drawStats(const FrameStats& stats) {
-  const std::optional<fluid::FluidFrameInfo> f = engine_->backend().lastFrame();
-  if (stats.simMs > 0 && !controller_.paused() && f) {
+  const std::optional<fluid::FluidFrameInfo> f = backend_.lastFrame();
+  if (stats.simMs > 0 && !paused() && f) {
     ImGui::Text("%lld particles, %.3g particle-steps/s", static_cast<long long>(count()),
                 static_cast<double>(count()) * f->substeps / (stats.simMs * 1e-3));
   } else {
-    ImGui::Text("%lld particles%s", static_cast<long long>(count()), controller_.paused() ? " (paused)" : "");
+    ImGui::Text("%lld particles%s", static_cast<long long>(count()), paused() ? " (paused)" : "");
   }
   drawDiagnostics();
 }
@@ -327,7 +218,7 @@ void FluidProducer::drawStats(const FrameStats& stats) {
 // samples, and each one's peak over the series. A tree node, closed at first; its label carries the compression and
 // the speed.
 void FluidProducer::drawDiagnostics() {
-  const fluid::FluidBackend& backend = engine_->backend();
+  const fluid::FluidBackend& backend = backend_;
   const int every = backend.config().diagnosticsEvery;
   if (every == 0) {
     ImGui::TextDisabled("diagnostics off (--diagnostics-every 0)");
@@ -370,18 +261,31 @@ void FluidProducer::drawDiagnostics() {
 
 } // namespace
 
-std::unique_ptr<FluidEngine> makeFluidCpuEngine(const fluid::FluidConfig& config, render::ParticleRenderer* renderer) {
-  return std::make_unique<FluidCpuEngine>(config, renderer);
+SceneNotice FluidRules::notice(const fluid::FluidBlowUp& b) {
+  return SceneNotice{"the simulation blew up in " + fluid::describe(b),
+                     "Paused. R resets the scene; lower the stiffness or the CFL number, or raise max substeps."};
 }
 
-std::unique_ptr<FluidEngine> makeFluidCudaEngine(const fluid::FluidConfig& config, render::ParticleRenderer* renderer,
-                                                 int device, fluid::FluidCudaOptions options, const FaultPlan& inject) {
-  return std::make_unique<FluidCudaEngine>(config, renderer, device, options, inject);
+std::unique_ptr<FluidCudaEngine> makeFluidCudaEngine(const fluid::FluidConfig& config,
+                                                     render::ParticleRenderer* renderer, int device,
+                                                     fluid::FluidCudaOptions options, const FaultPlan& inject) {
+  if (inject.fault == Fault::KernelFail)
+    throw UsageError("--inject kernel-fail: the fluid scene's CUDA graph has no kernel-fail hook (n-body only)");
+  const std::optional<InteropDesc> interop = interopFor(feedPath(true, renderer), renderer, inject);
+  return std::make_unique<FluidCudaEngine>(config, device, interop ? &*interop : nullptr, options);
 }
 
-std::unique_ptr<SceneProducer> makeFluidProducer(std::unique_ptr<FluidEngine> engine, const SceneSettings&,
-                                                 std::int64_t capacity, const FaultPlan& inject) {
-  return std::make_unique<FluidProducer>(std::move(engine), capacity, inject);
+std::unique_ptr<SceneProducer> makeFluidProducer(const SceneSettings& settings, const ProducerRequest& request,
+                                                 std::int64_t capacity) {
+  if (request.cuda) {
+    fluid::FluidCudaOptions options;
+    options.waitTimeout = request.waitTimeout;
+    return makeOver<FluidProducer>(
+        makeFluidCudaEngine(fluidConfig(settings), request.renderer, request.cudaDevice, options, request.inject),
+        capacity, request);
+  }
+  refuseCudaOnlyFault(request.inject, "cpu");
+  return makeOver<FluidProducer>(std::make_unique<FluidCpuEngine>(fluidConfig(settings)), capacity, request);
 }
 
 void styleFluidFrame(const fluid::FluidConfig& config, render::FrameSubmit& submit) {
@@ -390,15 +294,6 @@ void styleFluidFrame(const fluid::FluidConfig& config, render::FrameSubmit& subm
   submit.style.palette = render::Palette::Fluid;
   submit.style.colourScale = 1.0f; // the colour stage already scaled the attribute into [0, 1]
   submit.box = render::Box{glm::vec3(0.0f), glm::vec3(box[0], box[1], box[2])};
-}
-
-std::string fluidFrameDetail(const fluid::FluidBackend& backend) {
-  const std::optional<fluid::FluidFrameInfo> f = backend.lastFrame();
-  if (!f) return {};
-  char text[96];
-  std::snprintf(text, sizeof text, "last frame %d substep%s, dt %.3f ms", f->substeps, f->substeps == 1 ? "" : "s",
-                1e3 * static_cast<double>(f->lastDt));
-  return text;
 }
 
 // Every producer of the fluid scene is a FluidProducer (makeFluidProducer is the only one that names the scene).

@@ -139,8 +139,9 @@ public:
     return s;
   }
 
-  std::int64_t count(const SceneSettings& s) const override { return fluidConfig(s).particles; }
-  void setCount(SceneSettings& s, std::int64_t n) const override { fluidConfig(s).particles = n; }
+  Fields fields(SceneSettings& s) const override {
+    return {.count = &fluidConfig(s).particles, .diagnosticsEvery = &fluidConfig(s).diagnosticsEvery};
+  }
   void checkCount(const SceneSettings& s, std::uint32_t framesInFlight, const std::string& flag,
                   std::size_t cudaTotalMemory) const override {
     const std::int64_t n = fluidConfig(s).particles;
@@ -167,7 +168,6 @@ public:
       throw UsageError("fluid scene: " + what);
     }
   }
-  void setDiagnosticsEvery(SceneSettings& s, int every) const override { fluidConfig(s).diagnosticsEvery = every; }
 
   render::Camera initialCamera(const SceneSettings& s) const override {
     if (s.render.cameraGiven) return s.render.camera;
@@ -181,26 +181,12 @@ public:
   }
 
   std::unique_ptr<SceneProducer> makeProducer(const SceneSettings& s, const ProducerRequest& r) const override {
-    std::unique_ptr<FluidEngine> engine;
-    if (r.cuda) {
-      fluid::FluidCudaOptions options;
-      options.waitTimeout = r.waitTimeout;
-      engine = makeFluidCudaEngine(fluidConfig(s), r.renderer, r.cudaDevice, options, r.inject);
-    } else {
-      refuseCudaOnlyFault(r.inject, "cpu");
-      engine = makeFluidCpuEngine(fluidConfig(s), r.renderer);
-    }
     const std::int64_t capacity = r.renderer != nullptr ? r.renderer->config().maxBodies : fluidConfig(s).particles;
-    return makeFluidProducer(std::move(engine), s, capacity, r.inject);
+    return makeFluidProducer(s, r, capacity);
   }
   std::unique_ptr<SceneSoak> makeSoak(const SceneSettings& s, const SoakOptions& o,
                                       std::int64_t maxCount) const override {
     return makeFluidSoak(s, o, maxCount);
-  }
-  SceneSettings soakSettings(const SoakOptions& o) const override {
-    SceneSettings s = loadPreset("fluid");
-    fluidConfig(s).particles = o.count;
-    return s;
   }
   void runBench(const BenchOptions& options, BenchReport& report) const override { runFluidBench(options, report); }
 

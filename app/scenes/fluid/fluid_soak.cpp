@@ -110,7 +110,8 @@ public:
   }
 
   void afterFrame(std::uint64_t k, SceneProducer& producer, bool checkpoint) override {
-    if (replay_.applyTo(replayBackend_)) replayBackend_.stepFrame(k);
+    replay_.applyTo(replayBackend_, FrameEdits{.frame = k}); // the replay is never paused
+    replayBackend_.stepFrame(k);
     if (checkpoint) check(k, *fluidBackend(producer), fluidController(producer)->particles());
     pollDiagnostics(k, *fluidBackend(producer));
   }

@@ -28,14 +28,10 @@ json nbodyControls(const SimController& c, float pointRadius) {
             {"stages", nbodyStagesJson(c)},
             {"bodies", c.bodies()},
             {"substeps", c.substeps()}}},
-          {"point_radius", pointRadius},
-          {"paused", c.paused()},
-          {"step", c.stepPending()},
-          {"reset", c.resetPending()}};
+          {"point_radius", pointRadius}};
 }
 
-void applyNBodyControls(const json& controls, SimController& c, float& pointRadius) {
-  const JsonReader r(controls, "the recorded controls", "");
+std::function<void()> checkNBodyControls(const JsonReader& r, SimController& c, float& pointRadius) {
   r.allowOnly({"live", "point_radius", "paused", "step", "reset"});
   SceneSettings wanted;
   wanted.sim.params = c.params();
@@ -53,20 +49,13 @@ void applyNBodyControls(const json& controls, SimController& c, float& pointRadi
   }
   float radius = pointRadius;
   r.number("point_radius", radius, 1e-4, 1.0);
-  bool paused = c.paused(), step = false, reset = false;
-  r.boolean("paused", paused);
-  r.boolean("step", step);
-  r.boolean("reset", reset);
-
-  c.setParams(wanted.sim.params);
-  for (const NBodyStageInfo& row : kNBodyStages)
-    c.setStageEnabled(row.stage, wanted.sim.enabled[static_cast<std::size_t>(row.stage)]);
-  if (wanted.sim.bodies != c.bodies()) c.setBodies(wanted.sim.bodies);
-  if (wanted.sim.substeps != c.substeps()) c.setSubsteps(wanted.sim.substeps);
-  pointRadius = radius;
-  c.setPaused(paused);
-  if (step && !c.stepPending()) c.requestStep();
-  if (reset && !c.resetPending()) c.requestReset();
+  return [&c, &pointRadius, sim = wanted.sim, radius] {
+    c.setParams(sim.params);
+    for (const NBodyStageInfo& row : kNBodyStages) c.setStageEnabled(row.stage, sim.enabled[static_cast<std::size_t>(row.stage)]);
+    if (sim.bodies != c.bodies()) c.setBodies(sim.bodies);
+    if (sim.substeps != c.substeps()) c.setSubsteps(sim.substeps);
+    pointRadius = radius;
+  };
 }
 
 } // namespace graphsim::app

@@ -3,7 +3,11 @@
 //
 //   {"live": {"params": {...}, "stages": {...}, "bodies": N, "substeps": S},   scene-file keys, as the controller
 //    "point_radius": R, "paused": P, "step": B, "reset": B}                    wants them before the next frame
+//
+// "paused", "step" and "reset" are SceneProducer's (app/scenes/scene.h); these functions write and read the rest.
 #pragma once
+
+#include <functional>
 
 #include <nlohmann/json.hpp>
 
@@ -11,6 +15,7 @@
 
 namespace graphsim::app {
 
+class JsonReader;
 class SimController;
 
 // The params object of a scene file (floats exact: float -> double is exact and JSON prints the shortest text that
@@ -21,7 +26,7 @@ nlohmann::json nbodyStagesJson(const SimController& controller);
 
 nlohmann::json nbodyControls(const SimController& controller, float pointRadius);
 // Checks everything first (the live keys as a scene file's, through the scene's applyJson; UsageError naming the
-// key), then hands the values to the controller as the panel would.
-void applyNBodyControls(const nlohmann::json& controls, SimController& controller, float& pointRadius);
+// key); the function returned hands the values to the controller as the panel would.
+std::function<void()> checkNBodyControls(const JsonReader& controls, SimController& controller, float& pointRadius);
 
 } // namespace graphsim::app

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <string>
 
+#include "app/run/nbody_engine.h"
 #include "app/run/sim_controller.h"
 #include "app/scenes/nbody/nbody_controls.h"
 #include "app/scenes/nbody/nbody_scene.h"
@@ -20,70 +21,33 @@ namespace {
 
 class NBodyProducer final : public SceneProducer {
 public:
-  NBodyProducer(std::unique_ptr<SimProducer> sim, const SceneSettings& settings, std::int64_t capacity,
-                const FaultPlan& inject)
-      : SceneProducer(nbodyScene()), sim_(std::move(sim)), controller_(settings.sim, capacity),
-        pointRadius_(settings.render.pointRadius), inject_(inject) {}
+  NBodyProducer(std::unique_ptr<SceneEngine> engine, NBodyBackend& backend, const SceneSettings& settings,
+                std::int64_t capacity, const ProducerRequest& request)
+      : SceneProducer(nbodyScene(), std::move(engine), request.renderer, request.inject), backend_(backend),
+        controller_(settings.sim, capacity), pointRadius_(settings.render.pointRadius) {}
 
-  // FrameProducer
-  std::optional<std::uint64_t> produce(std::uint64_t k) override { return sim_->produce(k); }
-  bool gpuOrdered() const override { return sim_->gpuOrdered(); }
-  void waitProduced(std::uint64_t k) override { sim_->waitProduced(k); }
-  void finish() override { sim_->finish(); }
-
-  std::string_view backendName() const override { return sim_->backend().name(); }
-  std::int64_t count() const override { return sim_->backend().config().bodies; }
-  void beginFrame(std::uint64_t k) override {
-    injectIntoController(inject_, k, controller_); // test hook: non-finite
-    sim_->setAdvance(controller_.applyTo(sim_->backend()));
-    pollDiagnostics();
-  }
   void styleFrame(render::FrameSubmit& submit) const override { submit.style.pointRadius = pointRadius_; }
-
-  void togglePause() override { controller_.togglePause(); }
-  void requestStep() override { controller_.requestStep(); }
-  void requestReset() override { controller_.requestReset(); }
-  bool paused() const override { return controller_.paused(); }
-  bool advances() const override { return sim_->advances(); }
-  double simTime() const override { return controller_.simTime(); }
-
-  double simMs() const override { return sim_->simMs(); }
-  double updateHostUs() const override { return sim_->updateHostUs(); }
-  UpdateCounters counters() const override { return sim_->backend().counters(); }
-  const std::vector<NodeInfo>& nodes() const override { return sim_->backend().nodes(); }
-  bool nodeTogglable(const NodeInfo& node) const override {
-    return node.togglable && (stageOf(node).has_value() || node.diagnostics);
+  double applyEdits(const FrameEdits& edits) override {
+    injectIntoController(inject(), edits.frame, controller_); // test hook: non-finite
+    const double simTime = controller_.applyTo(backend_, edits);
+    pollDiagnostics();
+    return simTime;
   }
-  void setNodeEnabled(const NodeInfo& node, bool enabled) override {
-    if (!nodeTogglable(node)) return;
+  bool* nodeSwitch(const NodeInfo& node, std::string* tooltip) override {
     if (node.diagnostics) {
-      controller_.setDiagnosticsEnabled(enabled);
-    } else {
-      controller_.setStageEnabled(*stageOf(node), enabled);
+      if (tooltip != nullptr)
+        *tooltip = "energy, momentum and angular momentum every " + std::to_string(backend_.config().diagnosticsEvery) +
+                   " frames (Stats: Diagnostics); changes no state.\nOn the GPU the node runs only on those frames "
+                   "(enabled for them, disabled after); this box turns the sampling on or off";
+      return &controller_.diagnosticsSwitch();
     }
-  }
-  std::string nodeTooltip(const NodeInfo& node) const override {
-    if (!nodeTogglable(node)) return "cannot be disabled: " + node.whyNotTogglable;
-    if (node.diagnostics) {
-      return "energy, momentum and angular momentum every " +
-             std::to_string(sim_->backend().config().diagnosticsEvery) +
-             " frames (Stats: Diagnostics); changes no state.\nOn the GPU the node runs only on those frames "
-             "(enabled for them, disabled after); this box turns the sampling on or off";
+    if (!stageOf(node)) {
+      if (tooltip != nullptr) *tooltip = "cannot be disabled: " + node.whyNotTogglable;
+      return nullptr;
     }
-    if (stageInfo(*stageOf(node)).perSubstep && controller_.substeps() > 1)
-      return "toggles every substep instance of " + std::string(stageName(*stageOf(node)));
-    return {};
-  }
-  bool setProfiling(bool on) override { return sim_->backend().setProfiling(on); }
-  bool hasGraph() const override { return sim_->hasGraph(); }
-  void dumpGraph(const std::filesystem::path& path) const override { sim_->dumpGraph(path); }
-  std::optional<SceneNotice> blowUp() const override {
-    const std::optional<NBodyBlowUp> b = sim_->backend().blowUp();
-    if (!b) return std::nullopt;
-    return SceneNotice{"the simulation blew up in frame " + std::to_string(b->frame + 1) + ", stage " +
-                           stageInstanceName(b->stage, b->substep) + ": " + b->what +
-                           " (softening too small for dt, or dt too large for the closest encounters)",
-                       "Paused. R resets the scene; lower dt or raise the softening."};
+    if (tooltip != nullptr && stageInfo(*stageOf(node)).perSubstep && controller_.substeps() > 1)
+      *tooltip = "toggles every substep instance of " + std::string(stageName(*stageOf(node)));
+    return &controller_.stageSwitch(*stageOf(node));
   }
 
   void drawParameters(const FrameStats& stats, PanelLayout& layout) override;
@@ -96,21 +60,22 @@ public:
     params.attractorPos[2] = p.z;
     controller_.setParams(params);
   }
-  std::string describeState() const override { return std::to_string(count()) + " bodies"; }
-  std::string frameDetail() const override { return {}; }
   std::string diagnosticsSummary() const override {
     pollDiagnostics(); // after the drain: the last frame's sample may be new
-    const std::string line = diagnostics_.summary();
-    if (line.empty()) return {};
-    return line + " (every " + std::to_string(sim_->backend().config().diagnosticsEvery) + " frames)";
+    return everyFrames(diagnostics_.summary(), backend_.config().diagnosticsEvery);
   }
-  SceneState saveState() override { return saveNBodyState(sim_->backend(), controller_); }
-  void loadState(const SceneState& state) override { loadNBodyState(state, sim_->backend(), controller_); }
-  nlohmann::json controls() const override { return nbodyControls(controller_, pointRadius_); }
-  void setControls(const nlohmann::json& controls) override { applyNBodyControls(controls, controller_, pointRadius_); }
+  SceneState saveState() override { return saveNBodyState(backend_, controller_); }
+  void loadState(const SceneState& state) override {
+    loadNBodyState(state, backend_, controller_);
+    setSimTime(controller_.simTime());
+  }
+  nlohmann::json liveControls() const override { return nbodyControls(controller_, pointRadius_); }
+  std::function<void()> checkControls(const JsonReader& controls) override {
+    return checkNBodyControls(controls, controller_, pointRadius_);
+  }
 
   SimController& controller() { return controller_; }
-  NBodyBackend& backend() { return sim_->backend(); }
+  NBodyBackend& backend() { return backend_; }
 
 private:
   void drawStructural(PanelLayout& layout);
@@ -118,7 +83,7 @@ private:
   // Takes the backend's latest diagnostics sample (never waits); a new one goes into the plots' ring, a new series
   // empties it. Const: what it updates is a cache of what the backend reported (the summary reads it after the drain).
   void pollDiagnostics() const {
-    if (!diagnostics_.update(sim_->backend().diagnostics())) return;
+    if (!diagnostics_.update(backend_.diagnostics())) return;
     if (diagnostics_.samples() == 1) {
       energyDrift_.clear();
       momentumDrift_.clear();
@@ -130,10 +95,9 @@ private:
     angularDrift_.push(static_cast<float>(d.angularMomentum));
   }
 
-  std::unique_ptr<SimProducer> sim_;
+  NBodyBackend& backend_; // the engine's
   SimController controller_;
   float pointRadius_;
-  FaultPlan inject_;
   int bodiesEdit_ = 0; // structural sliders while dragged (applied on release); 0: show the controller's value
   int substepsEdit_ = 0;
   // Diagnostics (docs/DIAGNOSTICS.md): the series' first and latest sample, and the relative drift of the last
@@ -176,7 +140,7 @@ void NBodyProducer::drawStructural(PanelLayout& layout) {
     controller_.setBodies(bodies);
     bodiesEdit_ = 0;
   }
-  const std::string capacity = nbodyCapacityLine(controller_.bodies(), controller_.maxBodies(), sim_->hasGraph());
+  const std::string capacity = nbodyCapacityLine(controller_.bodies(), controller_.maxBodies(), hasGraph());
   ImGui::TextUnformatted(capacity.c_str());
   recordWidget(layout, "stat:capacity");
   if (ImGui::IsItemHovered())
@@ -188,11 +152,11 @@ void NBodyProducer::drawStructural(PanelLayout& layout) {
 
 void NBodyProducer::drawStats(const FrameStats& stats) {
   const double n = static_cast<double>(controller_.bodies());
-  if (stats.simMs > 0 && !controller_.paused()) {
+  if (stats.simMs > 0 && !paused()) {
     ImGui::Text("%lld bodies, %.3g interactions/s", static_cast<long long>(controller_.bodies()),
                 n * n * controller_.substeps() / (stats.simMs * 1e-3));
   } else {
-    ImGui::Text("%lld bodies%s", static_cast<long long>(controller_.bodies()), controller_.paused() ? " (paused)" : "");
+    ImGui::Text("%lld bodies%s", static_cast<long long>(controller_.bodies()), paused() ? " (paused)" : "");
   }
   drawDiagnostics();
 }
@@ -201,22 +165,21 @@ void NBodyProducer::drawStats(const FrameStats& stats) {
 // and |L - L0| against sum m|v| and sum m|x x v|, since P0 ~ 0), over the last PlotRing::kSamples samples. A tree node,
 // closed at first (the Actions section stays where it was): its label carries the energy drift.
 void NBodyProducer::drawDiagnostics() {
-  const int every = sim_->backend().config().diagnosticsEvery;
+  const int every = backend_.config().diagnosticsEvery;
   if (every == 0) {
     ImGui::TextDisabled("diagnostics off (--diagnostics-every 0)");
     return;
   }
   const std::optional<DiagnosticsSample>& last = diagnostics_.last();
   if (!last) {
-    ImGui::TextDisabled(sim_->backend().diagnosticsEnabled()
-                            ? "diagnostics: no sample yet (paused, or forces off)"
-                            : "diagnostics: off (the Graph section's diagnostics node)");
+    ImGui::TextDisabled(backend_.diagnosticsEnabled() ? "diagnostics: no sample yet (paused, or forces off)"
+                                                      : "diagnostics: off (the Graph section's diagnostics node)");
     return;
   }
   const DiagnosticsDrift d = diagnostics_.drift();
   char label[128];
   std::snprintf(label, sizeof label, "Diagnostics: E drift %+.2e, frame %llu%s###diagnostics", d.energy,
-                static_cast<unsigned long long>(last->frame), sim_->backend().diagnosticsEnabled() ? "" : " (off)");
+                static_cast<unsigned long long>(last->frame), backend_.diagnosticsEnabled() ? "" : " (off)");
   if (!ImGui::TreeNode(label)) return;
   ImGui::Text("%llu samples every %d frames since frame %llu", static_cast<unsigned long long>(diagnostics_.samples()),
               every, static_cast<unsigned long long>(diagnostics_.first()->frame));
@@ -242,9 +205,18 @@ std::string nbodyCapacityLine(std::int64_t bodies, std::int64_t capacity, bool g
          (graph ? " (changes within: node updates)" : "");
 }
 
-std::unique_ptr<SceneProducer> makeNBodyProducer(std::unique_ptr<SimProducer> sim, const SceneSettings& settings,
-                                                 std::int64_t capacity, const FaultPlan& inject) {
-  return std::make_unique<NBodyProducer>(std::move(sim), settings, capacity, inject);
+std::unique_ptr<SceneProducer> makeNBodyProducer(const SceneSettings& settings, const ProducerRequest& request,
+                                                 std::int64_t capacity) {
+  NBodyConfig sim = settings.sim;
+  sim.maxBodies = capacity; // one number for the render buffers and the CUDA arrays
+  if (request.cuda) {
+    const std::vector<int> gpus = request.gpus.empty() ? std::vector<int>{request.cudaDevice} : request.gpus;
+    return makeOver<NBodyProducer>(
+        makeNBodyCudaEngine(sim, request.renderer, gpus, request.waitTimeout, request.inject), settings, capacity,
+        request);
+  }
+  refuseCudaOnlyFault(request.inject, "cpu");
+  return makeOver<NBodyProducer>(std::make_unique<NBodyCpuEngine>(sim), settings, capacity, request);
 }
 
 // Every producer of the n-body scene is an NBodyProducer (makeNBodyProducer is the only one that names the scene).

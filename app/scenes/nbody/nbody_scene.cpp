@@ -10,7 +10,6 @@
 #include "app/base/errors.h"
 #include "app/base/json_reader.h"
 #include "app/reliability/soak.h"
-#include "app/run/frame_producer.h"
 #include "app/run/slow_config.h"
 #include "app/scenes/nbody/nbody_parts.h"
 #include "app/scenes/nbody/nbody_producer.h"
@@ -110,8 +109,12 @@ public:
     return s;
   }
 
-  std::int64_t count(const SceneSettings& s) const override { return s.sim.bodies; }
-  void setCount(SceneSettings& s, std::int64_t n) const override { s.sim.bodies = n; }
+  Fields fields(SceneSettings& s) const override {
+    return {.count = &s.sim.bodies,
+            .seed = &s.sim.seed,
+            .diagnosticsEvery = &s.sim.diagnosticsEvery,
+            .capacity = &s.sim.maxBodies};
+  }
   void checkCount(const SceneSettings& s, std::uint32_t framesInFlight, const std::string& flag,
                   std::size_t /*cudaTotalMemory*/) const override {
     checkBodyCount(s.sim.bodies, framesInFlight, flag);
@@ -123,8 +126,6 @@ public:
     if (s.sim.initial == "two-body" && s.sim.bodies != 2)
       throw UsageError("--bodies: the two-body initial condition needs exactly 2 bodies");
   }
-  void setSeed(SceneSettings& s, std::uint64_t seed) const override { s.sim.seed = seed; }
-  void setDiagnosticsEvery(SceneSettings& s, int every) const override { s.sim.diagnosticsEvery = every; }
 
   render::Camera initialCamera(const SceneSettings& s) const override { return s.render.camera; }
   // One number for the render buffers and the CUDA state arrays (makeProducer hands it to both).
@@ -132,32 +133,15 @@ public:
     if (s.sim.maxBodies > 0) return std::clamp<std::int64_t>(std::max(s.sim.maxBodies, s.sim.bodies), 1, kMaxBodies);
     return std::clamp<std::int64_t>(std::max(s.sim.bodies, kMinRenderCapacity), 1, kMaxBodies);
   }
-  std::optional<std::int64_t> capacity(const SceneSettings& s) const override {
-    return s.sim.maxBodies > 0 ? std::optional<std::int64_t>(s.sim.maxBodies) : std::nullopt;
-  }
-  void setCapacity(SceneSettings& s, std::int64_t capacity) const override { s.sim.maxBodies = capacity; }
 
   std::unique_ptr<SceneProducer> makeProducer(const SceneSettings& s, const ProducerRequest& r) const override {
     // The renderer's buffers were sized by renderCapacity: the CUDA arrays get the same capacity.
     const std::int64_t capacity = r.renderer != nullptr ? r.renderer->config().maxBodies : renderCapacity(s);
-    NBodyConfig sim = s.sim;
-    sim.maxBodies = capacity;
-    std::unique_ptr<SimProducer> producer =
-        r.cuda ? makeCudaProducer(sim, *r.renderer, r.gpus.empty() ? std::vector<int>{r.cudaDevice} : r.gpus,
-                                  r.waitTimeout, r.inject)
-               : makeCpuProducer(sim, r.renderer, r.inject);
-    return makeNBodyProducer(std::move(producer), s, capacity, r.inject);
+    return makeNBodyProducer(s, r, capacity);
   }
   std::unique_ptr<SceneSoak> makeSoak(const SceneSettings& s, const SoakOptions& o,
                                       std::int64_t maxCount) const override {
     return makeNBodySoak(s, o, maxCount);
-  }
-  SceneSettings soakSettings(const SoakOptions& o) const override {
-    SceneSettings s = loadPreset("nbody");
-    s.sim.bodies = o.count;
-    if (o.capacity > 0) s.sim.maxBodies = o.capacity;
-    s.sim.seed = o.seed;
-    return s;
   }
   void runBench(const BenchOptions& options, BenchReport& report) const override { runNBodyBench(options, report); }
 

@@ -1,4 +1,4 @@
-// The n-body scene (issues 1-12) behind the Scene interface: today's CPU and CUDA producers (app/run/frame_producer),
+// The n-body scene (issues 1-12) behind the Scene interface: its CPU and CUDA engines (app/run/nbody_engine),
 // the SimController of live edits, the panel's Parameters section, the soak's changes and replay, and the bench
 // variants. Everything n-body-specific the app does lives in this folder or in what it wraps.
 #pragma once

@@ -217,7 +217,8 @@ public:
       pending_->cost->add(pending_->before, producer.counters()); // the change took effect in this frame's tick
       pending_.reset();
     }
-    if (replay_.applyTo(replayBackend_)) replayBackend_.step();
+    replay_.applyTo(replayBackend_, FrameEdits{}); // the replay is never paused
+    replayBackend_.step();
     if (checkpoint) checks_.check(k, *nbodyBackend(producer), replayBackend_);
     const NBodyBackend& run = *nbodyBackend(producer);
     diagnosticsEvery_ = run.config().diagnosticsEvery;
