@@ -24,7 +24,7 @@ struct FrameSubmit;
 
 namespace graphsim::app {
 
-class SimController;
+class NBodyController;
 
 enum class Fault {
   None,
@@ -70,7 +70,7 @@ void armKernelFailure(const FaultPlan& plan, NBodyCudaBackend& cuda);
 bool injectIntoSubmit(const FaultPlan& plan, std::uint64_t k, render::FrameSubmit& submit);
 
 // non-finite: before frame k's parameters reach the backend.
-void injectIntoController(const FaultPlan& plan, std::uint64_t k, SimController& controller);
+void injectIntoController(const FaultPlan& plan, std::uint64_t k, NBodyController& controller);
 
 // cuda-semaphore-stall: false when frame k's graph must not be launched (the CUDA producer asks).
 bool launchesFrame(const FaultPlan& plan, std::uint64_t k);

@@ -1,9 +1,9 @@
 // graphsim soak: a long headless run with live graph edits, checked against a CPU replay. The loop and the report
 // are here; what changes and what is checked is the scene's (SceneSoak, app/scenes/<scene>/). For n-body:
 //
-// Every few frames a seeded random change goes through the Session's SimController (the path the panel's clicks
+// Every few frames a seeded random change goes through the Session's NBodyController (the path the panel's clicks
 // take): a stage toggle or a parameter move; every few hundred frames a structural change (body count, substeps).
-// The same calls go, in the same frame, to a second SimController driving a NBodyCpuBackend (the replay), so both see
+// The same calls go, in the same frame, to a second NBodyController driving a NBodyCpuBackend (the replay), so both see
 // the identical change sequence. At each checkpoint the run's state is downloaded and compared
 // with the replay's:
 //   cpu backend:  bit for bit (the CPU backend is deterministic: any difference is a bug);

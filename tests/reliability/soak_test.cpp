@@ -1,4 +1,4 @@
-// graphsim soak: live graph edits through the SimController, checked at checkpoints against a CPU replay. The CPU
+// graphsim soak: live graph edits through the NBodyController, checked at checkpoints against a CPU replay. The CPU
 // soak must match its replay bit for bit (a determinism check); the CUDA one within the GPU tests' tolerance.
 #include <gtest/gtest.h>
 

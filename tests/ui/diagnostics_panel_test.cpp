@@ -1,5 +1,5 @@
 // The diagnostics node in the panel's Graph section (issue 15, docs/DIAGNOSTICS.md): its checkbox, driven by injected
-// mouse input on the headless twin, turns the sampling off and on again through the SimController, and the samples
+// mouse input on the headless twin, turns the sampling off and on again through the NBodyController, and the samples
 // stop and resume accordingly. CPU backend everywhere; the CUDA backend where a CUDA device exists (else skipped).
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "app/run/session.h"
-#include "app/run/sim_controller.h"
+#include "app/scenes/nbody/nbody_controller.h"
 #include "app/scenes/nbody/nbody_scene.h"
 #include "app/scenes/scene.h"
 #include "app/ui/window.h"

@@ -10,7 +10,7 @@
 #include "app/io/output_file.h"
 #include "app/record/session_record.h"
 #include "app/run/session.h"
-#include "app/run/sim_controller.h"
+#include "app/scenes/nbody/nbody_controller.h"
 #include "app/scenes/nbody/nbody_scene.h"
 #include "app/ui/keys.h"
 #include "app/ui/window.h"

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "app/run/session.h"
-#include "app/run/sim_controller.h"
+#include "app/scenes/nbody/nbody_controller.h"
 #include "app/scenes/nbody/nbody_scene.h"
 #include "app/scenes/scene_config.h"
 #include "app/ui/window.h"
@@ -35,7 +35,7 @@ RunOptions uiOptions() {
 
 // The n-body parts of the session's scene.
 NBodyBackend& nbody(Session& session) { return *nbodyBackend(session.scene()); }
-SimController& controller(Session& session) { return *nbodyController(session.scene()); }
+NBodyController& controller(Session& session) { return *nbodyController(session.scene()); }
 
 void tick(Session& session, int n = 1) {
   for (int i = 0; i < n; ++i) ASSERT_TRUE(session.tick());
@@ -121,7 +121,7 @@ TEST_P(ScriptedUi, UntickingIntegrateAndDraggingDtReachTheBackend) {
 }
 
 // Issue 14: the capacity (--max-bodies) is one number for the render buffers, the CUDA arrays and the panel's
-// bodies slider, shown under it; a body-count change within it (the slider's path, SimController::setBodies) is
+// bodies slider, shown under it; a body-count change within it (the slider's path, NBodyController::setBodies) is
 // kernel-node updates only on CUDA.
 TEST_P(ScriptedUi, CapacityIsShownAndCountChangesWithinItAreNodeUpdates) {
   const BackendKind backend = GetParam();

@@ -2,7 +2,7 @@
 // producer's (SceneProducer), tested through an n-body producer without a renderer.
 #include <gtest/gtest.h>
 
-#include "app/run/sim_controller.h"
+#include "app/scenes/nbody/nbody_controller.h"
 #include "app/scenes/nbody/nbody_scene.h"
 #include "compute/nbody/nbody_cpu_backend.h"
 
@@ -16,9 +16,9 @@ NBodyConfig smallScene() {
   return c;
 }
 
-TEST(SimController, ParametersReachTheBackendOnTheNextApply) {
+TEST(NBodyController, ParametersReachTheBackendOnTheNextApply) {
   NBodyCpuBackend backend(smallScene());
-  SimController controller(backend.config(), 4096);
+  NBodyController controller(backend.config(), 4096);
   NBodyParams p = controller.params();
   p.G = 2.5f;
   controller.setParams(p);
@@ -27,7 +27,7 @@ TEST(SimController, ParametersReachTheBackendOnTheNextApply) {
   EXPECT_EQ(backend.config().params.G, 2.5f);
 }
 
-TEST(SimController, PauseRunsFramesWithZeroDtAndStepAdvancesOnce) {
+TEST(NBodyController, PauseRunsFramesWithZeroDtAndStepAdvancesOnce) {
   SceneSettings settings = nbodyScene().defaults();
   settings.sim = smallScene();
   const std::unique_ptr<SceneProducer> producer = nbodyScene().makeProducer(settings, ProducerRequest{});
@@ -50,9 +50,9 @@ TEST(SimController, PauseRunsFramesWithZeroDtAndStepAdvancesOnce) {
   EXPECT_EQ(backend.config().params.dt, dt);
 }
 
-TEST(SimController, BodiesAndSubstepsAreStructuralAndBounded) {
+TEST(NBodyController, BodiesAndSubstepsAreStructuralAndBounded) {
   NBodyCpuBackend backend(smallScene());
-  SimController controller(backend.config(), 1024);
+  NBodyController controller(backend.config(), 1024);
   controller.setBodies(512);
   controller.setSubsteps(3);
   controller.applyTo(backend, FrameEdits{});
@@ -65,9 +65,9 @@ TEST(SimController, BodiesAndSubstepsAreStructuralAndBounded) {
   EXPECT_THROW(controller.setSubsteps(0), std::invalid_argument);
 }
 
-TEST(SimController, TogglesAndResetKeepTheWantedStages) {
+TEST(NBodyController, TogglesAndResetKeepTheWantedStages) {
   NBodyCpuBackend backend(smallScene());
-  SimController controller(backend.config(), 4096);
+  NBodyController controller(backend.config(), 4096);
   controller.setStageEnabled(NBodyStage::Damping, true);
   controller.setStageEnabled(NBodyStage::Boundary, false);
   controller.applyTo(backend, FrameEdits{});

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "app/base/errors.h"
-#include "app/run/sim_controller.h"
+#include "app/scenes/nbody/nbody_controller.h"
 #include "app/scenes/fluid/fluid_controller.h"
 #include "app/scenes/fluid/fluid_scene.h"
 #include "app/scenes/nbody/nbody_scene.h"
@@ -53,7 +53,7 @@ void runFrames(SceneProducer& producer, std::uint64_t first, int n) {
 // preset's. n-body: forces off, so that the frames after it kick with the accelerations carried from frame 4: a
 // resume that recomputed them from the positions instead would differ.
 void editMidRun(SceneProducer& producer) {
-  if (SimController* c = nbodyController(producer)) {
+  if (NBodyController* c = nbodyController(producer)) {
     NBodyParams p = c->params();
     p.dt *= 1.5f;
     p.attractorPos[0] = 0.3f;

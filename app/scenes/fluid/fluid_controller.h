@@ -1,4 +1,4 @@
-// The fluid panel's logic without ImGui (as app/run/sim_controller.h is n-body's): what a slider, a toggle, a key
+// The fluid panel's logic without ImGui (as app/scenes/nbody/nbody_controller.h is n-body's): what a slider, a toggle, a key
 // or the soak asks for, and how it reaches a FluidBackend at the start of the next frame.
 //
 //   parameters (rest density, stiffness, viscosity, gravity, CFL, max substeps, obstacle)

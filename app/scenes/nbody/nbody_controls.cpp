@@ -5,7 +5,7 @@
 
 #include "app/base/errors.h"
 #include "app/base/json_reader.h"
-#include "app/run/sim_controller.h"
+#include "app/scenes/nbody/nbody_controller.h"
 #include "app/scenes/nbody/nbody_scene.h"
 #include "app/scenes/param_json.h"
 #include "compute/nbody/nbody_params.h"
@@ -16,13 +16,13 @@ using nlohmann::json;
 
 json nbodyParamsJson(const NBodyParams& p) { return liveParamsJson(p, kNBodyParams); }
 
-json nbodyStagesJson(const SimController& c) {
+json nbodyStagesJson(const NBodyController& c) {
   json stages = json::object();
   for (const NBodyStageInfo& row : kNBodyStages) stages[std::string(row.name)] = c.stageWanted(row.stage);
   return stages;
 }
 
-json nbodyControls(const SimController& c, float pointRadius) {
+json nbodyControls(const NBodyController& c, float pointRadius) {
   return {{"live",
            {{"params", nbodyParamsJson(c.params())},
             {"stages", nbodyStagesJson(c)},
@@ -31,7 +31,7 @@ json nbodyControls(const SimController& c, float pointRadius) {
           {"point_radius", pointRadius}};
 }
 
-std::function<void()> checkNBodyControls(const JsonReader& r, SimController& c, float& pointRadius) {
+std::function<void()> checkNBodyControls(const JsonReader& r, NBodyController& c, float& pointRadius) {
   r.allowOnly({"live", "point_radius", "paused", "step", "reset"});
   SceneSettings wanted;
   wanted.sim.params = c.params();

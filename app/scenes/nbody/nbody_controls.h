@@ -16,17 +16,17 @@
 namespace graphsim::app {
 
 class JsonReader;
-class SimController;
+class NBodyController;
 
 // The params object of a scene file (floats exact: float -> double is exact and JSON prints the shortest text that
 // reads back as the same double).
 nlohmann::json nbodyParamsJson(const NBodyParams& params);
 // The scene file's "stages" object: the stages the controller wants enabled.
-nlohmann::json nbodyStagesJson(const SimController& controller);
+nlohmann::json nbodyStagesJson(const NBodyController& controller);
 
-nlohmann::json nbodyControls(const SimController& controller, float pointRadius);
+nlohmann::json nbodyControls(const NBodyController& controller, float pointRadius);
 // Checks everything first (the live keys as a scene file's, through the scene's applyJson; UsageError naming the
 // key); the function returned hands the values to the controller as the panel would.
-std::function<void()> checkNBodyControls(const JsonReader& controls, SimController& controller, float& pointRadius);
+std::function<void()> checkNBodyControls(const JsonReader& controls, NBodyController& controller, float& pointRadius);
 
 } // namespace graphsim::app

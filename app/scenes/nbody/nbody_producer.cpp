@@ -6,7 +6,7 @@
 #include <string>
 
 #include "app/run/nbody_engine.h"
-#include "app/run/sim_controller.h"
+#include "app/scenes/nbody/nbody_controller.h"
 #include "app/scenes/nbody/nbody_controls.h"
 #include "app/scenes/nbody/nbody_scene.h"
 #include "app/scenes/nbody/nbody_snapshot.h"
@@ -74,7 +74,7 @@ public:
     return checkNBodyControls(controls, controller_, pointRadius_);
   }
 
-  SimController& controller() { return controller_; }
+  NBodyController& controller() { return controller_; }
   NBodyBackend& backend() { return backend_; }
 
 private:
@@ -96,7 +96,7 @@ private:
   }
 
   NBodyBackend& backend_; // the engine's
-  SimController controller_;
+  NBodyController controller_;
   float pointRadius_;
   int bodiesEdit_ = 0; // structural sliders while dragged (applied on release); 0: show the controller's value
   int substepsEdit_ = 0;
@@ -220,7 +220,7 @@ std::unique_ptr<SceneProducer> makeNBodyProducer(const SceneSettings& settings, 
 }
 
 // Every producer of the n-body scene is an NBodyProducer (makeNBodyProducer is the only one that names the scene).
-SimController* nbodyController(SceneProducer& producer) {
+NBodyController* nbodyController(SceneProducer& producer) {
   if (&producer.scene() != &nbodyScene()) return nullptr;
   return &static_cast<NBodyProducer&>(producer).controller();
 }

@@ -1,4 +1,4 @@
-// The running n-body scene (SceneProducer): its engine (CPU or CUDA, app/run/nbody_engine.h), the SimController that
+// The running n-body scene (SceneProducer): its engine (CPU or CUDA, app/run/nbody_engine.h), the NBodyController that
 // applies the panel's edits, and the n-body panel section.
 #pragma once
 

@@ -1,5 +1,5 @@
 // The n-body scene (issues 1-12) behind the Scene interface: its CPU and CUDA engines (app/run/nbody_engine),
-// the SimController of live edits, the panel's Parameters section, the soak's changes and replay, and the bench
+// the NBodyController of live edits, the panel's Parameters section, the soak's changes and replay, and the bench
 // variants. Everything n-body-specific the app does lives in this folder or in what it wraps.
 #pragma once
 
@@ -7,12 +7,12 @@
 
 namespace graphsim::app {
 
-class SimController;
+class NBodyController;
 
 const Scene& nbodyScene();
 
 // The n-body parts of a running n-body scene, for tests and tools that need them (nullptr for another scene).
-SimController* nbodyController(SceneProducer& producer);
+NBodyController* nbodyController(SceneProducer& producer);
 NBodyBackend* nbodyBackend(SceneProducer& producer);
 // The panel's capacity line under the bodies slider (issue 14): "bodies 16384 / capacity 65536 (changes within: node
 // updates)"; graph: the backend has a CUDA graph (the CPU backend's line ends after the capacity).

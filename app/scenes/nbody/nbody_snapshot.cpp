@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/base/errors.h"
-#include "app/run/sim_controller.h"
+#include "app/scenes/nbody/nbody_controller.h"
 #include "app/scenes/nbody/nbody_controls.h"
 #include "app/snapshot/snapshot.h"
 #include "compute/nbody/nbody_backend.h"
@@ -16,7 +16,7 @@ namespace {
 
 constexpr auto kArrays = std::to_array<std::string_view>({"posMass", "vel", "accel"});
 
-nlohmann::json settingsJson(const NBodyConfig& config, const SimController& controller) {
+nlohmann::json settingsJson(const NBodyConfig& config, const NBodyController& controller) {
   // Floats go through JSON as doubles: float -> double is exact and the writer prints the shortest text that reads
   // back as the same double, so every parameter returns bit for bit.
   return {{"scene", "nbody"},
@@ -30,7 +30,7 @@ nlohmann::json settingsJson(const NBodyConfig& config, const SimController& cont
 
 } // namespace
 
-SceneState saveNBodyState(NBodyBackend& backend, const SimController& controller) {
+SceneState saveNBodyState(NBodyBackend& backend, const NBodyController& controller) {
   BodyState bodies;
   std::vector<float> colour; // recomputed from the velocities on load (the colour stage's own rule)
   backend.download(bodies, colour);
@@ -48,7 +48,7 @@ SceneState saveNBodyState(NBodyBackend& backend, const SimController& controller
   return state;
 }
 
-void loadNBodyState(const SceneState& state, NBodyBackend& backend, SimController& controller) {
+void loadNBodyState(const SceneState& state, NBodyBackend& backend, NBodyController& controller) {
   const std::string source = sourceOf(state);
   requireSceneAndCount(state, "nbody", backend.config().bodies, "bodies");
   requireOnlyArrays(state, kArrays);

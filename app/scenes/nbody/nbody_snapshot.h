@@ -8,14 +8,14 @@
 
 namespace graphsim::app {
 
-class SimController;
+class NBodyController;
 
 // Waits for the backend's frames (CUDA downloads). Parameters and stages as the controller wants them (a paused run
 // has dt 0 on the backend, not in the file).
-SceneState saveNBodyState(NBodyBackend& backend, const SimController& controller);
+SceneState saveNBodyState(NBodyBackend& backend, const NBodyController& controller);
 // Everything is checked before anything changes: the scene, the body count and substeps (structural: the run must
 // have been made with them), the arrays and the settings; then the backend takes the state (NBodyBackend::setState, on
 // either backend).
-void loadNBodyState(const SceneState& state, NBodyBackend& backend, SimController& controller);
+void loadNBodyState(const SceneState& state, NBodyBackend& backend, NBodyController& controller);
 
 } // namespace graphsim::app

@@ -1,6 +1,6 @@
 // The n-body scene's soak (app/reliability/soak.h runs the loop): every 3-12 frames a stage toggle or a parameter
-// move, every 200-400 frames a structural change (body count, substeps), each through the session's SimController
-// (the panel's path) and, in the same frame, through a second SimController driving a NBodyCpuBackend (the replay).
+// move, every 200-400 frames a structural change (body count, substeps), each through the session's NBodyController
+// (the panel's path) and, in the same frame, through a second NBodyController driving a NBodyCpuBackend (the replay).
 // Checkpoints compare the run with the replay: bit for bit on the CPU, within the GPU tests' tolerance on CUDA.
 #include <algorithm>
 #include <array>
@@ -14,7 +14,7 @@
 #include "app/reliability/param_soak.h"
 #include "app/reliability/soak.h"
 #include "app/reliability/soak_random.h"
-#include "app/run/sim_controller.h"
+#include "app/scenes/nbody/nbody_controller.h"
 #include "app/scenes/nbody/nbody_parts.h"
 #include "app/scenes/nbody/nbody_scene.h"
 #include "compute/nbody/nbody_cpu_backend.h"
@@ -49,7 +49,7 @@ class ChangeMaker {
 public:
   ChangeMaker(std::uint64_t seed, std::int64_t bodies) : random_(seed), bodies_(bodies) {}
 
-  void small(SimController& run, SimController& replay, ChangeCounts& counts) {
+  void small(NBodyController& run, NBodyController& replay, ChangeCounts& counts) {
     if (random_.between(0, 2) == 0) {
       const auto pick = random_.between(0, static_cast<std::int64_t>(kTogglableStages.size()) - 1);
       const NBodyStage stage = kTogglableStages[static_cast<std::size_t>(pick)];
@@ -70,9 +70,9 @@ public:
 
   // Structural changes alternate, body count first, so that any run with two of them (>= 800 frames) has both kinds.
   // Returns whether it changed the body count (else the substeps).
-  bool structural(SimController& run, SimController& replay, ChangeCounts& counts) {
+  bool structural(NBodyController& run, NBodyController& replay, ChangeCounts& counts) {
     if ((counts.bodyCounts + counts.substeps) % 2 == 0) {
-      // A quarter to all of the requested bodies (at least 2), within the capacity (SimController::maxBodies): on
+      // A quarter to all of the requested bodies (at least 2), within the capacity (NBodyController::maxBodies): on
       // CUDA kernel-node updates only (issue 14), which the report's structural costs show.
       const std::int64_t quarter = std::max<std::int64_t>(bodies_ / 4, 1);
       std::int64_t n = quarter * random_.between(1, 4);
@@ -201,7 +201,7 @@ public:
   }
 
   void change(std::uint64_t k, SceneProducer& producer) override {
-    SimController& run = *nbodyController(producer);
+    NBodyController& run = *nbodyController(producer);
     if (k >= nextStructural_) {
       const UpdateCounters before = producer.counters();
       const bool bodyCount = changes_.structural(run, replay_, counts_);
@@ -249,7 +249,7 @@ public:
 
 private:
   NBodyCpuBackend replayBackend_;
-  SimController replay_;
+  NBodyController replay_;
   ChangeMaker changes_;
   ChangeCounts counts_;
   Checkpoints checks_;

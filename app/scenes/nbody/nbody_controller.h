@@ -19,11 +19,11 @@
 
 namespace graphsim::app {
 
-class SimController {
+class NBodyController {
 public:
   // maxBodies: the capacity, what the render buffers (and the CUDA arrays) hold; the body-count control stays within
   // it.
-  SimController(const NBodyConfig& initial, std::int64_t maxBodies);
+  NBodyController(const NBodyConfig& initial, std::int64_t maxBodies);
 
   void setStageEnabled(NBodyStage stage, bool enabled);
   // The diagnostics node's toggle (NBodyBackend::setDiagnosticsEnabled; docs/DIAGNOSTICS.md).

@@ -1,4 +1,4 @@
-#include "app/run/sim_controller.h"
+#include "app/scenes/nbody/nbody_controller.h"
 
 #include <algorithm>
 #include <limits>
@@ -8,15 +8,15 @@
 
 namespace graphsim::app {
 
-SimController::SimController(const NBodyConfig& initial, std::int64_t maxBodies)
+NBodyController::NBodyController(const NBodyConfig& initial, std::int64_t maxBodies)
     : params_(initial.params), enabled_(initial.enabled), bodies_(initial.bodies), substeps_(initial.substeps),
       maxBodies_(std::max(maxBodies, initial.bodies)) {}
 
-void SimController::setStageEnabled(NBodyStage stage, bool enabled) { enabled_[static_cast<int>(stage)] = enabled; }
+void NBodyController::setStageEnabled(NBodyStage stage, bool enabled) { enabled_[static_cast<int>(stage)] = enabled; }
 
-void SimController::setParams(const NBodyParams& params) { params_ = params; }
+void NBodyController::setParams(const NBodyParams& params) { params_ = params; }
 
-void SimController::setBodies(std::int64_t bodies) {
+void NBodyController::setBodies(std::int64_t bodies) {
   if (bodies < 1 || bodies > maxBodies_) {
     throw std::invalid_argument("bodies must be 1.." + std::to_string(maxBodies_) +
                                 " (the render buffers' size), got " + std::to_string(bodies));
@@ -24,7 +24,7 @@ void SimController::setBodies(std::int64_t bodies) {
   bodies_ = bodies;
 }
 
-void SimController::setSubsteps(int substeps) {
+void NBodyController::setSubsteps(int substeps) {
   if (substeps < 1 || substeps > kMaxSubsteps) {
     throw std::invalid_argument("substeps must be 1.." + std::to_string(kMaxSubsteps) + ", got " +
                                 std::to_string(substeps));
@@ -32,7 +32,7 @@ void SimController::setSubsteps(int substeps) {
   substeps_ = substeps;
 }
 
-double SimController::applyTo(NBodyBackend& backend, const FrameEdits& edits) {
+double NBodyController::applyTo(NBodyBackend& backend, const FrameEdits& edits) {
   const NBodyConfig& current = backend.config();
   if (edits.reset || bodies_ != current.bodies || substeps_ != current.substeps) {
     NBodyConfig config = current;
@@ -65,7 +65,7 @@ double SimController::applyTo(NBodyBackend& backend, const FrameEdits& edits) {
 
 // The non-finite fault's hook (declared in app/faults/fault_injection.h) is defined here, next to the controller it
 // goes through, so that app/faults, below the scenes, needs nothing of app/run.
-void injectIntoController(const FaultPlan& plan, std::uint64_t k, SimController& controller) {
+void injectIntoController(const FaultPlan& plan, std::uint64_t k, NBodyController& controller) {
   if (plan.fault != Fault::NonFinite || k != plan.frame) return;
   NBodyParams params = controller.params();
   params.dt = std::numeric_limits<float>::quiet_NaN();
