@@ -50,7 +50,7 @@ written, 2 bad usage, 3 no CUDA/Vulkan device (with --interop on: no interop), 1
 
 // An output file must be creatable now, so that a typo fails before minutes of benchmarking.
 fs::path checkOutputFile(const std::string& flag, const std::string& value) {
-  const fs::path path(value);
+  fs::path path(value); // not const: returned by move
   const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
   std::error_code ec;
   const std::string what = flag + " " + value + ": directory " + dir.string();
@@ -62,7 +62,10 @@ fs::path checkOutputFile(const std::string& flag, const std::string& value) {
 
 std::vector<BenchVariant> parseVariants(const std::string& list) {
   std::string allowed = "all, none";
-  for (BenchVariant v : kBenchVariants) allowed += ", " + std::string(benchVariantName(v));
+  for (BenchVariant v : kBenchVariants) {
+    allowed += ", ";
+    allowed += benchVariantName(v);
+  }
   if (list == "all") return {kBenchVariants.begin(), kBenchVariants.end()};
   if (list == "none") return {};
   std::vector<BenchVariant> chosen;

@@ -1,10 +1,10 @@
 #include "app/run/frame_producer.h"
 
-#include <stdlib.h> // mkstemp
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
+#include <cstdlib> // mkstemp
 #include <cstring>
 #include <fstream>
 #include <iterator>
