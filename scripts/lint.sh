@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Runs clang-tidy (the checks of .clang-tidy, docs/LINT.md) over the C++ sources of app/ compute/ render/ tests/ with
+# Runs clang-tidy (the checks of .clang-tidy, docs/LINT.md) over the C++ sources of app/ compute/ render/ with
 # the compile commands of the default build (build/compile_commands.json), in parallel on every core; prints each
 # finding as file:line:column: message [check] once (a header's finding is reported once, not once per includer) and
 # exits 1 on any finding, 0 when there are none.
 #
-#   scripts/lint.sh                every .cpp of app/ compute/ render/ tests/ in build/compile_commands.json
+#   scripts/lint.sh                every .cpp of app/ compute/ render/ in build/compile_commands.json (the test command)
+#   scripts/lint.sh --tests        those and the .cpp files of tests/ (not yet in the test command: docs/LINT.md)
 #   scripts/lint.sh FILE...        only those files (.cpp; a header is checked through the .cpp files including it)
 #
 # Exit: 0 no finding, 1 findings (or a file clang-tidy could not parse), 2 no clang-tidy 14 or no compile commands.
@@ -35,6 +36,11 @@ find_clang_tidy() {
   echo "lint: needs clang-tidy 14 (Debian 12: apt-get install clang-tidy; scripts/install-deps.sh)" >&2
   return 1
 }
+folders="app compute render"
+if [ "${1:-}" = --tests ]; then
+  folders="$folders tests"
+  shift
+fi
 clang_tidy=$(find_clang_tidy) || exit 2
 
 if [ ! -f "$db" ]; then
@@ -43,11 +49,11 @@ if [ ! -f "$db" ]; then
   exit 2
 fi
 
-# The translation units: the .cpp files of app/ compute/ render/ tests/ the compile commands name (so only what this
-# build configures), or the files given, each of which must be in the compile commands.
-list=$(python3 - "$root" "$db" "$@" <<'PYTHON'
+# The translation units: the .cpp files of those folders that the compile commands name (so only what this build
+# configures), or the files given, each of which must be in the compile commands.
+list=$(python3 - "$root" "$db" "$folders" "$@" <<'PYTHON'
 import json, os, sys
-root, db, wanted = sys.argv[1], sys.argv[2], sys.argv[3:]
+root, db, folders, wanted = sys.argv[1], sys.argv[2], sys.argv[3].split(), sys.argv[4:]
 known = set()
 for entry in json.load(open(db)):
     path = os.path.normpath(os.path.join(entry["directory"], entry["file"]))
@@ -64,7 +70,7 @@ if wanted:
             print(rel)
     sys.exit(2 if missing else 0)
 for rel in sorted(known):
-    if rel.split("/")[0] in ("app", "compute", "render", "tests") and rel.endswith(".cpp"):
+    if rel.split("/")[0] in folders and rel.endswith(".cpp"):
         print(rel)
 PYTHON
 ) || exit 2
