@@ -62,10 +62,7 @@ fs::path checkOutputFile(const std::string& flag, const std::string& value) {
 
 std::vector<BenchVariant> parseVariants(const std::string& list) {
   std::string allowed = "all, none";
-  for (BenchVariant v : kBenchVariants) {
-    allowed += ", ";
-    allowed += benchVariantName(v);
-  }
+  for (BenchVariant v : kBenchVariants) allowed += ", " + std::string(benchVariantName(v));
   if (list == "all") return {kBenchVariants.begin(), kBenchVariants.end()};
   if (list == "none") return {};
   std::vector<BenchVariant> chosen;

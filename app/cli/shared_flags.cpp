@@ -115,10 +115,7 @@ void CountFlags::add(CLI::App& command, const std::string& helpSuffix) {
     if (!added) continue;
     std::string owners;
     for (const Scene* other : scenes())
-      if (other->countNoun() == noun) {
-        owners += owners.empty() ? "" : ", ";
-        owners += other->name();
-      }
+      if (other->countNoun() == noun) owners += (owners.empty() ? "" : ", ") + std::string(other->name());
     it->second.option = addIntegerOption(command, "--" + noun, it->second.text,
                                          "Number of " + noun + " (scene " + owners + "; " + helpSuffix + "1.." +
                                              std::to_string(scene->maxCount()) + ")");
