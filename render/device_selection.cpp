@@ -99,7 +99,7 @@ std::string missingCapabilities(VkPhysicalDevice device, bool interop) {
     VkPhysicalDeviceFeatures2 features{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &features12};
     vkGetPhysicalDeviceFeatures2(device, &features);
     if (!features12.timelineSemaphore) {
-      missing.push_back("timelineSemaphore feature");
+      missing.emplace_back("timelineSemaphore feature");
     }
   }
   if (interop) {

@@ -119,9 +119,13 @@ void ParticleRenderer::Impl::recordUnlessReusable(FrameSlot& slot, std::uint32_t
     inputs.boxPush = makeBoxPushConstants(frame.camera, *frame.box, extent);
   }
   const bool reusable = frame.overlay == nullptr && !frame.capture && frame.present == nullptr;
+  // Byte equality on purpose: the recording depends on the bytes pushed, so equal bytes (NaN included) may reuse it
+  // and unequal ones (0.0 vs -0.0 too) re-record; the push constants have no padding (render/particle_pipeline.cpp).
   const bool same = reusable && slot.reusable && slot.reusable->bodyCount == inputs.bodyCount &&
+                    // NOLINTNEXTLINE(bugprone-suspicious-memory-comparison): byte equality is the intent (above)
                     std::memcmp(&slot.reusable->push, &inputs.push, sizeof inputs.push) == 0 &&
                     slot.reusable->box == inputs.box &&
+                    // NOLINTNEXTLINE(bugprone-suspicious-memory-comparison): byte equality is the intent (above)
                     std::memcmp(&slot.reusable->boxPush, &inputs.boxPush, sizeof inputs.boxPush) == 0;
   if (!same) {
     VK_CHECK(vkResetCommandPool(context.device(), slot.commandPool.get(), 0));

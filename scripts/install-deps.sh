@@ -10,7 +10,7 @@ packages=(
   libgtest-dev libbenchmark-dev
   libavcodec-dev libavformat-dev libavutil-dev libswscale-dev # --video (FFmpeg: libx264 and friends)
   xvfb xauth
-  clang-format
+  clang-format clang-tidy # scripts/check-format.sh, scripts/lint.sh (both version 14, Debian 12's)
   dpkg-dev file # the .deb (scripts/package-test.sh): CPack runs dpkg-shlibdeps, which needs file(1) too
 )
 [ -x /usr/local/cuda/bin/nvcc ] || command -v nvcc >/dev/null 2>&1 || packages+=(nvidia-cuda-toolkit)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The whole test suite: installs what is missing, checks the format and the include floors, builds, runs every test
-# (ctest). GPU tests report "skipped" with the reason on machines without a CUDA device; Vulkan tests use whatever
-# device exists (Mesa lavapipe in CI), and the windowed tests a virtual display when there is no real one. Then the
-# .deb: built with CPack, extracted into a temporary root, its graphsim --version run (scripts/package-test.sh).
+# The whole test suite: installs what is missing, checks the format and the include floors, builds, lints (clang-tidy,
+# docs/LINT.md), runs every test (ctest). GPU tests report "skipped" with the reason on machines without a CUDA device;
+# Vulkan tests use whatever device exists (Mesa lavapipe in CI), and the windowed tests a virtual display when there is
+# no real one. Then the .deb: built with CPack, extracted into a temporary root, its graphsim --version run
+# (scripts/package-test.sh).
 #
 # Then the CPU test labels (unit, render, cli, ui) again, built with AddressSanitizer + UndefinedBehaviorSanitizer
 # (CMakePresets.json "asan": build-asan/, only the targets those labels need). Any sanitizer report fails the run;
@@ -20,6 +21,11 @@ scripts/check-includes.sh --self-test
 start=$(date +%s)
 scripts/build.sh
 echo "test.sh: default build, every target: $(( $(date +%s) - start )) s"
+# clang-tidy (.clang-tidy's checks, docs/LINT.md) over the .cpp sources with the build's compile commands: after the
+# build, which generates the headers they include; any finding fails, named by file and line.
+start=$(date +%s)
+scripts/lint.sh
+echo "test.sh: lint: $(( $(date +%s) - start )) s"
 
 # Windowed tests need a display: without one, the suite runs inside a virtual X server (Xvfb; Vulkan via lavapipe).
 with_display() {

@@ -38,7 +38,7 @@ bool isStream(const fs::path& path) {
 fs::path checkOutputPath(const std::string& flag, const std::string& value, std::size_t extraNameLength) {
   if (value.empty()) throw UsageError(flag + ": empty path (name a file, or leave " + flag + " out)");
   const std::string what = flag + " " + shownText(value, kShownPathLimit) + ": ";
-  const fs::path path(value);
+  fs::path path(value); // not const: returned by move
   const std::string name = path.filename().string();
   if (name.empty() || name == "." || name == "..") throw UsageError(what + "names a directory, not a file");
   if (value.size() >= PATH_MAX)

@@ -16,7 +16,7 @@ namespace fs = std::filesystem;
 
 std::string numbered(std::uint64_t frame, const char* extension) {
   char name[64];
-  std::snprintf(name, sizeof name, "frame_%06llu%s", static_cast<unsigned long long>(frame + 1), extension);
+  std::snprintf(name, sizeof name, "frame_%06llu%s", static_cast<unsigned long long>(frame) + 1, extension);
   return name;
 }
 

@@ -28,7 +28,7 @@
 
 namespace graphsim::app {
 
-struct CapturedFrame {
+struct CapturedFrame {            // NOLINT(bugprone-exception-escape): only json's own destructor can throw
   std::uint64_t frame = 0;        // 0-based index; files are numbered frame + 1, as `run --capture-every` does
   std::vector<std::uint8_t> rgba; // width x height, top row first
   nlohmann::ordered_json sidecar;

@@ -1,7 +1,7 @@
 #include "app/bench/bench_variants.h"
 
-#include <time.h>
 #include <algorithm>
+#include <ctime>
 #include <deque>
 #include <utility>
 

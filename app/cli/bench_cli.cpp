@@ -50,7 +50,7 @@ written, 2 bad usage, 3 no CUDA/Vulkan device (with --interop on: no interop), 1
 
 // An output file must be creatable now, so that a typo fails before minutes of benchmarking.
 fs::path checkOutputFile(const std::string& flag, const std::string& value) {
-  const fs::path path(value);
+  fs::path path(value); // not const: returned by move
   const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
   std::error_code ec;
   const std::string what = flag + " " + value + ": directory " + dir.string();

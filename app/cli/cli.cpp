@@ -520,7 +520,7 @@ Command parseCommandLine(int argc, char** argv) {
 fs::path capturePath(const RunOptions& options, std::uint64_t frame) {
   if (options.captureEvery <= 0) return *options.capture;
   char number[32];
-  std::snprintf(number, sizeof number, "_%06llu", static_cast<unsigned long long>(frame + 1));
+  std::snprintf(number, sizeof number, "_%06llu", static_cast<unsigned long long>(frame) + 1);
   fs::path p = *options.capture;
   return p.parent_path() / (p.stem().string() + number + p.extension().string());
 }

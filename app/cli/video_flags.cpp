@@ -31,7 +31,7 @@ std::string qualityHelp() {
 }
 
 fs::path checkVideoPath(const std::string& value) {
-  const fs::path path(value);
+  fs::path path(value); // not const: returned by move
   const std::string shown = shownText(value, kShownPathLimit);
   if (!value.empty() && path.filename() == ".mp4")
     throw UsageError("--video " + shown + ": the file name needs a stem before .mp4 (e.g. " +

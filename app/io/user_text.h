@@ -72,7 +72,7 @@ inline constexpr std::size_t kShownTextLimit = 80;
 inline constexpr std::size_t kShownPathLimit = 300;
 inline std::string shownText(std::string_view text, std::size_t limit = kShownTextLimit) {
   if (text.empty()) return "\"\"";
-  const std::string escaped = escapeControls(text);
+  std::string escaped = escapeControls(text); // not const: returned by move
   if (escaped.size() <= limit) return escaped;
   // Cut before `limit - 3` without splitting an escape or a UTF-8 sequence: back up to a character's first byte.
   std::size_t cut = limit - 3;

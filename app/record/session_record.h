@@ -31,7 +31,7 @@ inline constexpr int kSessionFormatVersion = 1;
 inline constexpr const char* kSessionFormatName = "graphsim session";
 inline constexpr std::int64_t kMaxCheckpointPositions = 65536; // larger states keep only their hash
 
-struct RecordedEvent {
+struct RecordedEvent { // NOLINT(bugprone-exception-escape): only json's own destructor can throw
   std::uint64_t frame = 0;
   nlohmann::json controls;              // a merge patch of the controls, null when they did not change
   std::optional<render::Camera> camera; // the camera from this frame on

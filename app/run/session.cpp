@@ -32,7 +32,7 @@ namespace fs = std::filesystem;
 
 std::string frameFileName(const char* prefix, std::uint64_t frame, const char* extension) {
   char name[64];
-  std::snprintf(name, sizeof name, "%s_%06llu%s", prefix, static_cast<unsigned long long>(frame + 1), extension);
+  std::snprintf(name, sizeof name, "%s_%06llu%s", prefix, static_cast<unsigned long long>(frame) + 1, extension);
   return name;
 }
 
@@ -316,7 +316,7 @@ void Session::Impl::writeCapture(std::uint64_t k, const fs::path& path) {
   writeOutput(path, std::as_bytes(std::span(png))); // OutputError "PATH: REASON"; an earlier file there stays intact
   ++captures;
   endProgressLine();
-  std::fprintf(stderr, "graphsim: captured frame %llu to %s\n", static_cast<unsigned long long>(k + 1),
+  std::fprintf(stderr, "graphsim: captured frame %llu to %s\n", static_cast<unsigned long long>(k) + 1,
                fs::absolute(path).c_str());
 }
 

@@ -1,6 +1,6 @@
 #include "app/run/signals.h"
 
-#include <signal.h>
+#include <csignal>
 
 #include <atomic>
 #include <cstdio>

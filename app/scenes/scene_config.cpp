@@ -124,7 +124,7 @@ void applyJson(SceneSettings& settings, const json& doc, std::string_view source
   const JsonReader r(doc, std::string(source), "");
   std::vector<std::string_view> allowed = {"scene"};
   for (std::string_view key : scene.jsonKeys()) allowed.push_back(key);
-  allowed.push_back("render");
+  allowed.emplace_back("render");
   r.allowOnly(allowed);
   std::string name = settings.scene;
   r.string("scene", name);

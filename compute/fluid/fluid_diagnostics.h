@@ -42,7 +42,8 @@ struct FluidDiagnosticSums {
   double maxSpeed;              // max |v| [m/s]
   unsigned long long particles; // the particles counted (all of them unless some are non-finite)
 };
-static_assert(sizeof(FluidDiagnosticSums) == 5 * 8, "no padding: copied field by field into pinned memory");
+static_assert(sizeof(FluidDiagnosticSums) == 5 * sizeof(std::uint64_t),
+              "no padding: copied field by field into pinned memory");
 
 namespace fluid_diagnostics_math {
 

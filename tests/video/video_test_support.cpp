@@ -96,7 +96,7 @@ std::vector<std::string> temporariesIn(const fs::path& dir) {
 }
 
 fs::path freshDir(const std::string& name) {
-  const fs::path d = fs::path(GRAPHSIM_TEST_TMP) / name;
+  fs::path d = fs::path(GRAPHSIM_TEST_TMP) / name; // not const: returned by move
   fs::remove_all(d);
   fs::create_directories(d);
   return d;

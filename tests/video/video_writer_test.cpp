@@ -134,7 +134,7 @@ TEST(VideoWriter, FailedWriteIsAnOutputErrorAndLeavesNothing) {
   writeText(path, "the earlier video");
   std::string message;
   {
-    const FileSizeLimit limit(64 * 1024);
+    const FileSizeLimit limit(rlim_t{64} * 1024);
     std::mt19937 random(7);
     VideoSettings settings = settingsFor(path, 256, 256);
     settings.quality = 0; // noise at the best quality: about 100 kB a frame, past the limit within a few frames

@@ -69,8 +69,8 @@ std::string vecText(const float (&v)[3]) { return "[" + text(v[0]) + ", " + text
 // The lattice spacing follows from the count; the box must hold one cell of h = 2 x spacing per axis.
 std::optional<std::string> whyBoxTooSmall(const FluidConfig& c) {
   const float h = 2.0f * fluid::spacingFor(c);
-  for (int a = 0; a < 3; ++a) {
-    if (!(c.params.boxSize[a] >= h)) {
+  for (const float side : c.params.boxSize) {
+    if (!(side >= h)) {
       return "must hold at least one cell of h = 2 x spacing = " + text(h) + " m per axis (the spacing follows from " +
              std::to_string(c.particles) + " particles); got " + vecText(c.params.boxSize);
     }

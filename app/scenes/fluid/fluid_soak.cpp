@@ -158,7 +158,7 @@ private:
   void fail(std::uint64_t k, const std::string& what) {
     ++failed_;
     char line[512];
-    std::snprintf(line, sizeof line, "frame %llu: %s", static_cast<unsigned long long>(k + 1), what.c_str());
+    std::snprintf(line, sizeof line, "frame %llu: %s", static_cast<unsigned long long>(k) + 1, what.c_str());
     failures_.emplace_back(line);
     endProgressLine();
     std::fprintf(stderr, "graphsim soak: checkpoint FAILED at %s\n", line);

@@ -132,7 +132,7 @@ struct Checkpoints {
       char line[256];
       std::snprintf(line, sizeof line,
                     "frame %llu: %zu vs %zu bodies, max |dx| = %.3e (%.3e of the scale %.3f), p99 %.3e of the scale%s",
-                    static_cast<unsigned long long>(k + 1), got.size(), replay.state().size(), d.maxAbs, relMax,
+                    static_cast<unsigned long long>(k) + 1, got.size(), replay.state().size(), d.maxAbs, relMax,
                     d.scale, relP99, exact ? ", not bit-identical" : "");
       failures.emplace_back(line);
       endProgressLine();

@@ -15,6 +15,7 @@ Slices captureSlices(const Collectives& collectives, const std::vector<RankArray
                      int share, int substeps, const std::function<void(cudaStream_t, const std::string&)>& waitFor) {
   const std::size_t R = ranks.size();
   std::vector<cudaStream_t> streams;
+  streams.reserve(R);
   for (const RankArrays& r : ranks) streams.push_back(r.stream);
   Slices out;
   out.perRank.resize(R);

@@ -14,8 +14,8 @@ using ComparisonLaunch = void (*)(cuda::NBodyFrameGraph& graph, const cuda::Fram
 // nullptr for the product's own launch.
 ComparisonLaunch comparisonLaunch(LaunchMode mode) {
   switch (mode) {
-  case LaunchMode::Graph: return nullptr;
-  case LaunchMode::Programmatic: return nullptr; // the product's launch, of a graph with programmatic edges
+  case LaunchMode::Graph:
+  case LaunchMode::Programmatic: return nullptr; // the product's launch (Programmatic: a graph with programmatic edges)
   case LaunchMode::Stream: return &FrameGraphInstruments::launchOnStream;
   case LaunchMode::WholeUpdate: return &FrameGraphInstruments::launchWithWholeUpdate;
   case LaunchMode::Reinstantiate: return &FrameGraphInstruments::launchReinstantiated;
