@@ -1,9 +1,9 @@
 #include "app/scenes/scene_engine.h"
 
-#include <stdlib.h> // mkstemp
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib> // mkstemp
 #include <cstring>
 #include <fstream>
 #include <iterator>
