@@ -17,7 +17,7 @@ const std::vector<NodeInfo>& NBodyFrameGraph::nodes() const {
       info.name = n.name;
       if (n.kind == Kind::Kernel) {
         info.type = "kernel";
-        info.stage = n.stage;
+        info.step = static_cast<int>(n.stage);
         info.substep = n.substep;
         info.whyNotTogglable = std::string(whyNotTogglable(n.stage));
         info.togglable = info.whyNotTogglable.empty();

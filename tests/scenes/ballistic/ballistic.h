@@ -1,22 +1,25 @@
 // The ballistic scene: a scene that exists only for the tests (issue 27, "a third scene is cheap"; docs/SCENES.md
 // walks through this folder). Particles fall under gravity in the box [0, 1]^3 and bounce off its walls: two stages
 // (fall, bounce), one parameter (restitution), one toggle (the bounce stage). This header is what the CPU stages, the
-// CUDA kernels and the scene share: the parameter row, the step table, the per-particle math and the engine.
+// CUDA kernels and the scene share: the parameter row, the step table, the per-particle math and the two backends
+// (the members app/scenes/scene_engine.h's BackendEngine asks of a backend, plus apply/state/setState).
 #pragma once
 
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include "compute/float4.h"
 #include "compute/interop.h"
-#include "compute/nbody/nbody.h" // Float4
+#include "compute/node_info.h"
 #include "compute/param_table.h"
-#include "compute/nbody/nbody_backend.h" // NodeInfo, UpdateCounters
 
 #ifdef __CUDACC__
 #define BALLISTIC_HD __host__ __device__
@@ -42,33 +45,19 @@ inline constexpr ParamRow<Params> kParams[] = {
      .help = "the share of its normal speed a particle keeps when it bounces off a wall"}};
 static_assert(coversEveryField(kParams));
 
-// Every node of the frame, in execution order: a row each (the CPU's node list, the CUDA graph's nodes, the panel).
-enum class Step : int { Fall, Bounce, WriteRender };
-struct StepRow {
-  Step step;
-  std::string_view name;
-  std::string_view whyNot; // why the panel cannot switch it off; empty: it can (the scene's one toggle)
-};
-inline constexpr std::array<StepRow, 3> kSteps{{
-    {Step::Fall, "fall", "it moves the particles (gravity, then the position)"},
-    {Step::Bounce, "bounce", ""},
-    {Step::WriteRender, "write_render", "the renderer draws this buffer every frame"},
+// Every node of the frame, in execution order (NodeInfo::step is the row): why the panel cannot switch it off; empty:
+// it can (the scene's one toggle, the bounce row).
+inline constexpr int kBounce = 1;
+inline constexpr std::array<std::pair<std::string_view, std::string_view>, 3> kSteps{{
+    {"fall", "it moves the particles (gravity, then the position)"},
+    {"bounce", ""},
+    {"write_render", "the renderer draws this buffer every frame"},
 }};
-constexpr bool stepsInOrder() {
-  for (std::size_t i = 0; i < kSteps.size(); ++i)
-    if (static_cast<std::size_t>(kSteps[i].step) != i) return false;
-  return true;
-}
-static_assert(stepsInOrder() && kSteps[static_cast<int>(Step::Bounce)].whyNot.empty(), "kSteps: row i is Step i");
-inline constexpr std::string_view kBounceMechanism =
-    "off: particles leave the box. CUDA: node enable/disable of the bounce kernel (cudaGraphNodeSetEnabled)";
 
 // One particle, the same float operations on the CPU and in the kernels. fall: semi-implicit Euler (v, then x).
 BALLISTIC_HD inline void fall(Float4& x, Float4& v, float dt) {
   v.y -= kGravity * dt;
-  x.x += v.x * dt;
-  x.y += v.y * dt;
-  x.z += v.z * dt;
+  x.x += v.x * dt, x.y += v.y * dt, x.z += v.z * dt;
 }
 // bounce: a particle past a wall is mirrored back in, its normal speed turned inward and scaled by e.
 BALLISTIC_HD inline void bounceAxis(float& x, float& v, float e) {
@@ -76,9 +65,7 @@ BALLISTIC_HD inline void bounceAxis(float& x, float& v, float e) {
   if (x > 1.0f) x = 1.0f - (x - 1.0f) * e, v = (v > 0.0f ? -v : v) * e;
 }
 BALLISTIC_HD inline void bounce(Float4& x, Float4& v, float e) {
-  bounceAxis(x.x, v.x, e);
-  bounceAxis(x.y, v.y, e);
-  bounceAxis(x.z, v.z, e);
+  bounceAxis(x.x, v.x, e), bounceAxis(x.y, v.y, e), bounceAxis(x.z, v.z, e);
 }
 BALLISTIC_HD inline Float4 renderOf(const Float4& x, const Float4& v) { // colour: kinetic energy per mass / 10
   return {x.x, x.y, x.z, 0.1f * (v.x * v.x + v.y * v.y + v.z * v.z)};
@@ -88,25 +75,61 @@ struct State {
   std::vector<Float4> pos, vel;
 };
 State initialState(std::int64_t particles); // a jittered lattice in the upper half of the box; no seed
-
-// One backend as the producer drives it. produce: frame k with these controls (advance false: dt 0), returning the
-// simDone value the render waits for (CUDA interop) or nullopt (then writeRender fills the slot on the host).
-class Engine {
-public:
-  virtual ~Engine() = default;
-  virtual std::string_view name() const = 0; // "cpu" | "cuda"
-  virtual std::optional<std::uint64_t> produce(std::uint64_t k, bool advance, const Params& p, bool bounce) = 0;
-  virtual void writeRender(Float4* dst) = 0; // the last frame's render output (CUDA: waits for it)
-  virtual void waitProduced(std::uint64_t k) = 0;
-  virtual void finish() = 0;
-  virtual double simMs() const = 0; // last frame: CPU wall time, CUDA GPU time; < 0 unknown
-  virtual UpdateCounters counters() const = 0;
-  virtual State download() = 0;            // waits for the frames in flight
-  virtual void upload(const State& s) = 0; // the same count
+struct Config {                             // the scene file's keys; the live controls are params and bounce
+  std::int64_t particles = 4096;
+  Params params;
+  bool bounce = true;
 };
-std::unique_ptr<Engine> makeCpuEngine(std::int64_t particles);
-// interop: the renderer's exports (their fds belong to the engine), nullptr: compute only / host copy.
-std::unique_ptr<Engine> makeCudaEngine(std::int64_t particles, int device, const InteropDesc* interop,
-                                       std::chrono::milliseconds waitTimeout);
+
+// What both backends keep the same way: the config as last applied, the Graph section's list from the rows.
+class BackendBase {
+public:
+  BackendBase(const Config& c, const char* type);
+  const Config& config() const { return config_; }
+  const std::vector<NodeInfo>& nodes() const { return nodes_; }
+  std::optional<int> blowUp() const { return std::nullopt; } // the state stays finite: nothing blows up
+  // Frame k's controls (advance false: nothing moves; the CPU is not stepped, CUDA runs with dt 0).
+  void apply(const Params& p, bool bounceOn, bool advance);
+
+protected:
+  Config config_;
+  std::vector<NodeInfo> nodes_;
+  bool advance_ = true;
+};
+
+class CpuBackend final : public BackendBase {
+public:
+  explicit CpuBackend(const Config& c) : BackendBase(c, "cpu"), s_(initialState(c.particles)) {}
+  std::string_view name() const { return "cpu"; }
+  UpdateCounters counters() const { return {}; }
+  void stepFrame(std::uint64_t k);
+  void writeRender(Float4* dst) const;
+  State state() const { return s_; }
+  void setState(const State& s) { s_ = s; }
+
+private:
+  State s_;
+};
+
+// interop: the renderer's exports (their fds belong to the backend); nullopt: host copy or compute only.
+class CudaBackend final : public BackendBase {
+public:
+  CudaBackend(const Config& c, int device, std::optional<InteropDesc> interop, std::chrono::milliseconds timeout);
+  ~CudaBackend();
+  std::string_view name() const { return "cuda"; }
+  UpdateCounters counters() const;
+  void launchFrame(std::uint64_t k); // never waits
+  void copyRenderOutput(Float4* dst);
+  void synchronize() const; // bounded: TimeoutError
+  double lastSimGpuMs() const;
+  double lastUpdateHostUs() const;
+  void dumpGraphDot(const std::filesystem::path& path) const;
+  State state();
+  void setState(const State& s);
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 } // namespace graphsim::ballistic

@@ -1,6 +1,4 @@
 // The ballistic scene's CPU reference: the two stages over every particle, in the step table's order.
-#include <chrono>
-
 #include "tests/scenes/ballistic/ballistic.h"
 
 namespace graphsim::ballistic {
@@ -17,38 +15,29 @@ State initialState(std::int64_t particles) {
   return s;
 }
 
-namespace {
+BackendBase::BackendBase(const Config& c, const char* type) : config_(c) {
+  for (const auto& [name, whyNot] : kSteps)
+    nodes_.push_back({.name = std::string(name),
+                      .type = type,
+                      .step = static_cast<int>(nodes_.size()),
+                      .togglable = whyNot.empty(),
+                      .enabled = !whyNot.empty() || c.bounce,
+                      .whyNotTogglable = std::string(whyNot)});
+}
 
-class CpuEngine final : public Engine {
-public:
-  explicit CpuEngine(std::int64_t particles) : s_(initialState(particles)) {}
-  std::string_view name() const override { return "cpu"; }
-  std::optional<std::uint64_t> produce(std::uint64_t, bool advance, const Params& p, bool bounceOn) override {
-    if (!advance) return std::nullopt;
-    const auto t0 = std::chrono::steady_clock::now();
-    for (std::size_t i = 0; i < s_.pos.size(); ++i) fall(s_.pos[i], s_.vel[i], kFrameDt);
-    if (bounceOn)
-      for (std::size_t i = 0; i < s_.pos.size(); ++i) bounce(s_.pos[i], s_.vel[i], p.restitution);
-    simMs_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    return std::nullopt;
-  }
-  void writeRender(Float4* dst) override {
-    for (std::size_t i = 0; i < s_.pos.size(); ++i) dst[i] = renderOf(s_.pos[i], s_.vel[i]);
-  }
-  void waitProduced(std::uint64_t) override {}
-  void finish() override {}
-  double simMs() const override { return simMs_; }
-  UpdateCounters counters() const override { return {}; }
-  State download() override { return s_; }
-  void upload(const State& s) override { s_ = s; }
+void BackendBase::apply(const Params& p, bool bounceOn, bool advance) {
+  config_.params = p, config_.bounce = bounceOn, advance_ = advance;
+  nodes_[kBounce].enabled = bounceOn;
+}
 
-private:
-  State s_;
-  double simMs_ = -1;
-};
+void CpuBackend::stepFrame(std::uint64_t) {
+  for (std::size_t i = 0; i < s_.pos.size(); ++i) fall(s_.pos[i], s_.vel[i], kFrameDt);
+  if (config_.bounce)
+    for (std::size_t i = 0; i < s_.pos.size(); ++i) bounce(s_.pos[i], s_.vel[i], config_.params.restitution);
+}
 
-} // namespace
-
-std::unique_ptr<Engine> makeCpuEngine(std::int64_t particles) { return std::make_unique<CpuEngine>(particles); }
+void CpuBackend::writeRender(Float4* dst) const {
+  for (std::size_t i = 0; i < s_.pos.size(); ++i) dst[i] = renderOf(s_.pos[i], s_.vel[i]);
+}
 
 } // namespace graphsim::ballistic
