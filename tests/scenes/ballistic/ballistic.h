@@ -1,8 +1,7 @@
-// The ballistic scene: a scene that exists only for the tests (issue 27, "a third scene is cheap"; docs/SCENES.md
-// walks through this folder). Particles fall under gravity in the box [0, 1]^3 and bounce off its walls: two stages
-// (fall, bounce), one parameter (restitution), one toggle (the bounce stage). This header is what the CPU stages, the
-// CUDA kernels and the scene share: the parameter row, the step table, the per-particle math and the two backends
-// (the members app/scenes/scene_engine.h's BackendEngine asks of a backend, plus apply/state/setState).
+// The ballistic scene, for the tests only (issue 27; docs/SCENES.md walks through this folder): particles fall under
+// gravity in the box [0, 1]^3 and bounce off its walls. Two stages, one parameter (restitution), one toggle (bounce).
+// Shared by the kernels and the scene: the parameter row, the step table, the per-particle math, the CPU backend and
+// the CUDA one's declaration (the members BackendEngine, app/scenes/scene_engine.h, asks, plus apply/state/setState).
 #pragma once
 
 #include <array>
@@ -74,8 +73,18 @@ BALLISTIC_HD inline Float4 renderOf(const Float4& x, const Float4& v) { // colou
 struct State {
   std::vector<Float4> pos, vel;
 };
-State initialState(std::int64_t particles); // a jittered lattice in the upper half of the box; no seed
-struct Config {                             // the scene file's keys; the live controls are params and bounce
+inline State initialState(std::int64_t particles) { // a jittered lattice in the upper half of the box; no seed
+  const auto jitter = [](std::uint32_t i, std::uint32_t salt) { // in [0, 1): a hash of the index
+    return static_cast<float>(((i + salt) * 2654435761u) >> 8) * (1.0f / 16777216.0f);
+  };
+  State s;
+  for (std::uint32_t i = 0; i < static_cast<std::uint32_t>(particles); ++i) {
+    s.pos.push_back({0.05f + 0.9f * jitter(i, 1), 0.5f + 0.45f * jitter(i, 2), 0.05f + 0.9f * jitter(i, 3), 0});
+    s.vel.push_back({jitter(i, 4) - 0.5f, 0, jitter(i, 5) - 0.5f, 0});
+  }
+  return s;
+}
+struct Config { // the scene file's keys; the live controls are params and bounce
   std::int64_t particles = 4096;
   Params params;
   bool bounce = true;
@@ -84,12 +93,23 @@ struct Config {                             // the scene file's keys; the live c
 // What both backends keep the same way: the config as last applied, the Graph section's list from the rows.
 class BackendBase {
 public:
-  BackendBase(const Config& c, const char* type);
+  BackendBase(const Config& c, const char* type) : config_(c) {
+    for (const auto& [name, whyNot] : kSteps)
+      nodes_.push_back({.name = std::string(name),
+                        .type = type,
+                        .step = static_cast<int>(nodes_.size()),
+                        .togglable = whyNot.empty(),
+                        .enabled = !whyNot.empty() || c.bounce,
+                        .whyNotTogglable = std::string(whyNot)});
+  }
   const Config& config() const { return config_; }
   const std::vector<NodeInfo>& nodes() const { return nodes_; }
   std::optional<int> blowUp() const { return std::nullopt; } // the state stays finite: nothing blows up
   // Frame k's controls (advance false: nothing moves; the CPU is not stepped, CUDA runs with dt 0).
-  void apply(const Params& p, bool bounceOn, bool advance);
+  void apply(const Params& p, bool bounceOn, bool advance) {
+    config_.params = p, config_.bounce = bounceOn, advance_ = advance;
+    nodes_[kBounce].enabled = bounceOn;
+  }
 
 protected:
   Config config_;
@@ -102,8 +122,14 @@ public:
   explicit CpuBackend(const Config& c) : BackendBase(c, "cpu"), s_(initialState(c.particles)) {}
   std::string_view name() const { return "cpu"; }
   UpdateCounters counters() const { return {}; }
-  void stepFrame(std::uint64_t k);
-  void writeRender(Float4* dst) const;
+  void stepFrame(std::uint64_t) { // the rows in order over every particle
+    for (std::size_t i = 0; i < s_.pos.size(); ++i) fall(s_.pos[i], s_.vel[i], kFrameDt);
+    for (std::size_t i = 0; config_.bounce && i < s_.pos.size(); ++i)
+      bounce(s_.pos[i], s_.vel[i], config_.params.restitution);
+  }
+  void writeRender(Float4* dst) const {
+    for (std::size_t i = 0; i < s_.pos.size(); ++i) dst[i] = renderOf(s_.pos[i], s_.vel[i]);
+  }
   State state() const { return s_; }
   void setState(const State& s) { s_ = s; }
 

@@ -21,22 +21,17 @@ struct Args { // every kernel's one argument: no implicit padding, so equal argu
   int n, pad;
 };
 
-__global__ void fallKernel(Args a) {
+template <int Row> // one kernel per kSteps row
+__global__ void stepKernel(Args a) {
   const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  if (i < a.n) fall(a.pos[i], a.vel[i], a.dt);
+  if (i >= a.n) return;
+  if constexpr (Row == 0) fall(a.pos[i], a.vel[i], a.dt);
+  if constexpr (Row == kBounce) bounce(a.pos[i], a.vel[i], a.restitution);
+  if constexpr (Row == 2) a.out[i] = renderOf(a.pos[i], a.vel[i]);
 }
-__global__ void bounceKernel(Args a) {
-  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  if (i < a.n) bounce(a.pos[i], a.vel[i], a.restitution);
-}
-__global__ void writeRenderKernel(Args a) {
-  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
-  if (i < a.n) a.out[i] = renderOf(a.pos[i], a.vel[i]);
-}
-
-cuda::KernelNodeSpec specFor(int step, const Args& a) {
-  void (*const kernels[])(Args) = {fallKernel, bounceKernel, writeRenderKernel}; // in kSteps order
-  return cuda::kernelSpecOf(kernels[step], a, static_cast<unsigned>(a.n), 256);
+cuda::KernelNodeSpec specFor(int row, const Args& a) {
+  void (*const kernels[])(Args) = {stepKernel<0>, stepKernel<1>, stepKernel<2>};
+  return cuda::kernelSpecOf(kernels[row], a, static_cast<unsigned>(a.n), 256);
 }
 
 } // namespace
@@ -108,9 +103,8 @@ void CudaBackend::launchFrame(std::uint64_t k) {
   const auto t0 = std::chrono::steady_clock::now();
   if (m.sem.present()) cuda::setFrameSemaphoreValues(m.fx.get(), m.wait, m.signal, m.sem, k);
   const Args a = m.argsFor(k, config_, advance_);
-  m.counters.nodeUpdates += cuda::updateKernels(m.fx.get(), m.nodes, [&](const cuda::GraphNode& node) {
-    return std::optional(specFor(node.row, a));
-  });
+  m.counters.nodeUpdates += cuda::updateKernels(
+      m.fx.get(), m.nodes, [&](const cuda::GraphNode& node) { return std::optional(specFor(node.row, a)); });
   m.counters.enableToggles += cuda::syncEnables(m.fx.get(), m.nodes, [&](const cuda::GraphNode& node) {
     return node.row == kBounce ? std::optional(config_.bounce) : std::nullopt;
   });
