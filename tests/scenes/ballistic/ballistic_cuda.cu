@@ -53,14 +53,14 @@ struct CudaBackend::Impl {
   }
   void build(const Config& c) {
     cuda::BuiltGraph<cuda::GraphNode> g{cuda::makeGraph(), {}};
-    cudaGraphNode_t last = sem.present() ? (wait = cuda::addFrameWaitNode(g.graph.get(), nullptr, 0, sem)) : nullptr;
+    cudaGraphNode_t prev = sem.present() ? (wait = cuda::addFrameWaitNode(g.graph.get(), nullptr, 0, sem)) : nullptr;
     for (int row = 0; row < static_cast<int>(kSteps.size()); ++row) {
       const cuda::KernelNodeSpec spec = specFor(row, argsFor(0, c, true));
-      last = cuda::addKernelNode(g.graph.get(), last != nullptr ? &last : nullptr, last != nullptr ? 1 : 0, spec,
+      prev = cuda::addKernelNode(g.graph.get(), prev != nullptr ? &prev : nullptr, prev != nullptr ? 1 : 0, spec,
                                  kSteps[row].first);
-      g.nodes.push_back({std::string(kSteps[row].first), row, last, spec});
+      g.nodes.push_back({std::string(kSteps[row].first), row, prev, spec});
     }
-    if (sem.present()) signal = cuda::addFrameSignalNode(g.graph.get(), &last, 1, sem);
+    if (sem.present()) signal = cuda::addFrameSignalNode(g.graph.get(), &prev, 1, sem);
     (void)cuda::replaceGraph(fx, nodes, std::move(g), counters, {});
   }
   void synchronize() const {

@@ -233,12 +233,7 @@ public:
     r.integer("particles", configOf(s).particles, 1, kMaxParticles);
     readLive(configOf(s), r);
   }
-  SceneSettings defaults() const override {
-    SceneSettings s;
-    s.scene = "ballistic";
-    s.config = Config{};
-    return s;
-  }
+  SceneSettings defaults() const override { return {.scene = "ballistic", .config = Config{}}; }
   Fields fields(SceneSettings& s) const override { return {.count = &configOf(s).particles}; }
   void checkCount(const SceneSettings& s, std::uint32_t f, const std::string& flag, std::size_t) const override {
     if (count(s) < 1 || count(s) > kMaxParticles)
