@@ -11,7 +11,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 pack=../shared/device/pack
 [ -x "$pack" ] || { echo "device-pack: $pack not found (the GPU machine's packer)" >&2; exit 2; }
-bins=(graphsim gpu_tests cli_tests graphsim_render_tests ui_tests unit_tests reliability_tests)
+bins=(graphsim gpu_tests cli_tests graphsim_render_tests ui_tests unit_tests reliability_tests
+  graphsim_test_scenes ballistic_gpu_tests ballistic_ui_tests) # the test-only scene (tests/scenes, docs/SCENES.md)
 rm -rf build/dbin build/dbin-old .gpu1 .gpu2 .devrt/lib
 mkdir -p build/dbin .gpu1 .gpu2
 for b in "${bins[@]}"; do strip -o "build/dbin/$b" "build/bin/$b"; done

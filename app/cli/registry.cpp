@@ -1,6 +1,9 @@
 // The scenes graphsim knows, in --help order: one line each. A new scene adds its folder under app/scenes/, its
 // preset assets/scenes/<name>.json and its line here (docs/SCENES.md).
+#include "app/cli/registry.h"
+
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -12,13 +15,22 @@
 
 namespace graphsim::app {
 
-std::span<const Scene* const> scenes() {
-  static const Scene* const kScenes[] = {
+namespace {
+
+// The product's scenes, then those a test binary registered (registerTestScene) before main ran.
+std::vector<const Scene*>& registry() {
+  static std::vector<const Scene*> registered = {
       &nbodyScene(),
       &fluidScene(),
   };
-  return kScenes;
+  return registered;
 }
+
+} // namespace
+
+std::span<const Scene* const> scenes() { return registry(); }
+
+void registerTestScene(const Scene& scene) { registry().push_back(&scene); }
 
 void checkSeveralGpus(const Scene& scene) {
   if (scene.capabilities().severalGpus) return;

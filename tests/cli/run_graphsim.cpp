@@ -37,7 +37,7 @@ ProcessResult runGraphsim(const std::vector<std::string>& args, int timeoutSecon
     ::close(errPipe[0]);
     ::close(outPipe[1]);
     std::vector<char*> argv;
-    std::string exe = GRAPHSIM_EXE;
+    std::string exe = settings.exe.empty() ? std::string(GRAPHSIM_EXE) : settings.exe;
     argv.push_back(exe.data());
     std::vector<std::string> copy = args;
     for (auto& a : copy) argv.push_back(a.data());

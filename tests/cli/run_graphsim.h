@@ -20,6 +20,7 @@ struct RunSettings {
   enum class Stdout { Pipe, Closed, File } stdoutTo = Stdout::Pipe; // Closed: `>&-`; File: `> stdoutPath`
   std::string stdoutPath;
   std::vector<std::pair<std::string, std::string>> environment; // set in the child (e.g. VK_ICD_FILENAMES)
+  std::string exe; // the executable to run; empty: graphsim (tests of test-only scenes run graphsim_test_scenes)
 };
 
 ProcessResult runGraphsim(const std::vector<std::string>& args, int timeoutSeconds = 120);
