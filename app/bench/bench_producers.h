@@ -16,8 +16,8 @@
 #include "app/frame/frame_driver.h"
 #include "app/scenes/scene.h"
 #include "app/scenes/scene_engine.h"
-#include "compute/nbody/nbody_cuda_instruments.h"
 #include "compute/nbody/nbody_backend.h"
+#include "compute/nbody/nbody_cuda_instruments.h"
 
 namespace graphsim::app {
 

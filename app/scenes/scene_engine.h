@@ -94,7 +94,8 @@ public:
     if constexpr (kCuda) sim_.copyRenderOutput(dst);
     else sim_.writeRender(dst);
   }
-  // n-body's wait for one frame is an instrument (bench reaches it through NBodyCudaInstruments): the product waits for all.
+  // n-body's wait for one frame is an instrument (bench reaches it through NBodyCudaInstruments): the product waits for
+  // all.
   void waitForFrame(std::uint64_t k) override {
     if constexpr (requires { sim_.waitForFrame(k); }) sim_.waitForFrame(k);
     else synchronize();

@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "app/base/errors.h"
-#include "app/scenes/nbody/nbody_controller.h"
 #include "app/scenes/fluid/fluid_controller.h"
 #include "app/scenes/fluid/fluid_scene.h"
+#include "app/scenes/nbody/nbody_controller.h"
 #include "app/scenes/nbody/nbody_scene.h"
 #include "app/snapshot/snapshot.h"
 #include "app/snapshot/snapshot_format.h"

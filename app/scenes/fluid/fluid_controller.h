@@ -1,5 +1,5 @@
-// The fluid panel's logic without ImGui (as app/scenes/nbody/nbody_controller.h is n-body's): what a slider, a toggle, a key
-// or the soak asks for, and how it reaches a FluidBackend at the start of the next frame.
+// The fluid panel's logic without ImGui (as app/scenes/nbody/nbody_controller.h is n-body's): what a slider, a toggle,
+// a key or the soak asks for, and how it reaches a FluidBackend at the start of the next frame.
 //
 //   parameters (rest density, stiffness, viscosity, gravity, CFL, max substeps, obstacle)
 //                     -> FluidBackend::setParams once per frame (CUDA: node updates of the kernels whose arguments

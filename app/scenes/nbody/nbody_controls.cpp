@@ -51,7 +51,8 @@ std::function<void()> checkNBodyControls(const JsonReader& r, NBodyController& c
   r.number("point_radius", radius, 1e-4, 1.0);
   return [&c, &pointRadius, sim = wanted.sim, radius] {
     c.setParams(sim.params);
-    for (const NBodyStageInfo& row : kNBodyStages) c.setStageEnabled(row.stage, sim.enabled[static_cast<std::size_t>(row.stage)]);
+    for (const NBodyStageInfo& row : kNBodyStages)
+      c.setStageEnabled(row.stage, sim.enabled[static_cast<std::size_t>(row.stage)]);
     if (sim.bodies != c.bodies()) c.setBodies(sim.bodies);
     if (sim.substeps != c.substeps()) c.setSubsteps(sim.substeps);
     pointRadius = radius;

@@ -11,9 +11,9 @@
 namespace graphsim::cuda {
 
 NBodyFrameGraph::NBodyFrameGraph(const BodiesView& bodies, int substeps, const NBodyParams& params,
-                       const std::array<bool, kStageCount>& enabled, const FrameSemaphores* semaphores, float4* output,
-                       const ReportBlowUpArgs& blowUp, const DiagnosticsBuffers& diagnostics, int diagnosticsEvery,
-                       const GraphSlice* slice)
+                                 const std::array<bool, kStageCount>& enabled, const FrameSemaphores* semaphores,
+                                 float4* output, const ReportBlowUpArgs& blowUp, const DiagnosticsBuffers& diagnostics,
+                                 int diagnosticsEvery, const GraphSlice* slice)
     : bodies_(bodies), substeps_(substeps), params_(params), enabled_(enabled), output_(output), blowUp_(blowUp),
       diagnostics_(diagnostics), diagnosticsEvery_(diagnosticsEvery) {
   if (slice != nullptr) setSlice(*slice);
@@ -62,7 +62,9 @@ KernelNodeSpec NBodyFrameGraph::stageSpec(NBodyStage stage, int substep) const {
   }
   const NBodyParams& p = params_;
   // Node index substep * kStageCount + stage: the smaller, the earlier in the frame (nbody_kernels.h).
-  const auto node = [&](NBodyStage s) { return static_cast<unsigned int>(substep * kStageCount + static_cast<int>(s)); };
+  const auto node = [&](NBodyStage s) {
+    return static_cast<unsigned int>(substep * kStageCount + static_cast<int>(s));
+  };
   const BlowUpFlag flag{&blowUp_.state->first, node(stage), node(NBodyStage::Forces)};
   // Same float expressions as the CPU reference (cpu_stages.cpp): eps^2 and the damping factor on the host.
   switch (stage) {
@@ -156,14 +158,16 @@ struct NBodyFrameGraph::Chain {
       addCollective("reduce_forces" + suffix, slice->reduceForces.at(s));
       addKernel(kConvertNodeName + suffix, Kind::ForcesConvert, NBodyStage::Forces, substep, fg.convertSpec());
     }
-    if (slice && stage == NBodyStage::Boundary) addCollective("all_gather_positions" + suffix, slice->gatherPositions.at(s));
+    if (slice && stage == NBodyStage::Boundary)
+      addCollective("all_gather_positions" + suffix, slice->gatherPositions.at(s));
     if (slice && stage == NBodyStage::Colour) addCollective("all_gather_colour", slice->gatherColour);
     if (stage == NBodyStage::Forces && substep == 0 && fg.diagnosticsEvery_ > 0) {
       // Where a(t) of the state the frame starts from is fresh (docs/DIAGNOSTICS.md). Ordinary edges on both sides,
       // also with programmatic launch: the node is disabled on most frames, and the kernels around it should not
       // depend on how a programmatic edge through a disabled node behaves.
       prevIsKernel = false;
-      addKernel(kDiagnosticsNodeName, Kind::Diagnostics, NBodyStage::Forces, 0, fg.diagnosticsSpecFor(fg.diagnosticsFrame_));
+      addKernel(kDiagnosticsNodeName, Kind::Diagnostics, NBodyStage::Forces, 0,
+                fg.diagnosticsSpecFor(fg.diagnosticsFrame_));
       prevIsKernel = false;
     }
   }
@@ -328,7 +332,7 @@ void NBodyFrameGraph::launch(std::uint64_t frame, float4* output, cudaStream_t s
 }
 
 void NBodyFrameGraph::rebuild(const BodiesView& bodies, int substeps, const NBodyParams& params,
-                         const std::array<bool, kStageCount>& enabled, float4* output, const std::string& cause) {
+                              const std::array<bool, kStageCount>& enabled, float4* output, const std::string& cause) {
   // Strong guarantee: on a throw the graph keeps its old inputs and exec (the caller keeps the old state alive).
   // The enable states only reach the exec in syncEnableStates() below, after the last point that can throw.
   const BodiesView oldBodies = bodies_;

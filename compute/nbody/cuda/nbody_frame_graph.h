@@ -23,13 +23,13 @@
 #include <vector>
 
 #include "compute/cuda/cuda_handles.h"
-#include "compute/nbody/cuda/nbody_diagnostics_kernel.h"
 #include "compute/cuda/frame_shell.h"
 #include "compute/cuda/graph_nodes.h"
+#include "compute/nbody/cuda/nbody_diagnostics_kernel.h"
 #include "compute/nbody/cuda/nbody_kernels.h"
 #include "compute/nbody/nbody.h"
-#include "compute/protocol.h"
 #include "compute/nbody/nbody_backend.h"
+#include "compute/protocol.h"
 
 namespace graphsim::cuda {
 
@@ -78,14 +78,14 @@ struct FrameLaunch {
 class NBodyFrameGraph {
 public:
   // semaphores == nullptr: compute-only graph without semaphore nodes. output: write_render's first target.
-  // blowUp: the device word the stage kernels flag and the host word the report node writes (NBodyCudaBackend owns both;
-  // docs/FRAME.md, "Blow-up detection"); the same for the graph's life, rebuilds included. diagnostics: the
+  // blowUp: the device word the stage kernels flag and the host word the report node writes (NBodyCudaBackend owns
+  // both; docs/FRAME.md, "Blow-up detection"); the same for the graph's life, rebuilds included. diagnostics: the
   // diagnostics node's memory, diagnosticsEvery its interval (0: no node; setDiagnosticsEvery).
   // slice: one GPU of several (GraphSlice); nullptr: the only GPU.
   NBodyFrameGraph(const BodiesView& bodies, int substeps, const NBodyParams& params,
-             const std::array<bool, kStageCount>& enabled, const FrameSemaphores* semaphores, float4* output,
-             const ReportBlowUpArgs& blowUp, const DiagnosticsBuffers& diagnostics = {}, int diagnosticsEvery = 0,
-             const GraphSlice* slice = nullptr);
+                  const std::array<bool, kStageCount>& enabled, const FrameSemaphores* semaphores, float4* output,
+                  const ReportBlowUpArgs& blowUp, const DiagnosticsBuffers& diagnostics = {}, int diagnosticsEvery = 0,
+                  const GraphSlice* slice = nullptr);
 
   NBodyFrameGraph(const NBodyFrameGraph&) = delete;
   NBodyFrameGraph& operator=(const NBodyFrameGraph&) = delete;
