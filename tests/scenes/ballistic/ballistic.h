@@ -117,9 +117,9 @@ protected:
   bool advance_ = true;
 };
 
-class NBodyCpuBackend final : public BackendBase {
+class CpuBackend final : public BackendBase {
 public:
-  explicit NBodyCpuBackend(const Config& c) : BackendBase(c, "cpu"), s_(initialState(c.particles)) {}
+  explicit CpuBackend(const Config& c) : BackendBase(c, "cpu"), s_(initialState(c.particles)) {}
   std::string_view name() const { return "cpu"; }
   UpdateCounters counters() const { return {}; }
   void stepFrame(std::uint64_t) { // the rows in order over every particle
@@ -138,10 +138,10 @@ private:
 };
 
 // interop: the renderer's exports (their fds belong to the backend); nullopt: host copy or compute only.
-class NBodyCudaBackend final : public BackendBase {
+class CudaBackend final : public BackendBase {
 public:
-  NBodyCudaBackend(const Config& c, int device, std::optional<InteropDesc> interop, std::chrono::milliseconds timeout);
-  ~NBodyCudaBackend();
+  CudaBackend(const Config& c, int device, std::optional<InteropDesc> interop, std::chrono::milliseconds timeout);
+  ~CudaBackend();
   std::string_view name() const { return "cuda"; }
   UpdateCounters counters() const;
   void launchFrame(std::uint64_t k); // never waits

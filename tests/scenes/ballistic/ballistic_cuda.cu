@@ -36,7 +36,7 @@ cuda::KernelNodeSpec specFor(int row, const Args& a) {
 
 } // namespace
 
-struct NBodyCudaBackend::Impl {
+struct CudaBackend::Impl {
   Impl(int n, const std::optional<InteropDesc>& interop, std::chrono::milliseconds timeout)
       : fds(interop ? &*interop : nullptr), n(n), timeout(timeout) {
     stream = cuda::makeStream(), timings.create();
@@ -88,17 +88,17 @@ struct NBodyCudaBackend::Impl {
   double updateUs = 0;
 };
 
-NBodyCudaBackend::NBodyCudaBackend(const Config& c, int device, std::optional<InteropDesc> interop,
-                                   std::chrono::milliseconds timeout)
+CudaBackend::CudaBackend(const Config& c, int device, std::optional<InteropDesc> interop,
+                         std::chrono::milliseconds timeout)
     : BackendBase(c, "kernel") {
   CUDA_CHECK(cudaSetDevice(device));
   impl_ = std::make_unique<Impl>(static_cast<int>(c.particles), interop, timeout);
   setState(initialState(c.particles));
   impl_->build(c);
 }
-NBodyCudaBackend::~NBodyCudaBackend() { cuda::finishOrRetire(impl_, "ballistic shutdown"); }
+CudaBackend::~CudaBackend() { cuda::finishOrRetire(impl_, "ballistic shutdown"); }
 
-void NBodyCudaBackend::launchFrame(std::uint64_t k) {
+void CudaBackend::launchFrame(std::uint64_t k) {
   Impl& m = *impl_;
   const auto t0 = std::chrono::steady_clock::now();
   if (m.sem.present()) cuda::setFrameSemaphoreValues(m.fx.get(), m.wait, m.signal, m.sem, k);
@@ -114,27 +114,25 @@ void NBodyCudaBackend::launchFrame(std::uint64_t k) {
   m.timings.end(k, m.stream.get());
   m.last = k;
 }
-void NBodyCudaBackend::copyRenderOutput(Float4* dst) {
+void CudaBackend::copyRenderOutput(Float4* dst) {
   synchronize();
   CUDA_CHECK(cudaMemcpy(dst, impl_->out.get(), impl_->out.bytes(), cudaMemcpyDeviceToHost));
 }
-void NBodyCudaBackend::synchronize() const { impl_->synchronize(); }
-UpdateCounters NBodyCudaBackend::counters() const { return impl_->counters; }
-double NBodyCudaBackend::lastSimGpuMs() const {
+void CudaBackend::synchronize() const { impl_->synchronize(); }
+UpdateCounters CudaBackend::counters() const { return impl_->counters; }
+double CudaBackend::lastSimGpuMs() const {
   return impl_->last ? impl_->timings.newestMs(*impl_->last).value_or(-1.0) : -1.0;
 }
-double NBodyCudaBackend::lastUpdateHostUs() const { return impl_->updateUs; }
-void NBodyCudaBackend::dumpGraphDot(const std::filesystem::path& path) const {
-  cuda::dumpGraphDot(impl_->fx.shown(), path);
-}
-State NBodyCudaBackend::state() {
+double CudaBackend::lastUpdateHostUs() const { return impl_->updateUs; }
+void CudaBackend::dumpGraphDot(const std::filesystem::path& path) const { cuda::dumpGraphDot(impl_->fx.shown(), path); }
+State CudaBackend::state() {
   synchronize();
   State s{std::vector<Float4>(impl_->pos.size()), std::vector<Float4>(impl_->vel.size())};
   CUDA_CHECK(cudaMemcpy(s.pos.data(), impl_->pos.get(), impl_->pos.bytes(), cudaMemcpyDeviceToHost));
   CUDA_CHECK(cudaMemcpy(s.vel.data(), impl_->vel.get(), impl_->vel.bytes(), cudaMemcpyDeviceToHost));
   return s;
 }
-void NBodyCudaBackend::setState(const State& s) { // waited for: the next launch reads it
+void CudaBackend::setState(const State& s) { // waited for: the next launch reads it
   synchronize();
   CUDA_CHECK(cudaMemcpy(impl_->pos.get(), s.pos.data(), impl_->pos.bytes(), cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaMemcpy(impl_->vel.get(), s.vel.data(), impl_->vel.bytes(), cudaMemcpyHostToDevice));

@@ -208,8 +208,8 @@ void runBallisticBench(const BenchOptions& o, BenchReport& report) {
   const Config& c = std::any_cast<const Config&>(o.scene.config);
   const std::unique_ptr<BallisticBench> producer =
       cuda ? makeOver<BallisticBench>(
-                 std::make_unique<Engine<NBodyCudaBackend>>(c, setup.cudaDevice, std::nullopt, o.waitTimeout), r)
-           : makeOver<BallisticBench>(std::make_unique<Engine<NBodyCpuBackend>>(c), r);
+                 std::make_unique<Engine<CudaBackend>>(c, setup.cudaDevice, std::nullopt, o.waitTimeout), r)
+           : makeOver<BallisticBench>(std::make_unique<Engine<CpuBackend>>(c), r);
   Variant v{setup, r, *producer, r != nullptr ? o.framesInFlight : 1};
   v.withSubmit = r != nullptr;
   v.withWait = cuda && r != nullptr;
@@ -249,11 +249,10 @@ public:
   std::int64_t renderCapacity(const SceneSettings& s) const override { return count(s); }
   std::unique_ptr<SceneProducer> makeProducer(const SceneSettings& s, const ProducerRequest& q) const override {
     const Config& c = std::any_cast<const Config&>(s.config);
-    if (!q.cuda)
-      return makeOver<BallisticProducer<NBodyCpuBackend>>(std::make_unique<Engine<NBodyCpuBackend>>(c), c, q);
+    if (!q.cuda) return makeOver<BallisticProducer<CpuBackend>>(std::make_unique<Engine<CpuBackend>>(c), c, q);
     const auto interop = interopFor(feedPath(true, q.renderer), q.renderer, q.inject);
-    return makeOver<BallisticProducer<NBodyCudaBackend>>(
-        std::make_unique<Engine<NBodyCudaBackend>>(c, q.cudaDevice, interop, q.waitTimeout), c, q);
+    return makeOver<BallisticProducer<CudaBackend>>(
+        std::make_unique<Engine<CudaBackend>>(c, q.cudaDevice, interop, q.waitTimeout), c, q);
   }
   std::unique_ptr<SceneSoak> makeSoak(const SceneSettings& s, const SoakOptions& o, std::int64_t) const override {
     return std::make_unique<BallisticSoak>(s, o);
