@@ -59,7 +59,7 @@ void dumpThroughWriter(const std::function<void(const std::filesystem::path&)>& 
 }
 
 FrameFeed::FrameFeed(SceneEngine& engine, render::ParticleRenderer* renderer, FaultPlan inject)
-    : engine_(engine), renderer_(renderer), path_(feedPath(engine.cuda(), renderer)), inject_(std::move(inject)) {}
+    : engine_(engine), renderer_(renderer), path_(feedPath(engine.cuda(), renderer)), inject_(inject) {}
 
 std::optional<std::uint64_t> FrameFeed::produce(std::uint64_t k, bool advance) {
   if (path_ == FeedPath::CpuMapped) {

@@ -269,9 +269,10 @@ std::vector<Body> makeDisk(std::int64_t count, const DiskGalaxy& g, const NBodyP
   return bodies;
 }
 
-void appendGalaxy(std::vector<Body>& all, std::vector<Body> galaxy, int axis, double tiltDegrees, D3 pos, D3 vel) {
+void appendGalaxy(std::vector<Body>& all, const std::vector<Body>& galaxy, int axis, double tiltDegrees, D3 pos,
+                  D3 vel) {
   const Rotation rotate(axis, tiltDegrees); // the same cos and sin for every body, computed once
-  for (Body& b : galaxy) {
+  for (const Body& b : galaxy) {
     all.push_back({rotate(b.pos) + pos, rotate(b.vel) + vel, b.mass});
   }
 }
