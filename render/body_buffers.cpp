@@ -109,9 +109,7 @@ void BodyBuffers::cmdUpload(VkCommandBuffer cmd, std::uint32_t slot, VkDeviceSiz
 }
 
 InteropDesc::Buffer BodyBuffers::exportSlot(std::uint32_t slot) const {
-  if (mode_ != BodyBufferMode::Exported) {
-    throw std::logic_error("exportInterop() needs BodyBufferMode::Exported");
-  }
+  if (mode_ != BodyBufferMode::Exported) throw std::logic_error("exportInterop() needs BodyBufferMode::Exported");
   const Slot& s = slots_.at(slot);
   const VkMemoryGetFdInfoKHR getFdInfo{.sType = VK_STRUCTURE_TYPE_MEMORY_GET_FD_INFO_KHR,
                                        .memory = s.vertices.memory.get(),

@@ -31,42 +31,20 @@ constexpr std::uint32_t kFloorFirstVertex = kEdgeVertices;
 
 constexpr VkPipelineVertexInputStateCreateInfo kNoVertexInput{
     .sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
-// The floor's tint over whatever is behind it; the target's alpha stays as cleared (opaque captures).
-constexpr VkPipelineColorBlendAttachmentState kTint{.blendEnable = VK_TRUE,
-                                                    .srcColorBlendFactor = VK_BLEND_FACTOR_SRC_ALPHA,
-                                                    .dstColorBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
-                                                    .colorBlendOp = VK_BLEND_OP_ADD,
-                                                    .srcAlphaBlendFactor = VK_BLEND_FACTOR_ZERO,
-                                                    .dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE,
-                                                    .alphaBlendOp = VK_BLEND_OP_ADD,
-                                                    .colorWriteMask = pipeline::kAllComponents};
+// The floor's tint over whatever is behind it; the target's alpha stays as cleared (opaque captures). In the order of
+// VkPipelineColorBlendAttachmentState: enable, colour src/dst/op, alpha src/dst/op, write mask.
+constexpr VkPipelineColorBlendAttachmentState kTint{
+    VK_TRUE,         VK_BLEND_FACTOR_SRC_ALPHA, VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
+    VK_BLEND_OP_ADD, VK_BLEND_FACTOR_ZERO,      VK_BLEND_FACTOR_ONE,
+    VK_BLEND_OP_ADD, pipeline::kAllComponents};
 
-// What differs between the edge and the floor pipelines.
-struct Variant {
-  VkPrimitiveTopology topology;
-  VkBool32 depthWrite;
-  const VkPipelineColorBlendAttachmentState* blend;
-};
-constexpr Variant kEdges{VK_PRIMITIVE_TOPOLOGY_LINE_LIST, VK_TRUE, &pipeline::kOpaque};
-constexpr Variant kFloor{VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, VK_FALSE, &kTint};
+// The edges write depth; the floor, drawn first and tinted, does not.
+constexpr pipeline::FixedFunction kEdges{&kNoVertexInput, VK_PRIMITIVE_TOPOLOGY_LINE_LIST, VK_TRUE, &pipeline::kOpaque};
+constexpr pipeline::FixedFunction kFloor{&kNoVertexInput, VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, VK_FALSE, &kTint};
 
 OwnedPipeline createPipeline(VkDevice device, VkPipelineLayout layout, VkRenderPass renderPass,
-                             const Variant& variant) {
-  const VkPipelineInputAssemblyStateCreateInfo inputAssembly{
-      .sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
-      .topology = variant.topology};
-  const VkPipelineDepthStencilStateCreateInfo depthStencil{
-      .sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO,
-      .depthTestEnable = VK_TRUE,
-      .depthWriteEnable = variant.depthWrite,
-      .depthCompareOp = VK_COMPARE_OP_LESS};
-  const VkPipelineColorBlendStateCreateInfo colourBlend{
-      .sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
-      .attachmentCount = 1,
-      .pAttachments = variant.blend};
-  return pipeline::createGraphicsPipeline(
-      device, layout, renderPass, kVertexSpirv, kFragmentSpirv,
-      {&kNoVertexInput, &inputAssembly, &pipeline::kRasterization, &depthStencil, &colourBlend});
+                             const pipeline::FixedFunction& state) {
+  return pipeline::createGraphicsPipeline(device, layout, renderPass, kVertexSpirv, kFragmentSpirv, state);
 }
 
 } // namespace

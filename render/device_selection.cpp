@@ -13,9 +13,7 @@ std::string formatUuid(const Uuid& uuid) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string text;
   for (std::size_t i = 0; i < uuid.size(); ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) {
-      text += '-';
-    }
+    if (i == 4 || i == 6 || i == 8 || i == 10) text += '-';
     text += kHex[uuid[i] >> 4];
     text += kHex[uuid[i] & 0xF];
   }
@@ -98,22 +96,16 @@ std::string missingCapabilities(VkPhysicalDevice device, bool interop) {
     VkPhysicalDeviceVulkan12Features features12{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
     VkPhysicalDeviceFeatures2 features{.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &features12};
     vkGetPhysicalDeviceFeatures2(device, &features);
-    if (!features12.timelineSemaphore) {
-      missing.emplace_back("timelineSemaphore feature");
-    }
+    if (!features12.timelineSemaphore) missing.emplace_back("timelineSemaphore feature");
   }
   if (interop) {
     const auto extensions = deviceExtensions(device);
     for (const char* name : kInteropDeviceExtensions) {
-      if (!hasExtension(extensions, name)) {
-        missing.push_back(std::string("extension ") + name);
-      }
+      if (!hasExtension(extensions, name)) missing.push_back(std::string("extension ") + name);
     }
   }
   std::string text;
-  for (const auto& item : missing) {
-    text += (text.empty() ? "" : ", ") + item;
-  }
+  for (const auto& item : missing) text += (text.empty() ? "" : ", ") + item;
   return text;
 }
 
@@ -134,16 +126,12 @@ PhysicalDeviceInfo describePhysicalDevice(VkPhysicalDevice device, int index) {
 }
 
 std::string formatDeviceList(const std::vector<PhysicalDeviceInfo>& devices) {
-  if (devices.empty()) {
-    return "  (no Vulkan devices)\n";
-  }
+  if (devices.empty()) return "  (no Vulkan devices)\n";
   std::ostringstream out;
   for (const auto& device : devices) {
     out << "  [" << device.index << "] " << device.name << "  " << device.type << "  UUID " << formatUuid(device.uuid)
         << "  Vulkan " << formatApiVersion(device.apiVersion);
-    if (!device.missingForInterop.empty()) {
-      out << "  (no CUDA interop: lacks " << device.missingForInterop << ")";
-    }
+    if (!device.missingForInterop.empty()) out << "  (no CUDA interop: lacks " << device.missingForInterop << ")";
     out << '\n';
   }
   return out.str();
@@ -175,9 +163,7 @@ DeviceChoice chooseDevice(const std::vector<PhysicalDeviceInfo>& devices, const 
     return {index, "index " + std::to_string(index) + " was requested"};
   }
   for (const auto& device : devices) {
-    if (device.type == "discrete") {
-      return {device.index, "first discrete GPU"};
-    }
+    if (device.type == "discrete") return {device.index, "first discrete GPU"};
   }
   return {devices.front().index, "no discrete GPU, so the first device"};
 }

@@ -80,20 +80,12 @@ void ParticleRenderer::Impl::recordFrame(FrameSlot& slot, std::uint32_t slotInde
     pipeline.cmdDraw(cmd, extent, bodies.buffer(slotIndex), frame.bodyCount,
                      makePushConstants(frame.camera, frame.style, extent));
   }
-  if (frame.overlay != nullptr) {
-    frame.overlay->cmdDrawOverlay(cmd);
-  }
+  if (frame.overlay != nullptr) frame.overlay->cmdDrawOverlay(cmd);
   vkCmdEndRenderPass(cmd);
-  if (frame.present != nullptr) {
-    cmdBlitToSwapchain(cmd, target.colourImage(), extent, *frame.present);
-  }
+  if (frame.present != nullptr) cmdBlitToSwapchain(cmd, target.colourImage(), extent, *frame.present);
 
-  if (timestamps) {
-    vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timestamps.get(), firstQuery + 1);
-  }
-  if (frame.capture) {
-    slot.readback->cmdCopyFrom(cmd, target.colourImage());
-  }
+  if (timestamps) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timestamps.get(), firstQuery + 1);
+  if (frame.capture) slot.readback->cmdCopyFrom(cmd, target.colourImage());
   VK_CHECK(vkEndCommandBuffer(cmd));
 }
 
@@ -187,17 +179,13 @@ void ParticleRenderer::submit(const FrameSubmit& frame) {
   // a command buffer the GPU may still be executing.
   r.waitSlotIdle(slot, frame.frame);
   VK_CHECK(vkResetEvent(r.context.device(), slot.started.get())); // the slot is idle: its last submit finished
-  if (frame.capture && !slot.readback) {
-    slot.readback.emplace(r.context, r.extent);
-  }
+  if (frame.capture && !slot.readback) slot.readback.emplace(r.context, r.extent);
   r.recordUnlessReusable(slot, slotIndex, frame);
   r.queueSubmit(slot, frame, signalValue);
 
   slot.submittedFrame = frame.frame;
   slot.submittedSimDoneWait = frame.waitSimDone.value_or(0);
-  if (frame.capture) {
-    slot.capturedFrame = frame.frame;
-  }
+  if (frame.capture) slot.capturedFrame = frame.frame;
   r.lastSignalled = signalValue;
   r.highestSimDoneWait = std::max(r.highestSimDoneWait, frame.waitSimDone.value_or(0));
 }
@@ -224,27 +212,19 @@ double ParticleRenderer::lastQueueSubmitUs() const { return impl_->lastQueueSubm
 
 double ParticleRenderer::lastRenderGpuMs() const {
   const Impl& r = *impl_;
-  if (!r.timestamps) {
-    return -1.0; // timestampValidBits == 0 on this queue family
-  }
+  if (!r.timestamps) return -1.0; // timestampValidBits == 0 on this queue family
   const std::uint64_t completed = r.renderDone.value();
-  if (completed == 0 || (r.queryReadWaitsForDevice && completed < r.lastSignalled)) {
-    return r.lastGpuMs;
-  }
+  if (completed == 0 || (r.queryReadWaitsForDevice && completed < r.lastSignalled)) return r.lastGpuMs;
   // renderDone = renderDoneSignalled(k) means frame k finished; its slot still holds its queries unless re-recorded
   // since.
   const std::uint64_t frame = *FrameProtocol::frameOfRenderDone(completed);
   const std::uint32_t slotIndex = slotOf(frame);
-  if (r.slots[slotIndex].submittedFrame != frame) {
-    return r.lastGpuMs;
-  }
+  if (r.slots[slotIndex].submittedFrame != frame) return r.lastGpuMs;
   std::uint64_t ticks[2] = {0, 0};
   // No WAIT flag: the frame reached renderDone, so the results are available; never block here.
   const VkResult result = vkGetQueryPoolResults(r.context.device(), r.timestamps.get(), 2 * slotIndex, 2, sizeof(ticks),
                                                 ticks, sizeof(std::uint64_t), VK_QUERY_RESULT_64_BIT);
-  if (result == VK_NOT_READY) {
-    return r.lastGpuMs;
-  }
+  if (result == VK_NOT_READY) return r.lastGpuMs;
   VK_CHECK(result);
   const std::uint64_t elapsed = (ticks[1] - ticks[0]) & r.timestampMask;
   r.lastGpuMs = static_cast<double>(elapsed) * r.timestampPeriodNs * 1e-6;

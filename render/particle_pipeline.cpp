@@ -46,23 +46,10 @@ constexpr VkPipelineVertexInputStateCreateInfo kVertexInput{
     .pVertexBindingDescriptions = &kBodyBinding,
     .vertexAttributeDescriptionCount = 1,
     .pVertexAttributeDescriptions = &kBodyAttribute};
-constexpr VkPipelineInputAssemblyStateCreateInfo kInputAssembly{
-    .sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
-    .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP};
-constexpr VkPipelineDepthStencilStateCreateInfo kDepthStencil{
-    .sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO,
-    .depthTestEnable = VK_TRUE,
-    .depthWriteEnable = VK_TRUE,
-    .depthCompareOp = VK_COMPARE_OP_LESS};
-constexpr VkPipelineColorBlendStateCreateInfo kColourBlend{
-    .sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
-    .attachmentCount = 1,
-    .pAttachments = &pipeline::kOpaque};
-
 OwnedPipeline createPipeline(VkDevice device, VkPipelineLayout layout, VkRenderPass renderPass) {
   return pipeline::createGraphicsPipeline(
       device, layout, renderPass, kVertexSpirv, kFragmentSpirv,
-      {&kVertexInput, &kInputAssembly, &pipeline::kRasterization, &kDepthStencil, &kColourBlend});
+      {&kVertexInput, VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP, VK_TRUE, &pipeline::kOpaque});
 }
 
 } // namespace

@@ -186,9 +186,7 @@ ParticleRenderer::ParticleRenderer(VulkanContext& context, const RendererConfig&
     : impl_(std::make_unique<Impl>(context, config)) {}
 
 ParticleRenderer::~ParticleRenderer() {
-  if (!impl_) {
-    return;
-  }
+  if (!impl_) return;
   try {
     impl_->drain();
     return; // impl_ now destroys everything in reverse creation order

@@ -65,13 +65,13 @@ inline OwnedPipelineLayout createPushConstantLayout(VkDevice device, VkShaderSta
   return OwnedPipelineLayout(device, layout);
 }
 
-// What differs between the pipelines; viewport, multisample and dynamic state are the shared ones above.
+// What differs between the pipelines; viewport, multisample and dynamic state are the shared ones above. Depth is
+// always tested (less); `depthWrite` says whether it is written.
 struct FixedFunction {
   const VkPipelineVertexInputStateCreateInfo* vertexInput;
-  const VkPipelineInputAssemblyStateCreateInfo* inputAssembly;
-  const VkPipelineRasterizationStateCreateInfo* rasterization;
-  const VkPipelineDepthStencilStateCreateInfo* depthStencil;
-  const VkPipelineColorBlendStateCreateInfo* colourBlend;
+  VkPrimitiveTopology topology;
+  VkBool32 depthWrite;
+  const VkPipelineColorBlendAttachmentState* blend; // the one colour attachment's
 };
 
 // A graphics pipeline of an embedded vertex and fragment shader (the modules live only while it is created).
@@ -91,16 +91,28 @@ OwnedPipeline createGraphicsPipeline(VkDevice device, VkPipelineLayout layout, V
        .module = fragmentModule.get(),
        .pName = "main"},
   }};
+  const VkPipelineInputAssemblyStateCreateInfo inputAssembly{
+      .sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
+      .topology = state.topology};
+  const VkPipelineDepthStencilStateCreateInfo depthStencil{
+      .sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO,
+      .depthTestEnable = VK_TRUE,
+      .depthWriteEnable = state.depthWrite,
+      .depthCompareOp = VK_COMPARE_OP_LESS};
+  const VkPipelineColorBlendStateCreateInfo colourBlend{
+      .sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
+      .attachmentCount = 1,
+      .pAttachments = state.blend};
   const VkGraphicsPipelineCreateInfo pipelineInfo{.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
                                                   .stageCount = static_cast<std::uint32_t>(stages.size()),
                                                   .pStages = stages.data(),
                                                   .pVertexInputState = state.vertexInput,
-                                                  .pInputAssemblyState = state.inputAssembly,
+                                                  .pInputAssemblyState = &inputAssembly,
                                                   .pViewportState = &kViewportState,
-                                                  .pRasterizationState = state.rasterization,
+                                                  .pRasterizationState = &kRasterization,
                                                   .pMultisampleState = &kMultisample,
-                                                  .pDepthStencilState = state.depthStencil,
-                                                  .pColorBlendState = state.colourBlend,
+                                                  .pDepthStencilState = &depthStencil,
+                                                  .pColorBlendState = &colourBlend,
                                                   .pDynamicState = &kDynamicState,
                                                   .layout = layout,
                                                   .renderPass = renderPass,

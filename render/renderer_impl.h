@@ -68,9 +68,8 @@ struct ParticleRenderer::Impl {
   bool waitWithProgress(WaitOnce&& waitOnce) const {
     ProgressMark mark{renderDone.value(), simDone.value()};
     const auto timeout = std::chrono::duration_cast<std::chrono::nanoseconds>(config.waitTimeout);
-    while (!waitOnce(timeout)) {
+    while (!waitOnce(timeout))
       if (!progressed(mark)) return false;
-    }
     return true;
   }
   // Progress since mark (updated): renderDone or simDone advanced, or the oldest unfinished frame (the one that

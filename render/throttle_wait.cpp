@@ -18,9 +18,8 @@ std::string_view throttleWaitName(ThrottleWait wait) {
 }
 
 std::optional<ThrottleWait> throttleWaitFromName(std::string_view name) {
-  for (ThrottleWait w : kThrottleWaits) {
+  for (ThrottleWait w : kThrottleWaits)
     if (throttleWaitName(w) == name) return w;
-  }
   return std::nullopt;
 }
 

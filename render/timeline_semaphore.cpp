@@ -59,9 +59,7 @@ bool TimelineSemaphore::hostWait(std::uint64_t value, std::chrono::nanoseconds t
                                      .pValues = &value};
   const VkResult result =
       vkWaitSemaphores(device_, &waitInfo, static_cast<std::uint64_t>(std::max<std::int64_t>(timeout.count(), 0)));
-  if (result == VK_TIMEOUT) {
-    return false;
-  }
+  if (result == VK_TIMEOUT) return false;
   VK_CHECK(result);
   return true;
 }

@@ -11,9 +11,7 @@ namespace {
 std::string describeMemoryFlags(VkMemoryPropertyFlags flags) {
   std::string text;
   const auto add = [&](VkMemoryPropertyFlags bit, const char* name) {
-    if (flags & bit) {
-      text += text.empty() ? name : std::string("|") + name;
-    }
+    if (flags & bit) text += text.empty() ? name : std::string("|") + name;
   };
   add(VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, "DEVICE_LOCAL");
   add(VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, "HOST_VISIBLE");
@@ -30,16 +28,12 @@ std::uint32_t findMemoryType(VkPhysicalDevice physicalDevice, std::uint32_t type
   vkGetPhysicalDeviceMemoryProperties(physicalDevice, &properties);
   const auto search = [&](VkMemoryPropertyFlags wanted) -> std::int64_t {
     for (std::uint32_t i = 0; i < properties.memoryTypeCount; ++i) {
-      if ((typeBits & (1u << i)) && (properties.memoryTypes[i].propertyFlags & wanted) == wanted) {
-        return i;
-      }
+      if ((typeBits & (1u << i)) && (properties.memoryTypes[i].propertyFlags & wanted) == wanted) return i;
     }
     return -1;
   };
   std::int64_t index = search(required | preferred);
-  if (index < 0) {
-    index = search(required);
-  }
+  if (index < 0) index = search(required);
   if (index < 0) {
     throw EnvironmentError("no Vulkan memory type with " + describeMemoryFlags(required) +
                            " among the types allowed for this resource (type mask " + std::to_string(typeBits) + ")");

@@ -64,18 +64,10 @@ struct VulkanContext::Impl {
   // No GPU wait here: the owners of submitted work (ParticleRenderer, the app) drain with bounded waits before the
   // context goes; an unbounded vkDeviceWaitIdle could hang exit when a producer died mid-frame.
   ~Impl() {
-    if (device != VK_NULL_HANDLE) {
-      vkDestroyDevice(device, nullptr);
-    }
-    if (surface != VK_NULL_HANDLE) {
-      vkDestroySurfaceKHR(instance, surface, nullptr);
-    }
-    if (messenger != VK_NULL_HANDLE) {
-      destroyMessenger(instance, messenger, nullptr);
-    }
-    if (instance != VK_NULL_HANDLE) {
-      vkDestroyInstance(instance, nullptr);
-    }
+    if (device != VK_NULL_HANDLE) vkDestroyDevice(device, nullptr);
+    if (surface != VK_NULL_HANDLE) vkDestroySurfaceKHR(instance, surface, nullptr);
+    if (messenger != VK_NULL_HANDLE) destroyMessenger(instance, messenger, nullptr);
+    if (instance != VK_NULL_HANDLE) vkDestroyInstance(instance, nullptr);
   }
 
   void createInstance(const DeviceRequest& request);
