@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <utility>
+#include <vector>
 
 #include "compute/cuda/cuda_check.h"
 
@@ -146,5 +147,19 @@ using DeviceArray = CudaArray<T, DeviceAllocation>;
 // cudaHostAlloc'd (pinned) array of T; PinnedArray<T>(n, cudaHostAllocMapped) for one kernels can write.
 template <typename T>
 using PinnedArray = CudaArray<T, PinnedAllocation>;
+
+// Synchronous copies of a host vector's elements from or to the front of a device array of the same element size
+// (Float4 and float4). A pageable upload may still be landing when cudaMemcpy returns, on the legacy stream a
+// non-blocking stream does not order against: whoever launches next waits for cudaStreamLegacy first.
+template <typename H, typename D>
+void download(std::vector<H>& dst, const DeviceArray<D>& src) {
+  static_assert(sizeof(H) == sizeof(D));
+  CUDA_CHECK(cudaMemcpy(dst.data(), src.get(), dst.size() * sizeof(H), cudaMemcpyDeviceToHost));
+}
+template <typename H, typename D>
+void upload(const DeviceArray<D>& dst, const std::vector<H>& src) {
+  static_assert(sizeof(H) == sizeof(D));
+  CUDA_CHECK(cudaMemcpy(dst.get(), src.data(), src.size() * sizeof(H), cudaMemcpyHostToDevice));
+}
 
 } // namespace graphsim::cuda

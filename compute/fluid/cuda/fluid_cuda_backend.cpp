@@ -9,8 +9,6 @@
 #include <stdexcept>
 #include <string>
 
-#include <nvtx3/nvToolsExtCudaRt.h>
-
 #include "compute/cuda/cuda_check.h"
 #include "compute/cuda/cuda_handles.h"
 #include "compute/cuda/external_interop.h"
@@ -42,12 +40,6 @@ std::string blowUpWhat(unsigned what, unsigned particle) {
   }
 }
 
-TimeoutError stalled(std::uint64_t frame, std::chrono::milliseconds timeout) {
-  return TimeoutError("CUDA side stalled: fluid frame " + std::to_string(frame) + " did not complete within " +
-                          std::to_string(timeout.count()) + " ms",
-                      TimeoutError::Side::Cuda);
-}
-
 } // namespace
 
 void FluidCudaBackend::Impl::allocateState() {
@@ -70,7 +62,7 @@ void FluidCudaBackend::Impl::allocateState() {
     CUDA_CHECK(cudaHostGetDevicePointer(&onDevice, diagnosticsReport.get(), 0));
     d_diagnosticsReport = static_cast<gpu::FluidDiagnosticsHostReport*>(onDevice);
   }
-  if (renderBuffers.empty()) computeOutput = cuda::DeviceArray<float4>(n);
+  if (!frames.interop()) computeOutput = cuda::DeviceArray<float4>(n);
   layout = gpu::scratchLayout(static_cast<int>(n), grid);
   scratchOwned.reset();
   if (options.scratch == FluidScratch::Preallocated) {
@@ -82,15 +74,15 @@ void FluidCudaBackend::Impl::allocateState() {
 void FluidCudaBackend::Impl::uploadInitialState() {
   const FluidState s = makeInitialState(config);
   static_assert(sizeof(Float4) == sizeof(float4));
-  CUDA_CHECK(
-      cudaMemcpyAsync(pos.get(), s.pos.data(), s.pos.size() * sizeof(float4), cudaMemcpyHostToDevice, stream.get()));
-  CUDA_CHECK(
-      cudaMemcpyAsync(vel.get(), s.vel.data(), s.vel.size() * sizeof(float4), cudaMemcpyHostToDevice, stream.get()));
-  CUDA_CHECK(cudaMemsetAsync(rhoP.get(), 0, rhoP.bytes(), stream.get()));
+  CUDA_CHECK(cudaMemcpyAsync(pos.get(), s.pos.data(), s.pos.size() * sizeof(float4), cudaMemcpyHostToDevice,
+                             frames.stream.get()));
+  CUDA_CHECK(cudaMemcpyAsync(vel.get(), s.vel.data(), s.vel.size() * sizeof(float4), cudaMemcpyHostToDevice,
+                             frames.stream.get()));
+  CUDA_CHECK(cudaMemsetAsync(rhoP.get(), 0, rhoP.bytes(), frames.stream.get()));
   gpu::FrameControl c{};
-  CUDA_CHECK(cudaMemcpyAsync(ctrl.get(), &c, sizeof c, cudaMemcpyHostToDevice, stream.get()));
+  CUDA_CHECK(cudaMemcpyAsync(ctrl.get(), &c, sizeof c, cudaMemcpyHostToDevice, frames.stream.get()));
   const gpu::BlowUpState b{gpu::kNoBlowUp, gpu::kNoBlowUp};
-  CUDA_CHECK(cudaMemcpyAsync(blowUpState.get(), &b, sizeof b, cudaMemcpyHostToDevice, stream.get()));
+  CUDA_CHECK(cudaMemcpyAsync(blowUpState.get(), &b, sizeof b, cudaMemcpyHostToDevice, frames.stream.get()));
   synchronize(); // the host vectors and the stack copies above die here
   *report.get() = gpu::HostReport{};
   report.get()->blowUp = gpu::kNoBlowUp;
@@ -120,22 +112,6 @@ void FluidCudaBackend::Impl::harvestDiagnostics() const {
   if (sample) diagnostics = sample;
 }
 
-void FluidCudaBackend::Impl::synchronize() const {
-  const bool done =
-      cuda::pollCudaUntilDone([&] { return cudaStreamQuery(stream.get()); }, "cudaStreamQuery",
-                              [] { return std::string("the fluid frame failed"); }, Clock::now() + options.waitTimeout);
-  if (!done) throw stalled(lastLaunched.value_or(0), options.waitTimeout);
-}
-
-void FluidCudaBackend::Impl::waitForFrame(std::uint64_t k) const {
-  cudaEvent_t end = timing.endOf(k);
-  if (end == nullptr) return synchronize();
-  const bool done =
-      cuda::pollCudaUntilDone([&] { return cudaEventQuery(end); }, "cudaEventQuery",
-                              [&] { return "fluid frame " + std::to_string(k); }, Clock::now() + options.waitTimeout);
-  if (!done) throw stalled(k, options.waitTimeout);
-}
-
 std::optional<gpu::HostReport> FluidCudaBackend::Impl::readReport() const {
   return cuda::readMappedReport(report.get(), [](const volatile gpu::HostReport* h) {
     gpu::HostReport r;
@@ -161,9 +137,9 @@ void FluidCudaBackend::Impl::configure(const FluidConfig& c) {
   }
   if (options.launch == FluidLaunch::HostDecided && options.scratch == FluidScratch::GraphMemoryNodes)
     throw std::invalid_argument("fluid: host-decided stream launches have no graph for memory nodes");
-  if (!renderBuffers.empty() && static_cast<std::uint64_t>(next.particles) > renderCapacity) {
+  if (frames.interop() && static_cast<std::uint64_t>(next.particles) > frames.renderCapacity) {
     throw std::invalid_argument("fluid: " + std::to_string(next.particles) + " particles do not fit the " +
-                                std::to_string(renderCapacity) + " the render buffers hold");
+                                std::to_string(frames.renderCapacity) + " the render buffers hold");
   }
   config = next;
   grid = gridDims(config.params);
@@ -185,23 +161,10 @@ FluidCudaBackend::FluidCudaBackend(const FluidConfig& config, int device, const 
     const std::size_t f = interop->renderBuffers.size();
     if (f < 1 || f > static_cast<std::size_t>(gpu::kMaxOutputs))
       throw std::invalid_argument("interop: " + std::to_string(f) + " render buffers (1 to 4)");
-    m.renderCapacity = UINT64_MAX;
-    for (const InteropDesc::Buffer& b : interop->renderBuffers)
-      m.renderCapacity = std::min<std::uint64_t>(m.renderCapacity, b.bufferSize / sizeof(float4));
-    m.protocol = FrameProtocol(static_cast<std::uint32_t>(f));
   }
-  CUDA_CHECK(cudaSetDevice(device));
-  m.stream = cuda::makeStream();
-  nvtxNameCudaStreamA(m.stream.get(), "graphsim fluid frames"); // the timeline's name; a no-op without a tool
-  m.timing.create();
+  m.frames.open(device, interop, std::move(fds), options.waitTimeout, "fluid frame", "graphsim fluid frames");
   m.sortStart = cuda::makeTimingEvent();
   m.sortEnd = cuda::makeTimingEvent();
-  if (interop != nullptr) {
-    cuda::ImportedInterop imported = cuda::importInterop(std::move(fds), *interop);
-    m.renderDone = std::move(imported.renderDone);
-    m.simDone = std::move(imported.simDone);
-    m.renderBuffers = std::move(imported.renderBuffers);
-  }
   m.configure(config);
   m.allocateState();
   m.uploadInitialState();
@@ -328,9 +291,10 @@ void FluidCudaBackend::copyRenderOutput(Float4* dst) {
   const auto n = static_cast<std::size_t>(m.config.particles);
   if (m.hostOutput.size() < n) m.hostOutput = cuda::PinnedArray<float4>(n);
   const gpu::DeviceState d = m.deviceState();
-  const std::uint64_t frame = m.lastLaunched.value_or(0);
+  const std::uint64_t frame = m.frames.lastLaunched.value_or(0);
   const float4* src = d.outputs.out[frame % static_cast<std::uint64_t>(d.outputs.slots)];
-  CUDA_CHECK(cudaMemcpyAsync(m.hostOutput.get(), src, n * sizeof(float4), cudaMemcpyDeviceToHost, m.stream.get()));
+  CUDA_CHECK(
+      cudaMemcpyAsync(m.hostOutput.get(), src, n * sizeof(float4), cudaMemcpyDeviceToHost, m.frames.stream.get()));
   m.synchronize();
   std::memcpy(static_cast<void*>(dst), m.hostOutput.get(), n * sizeof(float4));
 }
@@ -373,12 +337,7 @@ const FluidCudaOptions& FluidCudaBackend::options() const { return impl_->option
 double FluidCudaBackend::lastUpdateHostUs() const { return impl_->lastUpdateHostUs; }
 double FluidCudaBackend::lastSortGpuMs() const { return impl_->lastSortMs; }
 
-double FluidCudaBackend::lastSimGpuMs() const {
-  const Impl& m = *impl_;
-  if (!m.lastLaunched) return m.lastSimMs;
-  m.lastSimMs = m.timing.newestMs(*m.lastLaunched).value_or(m.lastSimMs);
-  return m.lastSimMs;
-}
+double FluidCudaBackend::lastSimGpuMs() const { return impl_->frames.lastSimGpuMs(); }
 
 // The sort's GPU time on the current state: cell keys once, then the captured sort 20 times between two events (a
 // conditional body may hold no event nodes, so the sort is timed outside the frame). Needs scratch outside a frame:
@@ -392,10 +351,10 @@ void FluidCudaBackend::setSortTiming(bool on) {
     return;
   }
   constexpr int kReps = 20;
-  cuda::launchKernel(m.spec(Step::Keys), m.stream.get(), [] { return "cell_keys"; });
-  CUDA_CHECK(cudaEventRecord(m.sortStart.get(), m.stream.get()));
-  for (int i = 0; i < kReps; ++i) CUDA_CHECK(cudaGraphLaunch(m.sortExec.get(), m.stream.get()));
-  CUDA_CHECK(cudaEventRecord(m.sortEnd.get(), m.stream.get()));
+  cuda::launchKernel(m.spec(Step::Keys), m.frames.stream.get(), [] { return "cell_keys"; });
+  CUDA_CHECK(cudaEventRecord(m.sortStart.get(), m.frames.stream.get()));
+  for (int i = 0; i < kReps; ++i) CUDA_CHECK(cudaGraphLaunch(m.sortExec.get(), m.frames.stream.get()));
+  CUDA_CHECK(cudaEventRecord(m.sortEnd.get(), m.frames.stream.get()));
   m.synchronize();
   float ms = 0;
   CUDA_CHECK(cudaEventElapsedTime(&ms, m.sortStart.get(), m.sortEnd.get()));

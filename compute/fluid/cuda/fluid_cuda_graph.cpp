@@ -94,8 +94,8 @@ void FluidCudaBackend::Impl::build() {
     deps.assign(1, allocNode);
   }
   captureSort();
-  if (!renderBuffers.empty()) {
-    deps.assign(1, cuda::addFrameWaitNode(g, deps.data(), deps.size(), frameSemaphores()));
+  if (frames.interop()) {
+    deps.assign(1, cuda::addFrameWaitNode(g, deps.data(), deps.size(), frames.semaphores()));
     built.nodes.push_back({cuda::kWaitNodeName, -1, deps[0], {}});
   }
   const bool loop = options.launch == FluidLaunch::WhileGraph;
@@ -127,9 +127,9 @@ void FluidCudaBackend::Impl::build() {
                    "adding the scratch free node");
     deps.assign(1, freeNode);
   }
-  if (!renderBuffers.empty()) {
+  if (frames.interop()) {
     built.nodes.push_back(
-        {cuda::kSignalNodeName, -1, cuda::addFrameSignalNode(g, deps.data(), deps.size(), frameSemaphores()), {}});
+        {cuda::kSignalNodeName, -1, cuda::addFrameSignalNode(g, deps.data(), deps.size(), frames.semaphores()), {}});
   }
   built.graph = std::move(owner);
 }
@@ -152,7 +152,7 @@ void FluidCudaBackend::Impl::install(const std::string& cause) {
     return n.row == static_cast<int>(Step::Diagnostics) ? std::optional<bool>(false) : std::nullopt;
   });
   diagnosticsExecEnabled = false;
-  CUDA_CHECK(cudaGraphUpload(exec.get(), stream.get()));
+  CUDA_CHECK(cudaGraphUpload(exec.get(), frames.stream.get()));
   instantiateSort();
 }
 
@@ -182,7 +182,7 @@ void FluidCudaBackend::Impl::applyChangedSpecs() {
 void FluidCudaBackend::Impl::launchGraph(std::uint64_t k) {
   nvtx::Range updates(nvtx::Phase::NodeUpdates, k);
   if (semaphoreNodes()) {
-    cuda::setFrameSemaphoreValues(exec.get(), graphNodes.front().node, graphNodes.back().node, frameSemaphores(), k);
+    cuda::setFrameSemaphoreValues(exec.get(), graphNodes.front().node, graphNodes.back().node, frames.semaphores(), k);
   }
   cuda::GraphNode& begin = graphNodes[semaphoreNodes() ? 1 : 0]; // frame_begin: the frame index, every frame
   (void)cuda::updateKernelNode(exec.get(), begin.node, begin.applied, spec(Step::FrameBegin, k), begin.name);
@@ -191,29 +191,29 @@ void FluidCudaBackend::Impl::launchGraph(std::uint64_t k) {
   prepareDiagnostics(k);
   updates.end();
   const nvtx::Range launching(nvtx::Phase::GraphLaunch, k);
-  CUDA_CHECK_CTX(cudaGraphLaunch(exec.get(), stream.get()), "launching fluid frame " + std::to_string(k));
+  CUDA_CHECK_CTX(cudaGraphLaunch(exec.get(), frames.stream.get()), "launching fluid frame " + std::to_string(k));
 }
 
 void FluidCudaBackend::Impl::launchStep(const FluidStepRow& row, std::uint64_t k) {
   if (row.toggle && !config.enabled[static_cast<std::size_t>(*row.toggle)]) return; // as a disabled node
   switch (row.node) {
   case StepNode::Kernel:
-    cuda::launchKernel(spec(row.step, k), stream.get(), [&] { return stepName(row.step); });
+    cuda::launchKernel(spec(row.step, k), frames.stream.get(), [&] { return stepName(row.step); });
     return;
-  case StepNode::SortChildGraph: CUDA_CHECK(cudaGraphLaunch(sortExec.get(), stream.get())); return;
+  case StepNode::SortChildGraph: CUDA_CHECK(cudaGraphLaunch(sortExec.get(), frames.stream.get())); return;
   case StepNode::ClearCellsMemset:
-    CUDA_CHECK(cudaMemsetAsync(scratch.cellStart, 0xFF, layout.cells * sizeof(unsigned), stream.get()));
+    CUDA_CHECK(cudaMemsetAsync(scratch.cellStart, 0xFF, layout.cells * sizeof(unsigned), frames.stream.get()));
     return;
   }
 }
 
 void FluidCudaBackend::Impl::launchHostDecided(std::uint64_t k) {
-  if (!renderBuffers.empty()) cuda::waitRenderDoneOnStream(stream.get(), frameSemaphores(), k);
+  if (frames.interop()) cuda::waitRenderDoneOnStream(frames.stream.get(), frames.semaphores(), k);
   for (const FluidStepRow& row : kFluidSteps)
     if (row.place == StepPlace::FrameStart) launchStep(row, k);
   for (;;) {
-    CUDA_CHECK(
-        cudaMemcpyAsync(hostCtrl.get(), ctrl.get(), sizeof(gpu::FrameControl), cudaMemcpyDeviceToHost, stream.get()));
+    CUDA_CHECK(cudaMemcpyAsync(hostCtrl.get(), ctrl.get(), sizeof(gpu::FrameControl), cudaMemcpyDeviceToHost,
+                               frames.stream.get()));
     synchronize();
     if (hostCtrl.get()->proceed == 0) break;
     for (const FluidStepRow& row : kFluidSteps)
@@ -222,7 +222,7 @@ void FluidCudaBackend::Impl::launchHostDecided(std::uint64_t k) {
   const bool sample = prepareDiagnostics(k);
   for (const FluidStepRow& row : kFluidSteps)
     if (row.place == StepPlace::FrameEnd && runs(row) && (!row.diagnostics || sample)) launchStep(row, k);
-  if (!renderBuffers.empty()) cuda::signalSimDoneOnStream(stream.get(), frameSemaphores(), k);
+  if (frames.interop()) cuda::signalSimDoneOnStream(frames.stream.get(), frames.semaphores(), k);
 }
 
 // ---- live diagnostics ----
@@ -244,14 +244,7 @@ bool FluidCudaBackend::Impl::prepareDiagnostics(std::uint64_t k) {
 
 void FluidCudaBackend::Impl::launch(std::uint64_t k) {
   const auto t0 = Clock::now();
-  timing.begin(k, stream.get());
-  if (options.launch == FluidLaunch::HostDecided) {
-    launchHostDecided(k);
-  } else {
-    launchGraph(k);
-  }
-  timing.end(k, stream.get());
-  lastLaunched = k;
+  frames.timed(k, [&] { options.launch == FluidLaunch::HostDecided ? launchHostDecided(k) : launchGraph(k); });
   nextFrame = k + 1;
   lastUpdateHostUs = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
 }

@@ -12,8 +12,7 @@
 
 #include "compute/cuda/cuda_handles.h"
 #include "compute/cuda/external_interop.h"
-#include "compute/cuda/frame_shell.h"
-#include "compute/cuda/frame_timings.h"
+#include "compute/cuda/frame_resources.h"
 #include "compute/cuda/graph_nodes.h"
 #include "compute/fluid/cuda/fluid_frame_graph.h"
 #include "compute/fluid/fluid_cuda_backend.h"
@@ -32,14 +31,8 @@ struct FluidCudaBackend::Impl {
   sph_math::GridDims grid{};
   float frameDt = 0; // setFrameDt's; config.frameDt is the configured one
 
-  cuda::Stream stream;
-  cuda::FrameTimings timing; // frame k's GPU time and end event
+  cuda::FrameResources frames; // the stream, timing ring, interop imports and bounded waits (compute/cuda)
   cuda::Event sortStart, sortEnd;
-
-  cuda::ExternalSemaphore renderDone, simDone;
-  std::vector<cuda::ExternalBuffer> renderBuffers;
-  FrameProtocol protocol{1};
-  std::uint64_t renderCapacity = 0;
   cuda::DeviceArray<float4> computeOutput;
   cuda::PinnedArray<float4> hostOutput;
   // State that lives across frames.
@@ -79,9 +72,7 @@ struct FluidCudaBackend::Impl {
   mutable std::optional<gpu::KernelParams> resolved; // kernelParams of the current settings (settingsChanged resets)
   double lastUpdateHostUs = -1;
   double lastSortMs = -1;
-  std::optional<std::uint64_t> lastLaunched;
   std::uint64_t nextFrame = 0;
-  mutable double lastSimMs = -1;
   mutable std::vector<NodeInfo> nodes;
   mutable bool nodesStale = true;
   mutable std::optional<FluidBlowUp> blowUp;
@@ -97,6 +88,7 @@ struct FluidCudaBackend::Impl {
     d.diagnostics = diagnosticsState.get();
     d.diagnosticsReport = d_diagnosticsReport;
     d.n = static_cast<int>(config.particles);
+    const std::vector<cuda::ExternalBuffer>& renderBuffers = frames.imported.renderBuffers;
     if (renderBuffers.empty()) {
       d.outputs.out[0] = computeOutput.get();
       d.outputs.slots = 1;
@@ -106,8 +98,6 @@ struct FluidCudaBackend::Impl {
     }
     return d;
   }
-
-  cuda::FrameSemaphores frameSemaphores() const { return {renderDone.get(), simDone.get(), protocol}; }
 
   KernelSpec spec(Step step, std::uint64_t frame = 0) const {
     if (!resolved) resolved = gpu::kernelParams(config, frameDt, options);
@@ -133,7 +123,7 @@ struct FluidCudaBackend::Impl {
   void captureSort();
   // One substep's nodes in graph g after deps (the WHILE body, or one unrolled copy).
   void addSubstep(cudaGraph_t g, std::vector<cudaGraphNode_t>& deps, int substep);
-  bool semaphoreNodes() const { return exec.exec && !renderBuffers.empty(); }
+  bool semaphoreNodes() const { return exec.exec && frames.interop(); }
   void build();
   // Puts the graph built last in use: instantiated at construction; after a reset (cause) tried as cudaGraphExecUpdate
   // where CUDA can update it, else re-instantiated (counted, with the reason). Then the toggles, the diagnostics
@@ -164,8 +154,12 @@ struct FluidCudaBackend::Impl {
   void launchHostDecided(std::uint64_t k);
   void launch(std::uint64_t k);
   // ---- waits ----
-  void synchronize() const;
-  void waitForFrame(std::uint64_t k) const;
+  void synchronize() const {
+    frames.synchronize([] { return std::string("the fluid frame failed"); });
+  }
+  void waitForFrame(std::uint64_t k) const {
+    frames.waitForFrame(k, [&] { return "fluid frame " + std::to_string(k); });
+  }
   // ---- the report ----
   std::optional<gpu::HostReport> readReport() const;
   void configure(const FluidConfig& c);

@@ -60,15 +60,13 @@ void checkGpus(const std::vector<int>& gpus) {
   }
 }
 
-// The bodies that fit the smallest render buffer; refuses a frames-in-flight count out of range and a buffer that
-// cannot hold `bodies`.
-std::uint64_t renderCapacityOf(const InteropDesc& interop, std::int64_t bodies) {
+// Refuses a frames-in-flight count out of range and a render buffer that cannot hold `bodies`.
+void checkRenderBuffers(const InteropDesc& interop, std::int64_t bodies) {
   const std::size_t f = interop.renderBuffers.size();
   if (f < 1 || f > kMaxFramesInFlight) {
     throw std::invalid_argument("interop: " + std::to_string(f) + " render buffers (frames in flight must be 1 to " +
                                 std::to_string(kMaxFramesInFlight) + ")");
   }
-  std::uint64_t capacity = UINT64_MAX;
   for (std::size_t i = 0; i < f; ++i) {
     const std::uint64_t size = interop.renderBuffers[i].bufferSize;
     if (size < static_cast<std::uint64_t>(bodies) * sizeof(Float4)) {
@@ -76,9 +74,7 @@ std::uint64_t renderCapacityOf(const InteropDesc& interop, std::int64_t bodies) 
                                   " bytes, " + std::to_string(bodies) + " bodies need " + std::to_string(bodies * 16) +
                                   " (16 bytes each)");
     }
-    capacity = std::min(capacity, size / sizeof(Float4));
   }
-  return capacity;
 }
 
 } // namespace
@@ -97,30 +93,16 @@ NBodyCudaBackend::NBodyCudaBackend(const NBodyConfig& config, const std::vector<
   validateSceneConfig(config);
   checkGpus(gpus);
   const int device = gpus.front();
-  if (interop != nullptr) {
-    impl_->renderCapacity = renderCapacityOf(*interop, config.bodies);
-    impl_->protocol = FrameProtocol(static_cast<std::uint32_t>(interop->renderBuffers.size()));
-  }
+  if (interop != nullptr) checkRenderBuffers(*interop, config.bodies);
 
   Impl& m = *impl_;
-  m.waitTimeout = waitTimeout;
   m.leapfrogStart = start;
   m.device = device;
   if (gpus.size() > 1) m.collectives = std::make_unique<cuda::Collectives>(gpus); // EnvironmentError without NCCL
-  CUDA_CHECK(cudaSetDevice(device));
-  m.stream = cuda::makeStream();
-  nvtxNameCudaStreamA(m.stream.get(), "graphsim nbody frames"); // the timeline's name; a no-op without a tool
-  m.timing.create();
+  m.frames.open(device, interop, std::move(fds), waitTimeout, "frame", "graphsim nbody frames");
   std::optional<cuda::FrameSemaphores> semaphores;
-  if (interop != nullptr) {
-    cuda::ImportedInterop imported = cuda::importInterop(std::move(fds), *interop);
-    m.renderDone = std::move(imported.renderDone);
-    m.simDone = std::move(imported.simDone);
-    m.renderBuffers = std::move(imported.renderBuffers);
-    semaphores = cuda::FrameSemaphores{m.renderDone.get(), m.simDone.get(), m.protocol};
-  } else {
-    m.computeOutput = cuda::DeviceArray<float4>(m.capacityFor(config));
-  }
+  if (m.interop()) semaphores = m.frames.semaphores();
+  else m.computeOutput = cuda::DeviceArray<float4>(m.capacityFor(config));
 
   const HostStart hostStart = makeHostStart(config, start);
   if (m.collectives) {
@@ -154,9 +136,9 @@ NBodyCudaBackend::~NBodyCudaBackend() { cuda::finishOrRetire(impl_, "CUDA backen
 void NBodyCudaBackend::reset(const NBodyConfig& config) {
   validateSceneConfig(config);
   Impl& m = *impl_;
-  if (m.interop() && static_cast<std::uint64_t>(config.bodies) > m.renderCapacity) {
+  if (m.interop() && static_cast<std::uint64_t>(config.bodies) > m.frames.renderCapacity) {
     throw std::invalid_argument("bodies: " + std::to_string(config.bodies) + " do not fit the render buffers (" +
-                                std::to_string(m.renderCapacity) + " bodies)");
+                                std::to_string(m.frames.renderCapacity) + " bodies)");
   }
   const HostStart start = makeHostStart(config, m.leapfrogStart); // may throw (initial conditions): nothing touched
   m.synchronize(); // no launch may still use the arrays about to be overwritten or replaced
@@ -307,7 +289,7 @@ std::optional<DiagnosticsSample> NBodyCudaBackend::diagnostics() const {
   return impl_->diagnostics;
 }
 
-double NBodyCudaBackend::lastSimGpuMs() const { return impl_->lastSimGpuMs(); }
+double NBodyCudaBackend::lastSimGpuMs() const { return impl_->frames.lastSimGpuMs(); }
 
 std::vector<int> NBodyCudaBackend::gpus() const {
   std::vector<int> list{impl_->device};
@@ -317,7 +299,7 @@ std::vector<int> NBodyCudaBackend::gpus() const {
 
 std::vector<double> NBodyCudaBackend::gpuMs(std::uint64_t k) const {
   const Impl& m = *impl_;
-  std::vector<double> ms{m.timing.gpuMs(k).value_or(-1.0)};
+  std::vector<double> ms{m.frames.timings.gpuMs(k).value_or(-1.0)};
   for (const Impl::Peer& p : m.peers) {
     ms.push_back(p.timing.gpuMs(k).value_or(-1.0));
   }
@@ -362,7 +344,7 @@ LaunchHostTiming NBodyCudaBackend::lastLaunchHostTiming() const {
 
 void NBodyCudaBackend::waitForFrame(std::uint64_t k) { impl_->waitForFrame(k); }
 
-std::optional<double> NBodyCudaBackend::frameGpuMs(std::uint64_t k) const { return impl_->timing.gpuMs(k); }
+std::optional<double> NBodyCudaBackend::frameGpuMs(std::uint64_t k) const { return impl_->frames.timings.gpuMs(k); }
 
 void NBodyCudaBackend::copyRenderOutput(Float4* dst) {
   Impl& m = *impl_;
@@ -375,7 +357,7 @@ void NBodyCudaBackend::copyRenderOutput(Float4* dst) {
   // Sized to the capacity once: count changes within it allocate nothing here.
   if (m.hostOutput.size() < n) m.hostOutput = cuda::PinnedArray<float4>(std::max(n, m.computeOutput.size()));
   CUDA_CHECK(cudaMemcpyAsync(m.hostOutput.get(), m.computeOutput.get(), n * sizeof(float4), cudaMemcpyDeviceToHost,
-                             m.stream.get()));
+                             m.frames.stream.get()));
   m.synchronize();
   if (n > 0) std::memcpy(static_cast<void*>(dst), m.hostOutput.get(), n * sizeof(float4));
 }

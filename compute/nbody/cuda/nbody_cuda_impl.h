@@ -25,6 +25,7 @@
 #include "compute/cuda/cuda_check.h"
 #include "compute/cuda/cuda_handles.h"
 #include "compute/cuda/external_interop.h"
+#include "compute/cuda/frame_resources.h"
 #include "compute/cuda/frame_timings.h"
 #include "compute/cuda/mapped_report.h"
 #include "compute/cuda/poll.h"
@@ -76,18 +77,11 @@ HostStart makeHostStart(const NBodyConfig& config, LeapfrogStart start);
 
 struct NBodyCudaBackend::Impl {
   NBodyConfig config;
-  std::chrono::milliseconds waitTimeout{5000};
   LeapfrogStart leapfrogStart = LeapfrogStart::Device;
   LaunchMode mode = LaunchMode::Graph;
   ComparisonLaunch comparisonLaunch = nullptr; // set with a comparison mode (NBodyCudaInstruments::setLaunchMode)
 
-  cuda::Stream stream;
-  cuda::FrameTimings timing; // frame k's GPU time and end event
-
-  cuda::ExternalSemaphore renderDone, simDone;
-  std::vector<cuda::ExternalBuffer> renderBuffers; // F buffers; frame k writes renderBuffers[protocol.slot(k)]
-  FrameProtocol protocol{1};                       // interop: F = the render buffers; compute-only: 1
-  std::uint64_t renderCapacity = 0;                // bodies that fit in the smallest render buffer
+  cuda::FrameResources frames; // the stream, timing ring, interop imports (F render buffers) and the bounded waits
 
   cuda::DeviceArray<float4> computeOutput; // write_render's target without interop
   cuda::PinnedArray<float4> hostOutput;    // copyRenderOutput's staging, allocated on first use
@@ -149,45 +143,39 @@ struct NBodyCudaBackend::Impl {
   std::optional<InjectedFailure> injectedFailure; // --inject kernel-fail (test hook)
   std::string injectedNode;                       // the node it broke, named in the errors that follow
 
-  std::optional<std::uint64_t> lastLaunched;
   std::uint64_t nextComputeFrame = 0;
-  mutable double lastSimMs = -1;
 
-  bool interop() const { return !renderBuffers.empty(); }
-
+  bool interop() const { return frames.interop(); }
   float4* outputFor(std::uint64_t frame) const {
-    if (!interop()) return computeOutput.get();
-    return renderBuffers[protocol.slot(frame)].as<float4>();
+    return interop() ? frames.renderBuffer<float4>(frame) : computeOutput.get();
   }
 
   void launch(std::uint64_t frame) {
     harvestBlowUp(); // before this launch's log entry replaces the one kLaunchLog launches back
     // Events on the stream around the graph launch: the GPU time includes the wait node, which with frames in
     // flight usually finds renderDone already signalled.
-    timing.begin(frame, stream.get());
-    if (injectedFailure && injectedFailure->frame == frame) {
-      injectedNode = injectedFailure->breakNode(*graph, injectedFailure->stage);
-    }
-    try {
-      if (comparisonLaunch == nullptr) {
-        graph->launch(frame, outputFor(frame), stream.get());
-      } else {
-        comparisonLaunch(*graph, cuda::FrameLaunch{frame, outputFor(frame), stream.get()});
+    frames.timed(frame, [&] {
+      if (injectedFailure && injectedFailure->frame == frame)
+        injectedNode = injectedFailure->breakNode(*graph, injectedFailure->stage);
+      try {
+        if (comparisonLaunch == nullptr) {
+          graph->launch(frame, outputFor(frame), frames.stream.get());
+        } else {
+          comparisonLaunch(*graph, cuda::FrameLaunch{frame, outputFor(frame), frames.stream.get()});
+        }
+        for (Peer& p : peers) {
+          // The peers' graphs need no wait: their first collective waits for rank 0's, which waited for renderDone.
+          const OnDevice on(p.device, device);
+          p.timing.begin(frame, p.stream.get());
+          p.graph->launch(frame, nullptr, p.stream.get());
+          p.timing.end(frame, p.stream.get());
+        }
+      } catch (const CudaError& e) {
+        if (injectedNode.empty()) throw;
+        throw CudaError(e.code, std::string(e.what()) + " [node " + injectedNode +
+                                    " has the launch configuration that --inject kernel-fail gave it]");
       }
-      for (Peer& p : peers) {
-        // The peers' graphs need no wait: their first collective waits for rank 0's, which waited for renderDone.
-        const OnDevice on(p.device, device);
-        p.timing.begin(frame, p.stream.get());
-        p.graph->launch(frame, nullptr, p.stream.get());
-        p.timing.end(frame, p.stream.get());
-      }
-    } catch (const CudaError& e) {
-      if (injectedNode.empty()) throw;
-      throw CudaError(e.code, std::string(e.what()) + " [node " + injectedNode +
-                                  " has the launch configuration that --inject kernel-fail gave it]");
-    }
-    timing.end(frame, stream.get());
-    lastLaunched = frame;
+    });
     launchLog[nextLaunchOrdinal % kLaunchLog] = {nextLaunchOrdinal, frame};
     ++nextLaunchOrdinal;
   }
@@ -203,8 +191,8 @@ struct NBodyCudaBackend::Impl {
       d_blowUpWord = static_cast<unsigned long long*>(onDevice);
     }
     cuda::BlowUpDeviceState* d_state = blowUpState.get();
-    CUDA_CHECK(cudaMemsetAsync(&d_state->first, 0xFF, sizeof(unsigned int), stream.get())); // = kNoBlowUp
-    CUDA_CHECK(cudaMemsetAsync(&d_state->launches, 0, 3 * sizeof(unsigned int), stream.get()));
+    CUDA_CHECK(cudaMemsetAsync(&d_state->first, 0xFF, sizeof(unsigned int), frames.stream.get())); // = kNoBlowUp
+    CUDA_CHECK(cudaMemsetAsync(&d_state->launches, 0, 3 * sizeof(unsigned int), frames.stream.get()));
     static_assert(offsetof(cuda::BlowUpDeviceState, launches) == sizeof(unsigned int) &&
                   sizeof(cuda::BlowUpDeviceState) == 4 * sizeof(unsigned int));
     *blowUpWord.get() = ~0ull;
@@ -280,7 +268,7 @@ struct NBodyCudaBackend::Impl {
     NBodyBlowUp b;
     // The else branch is not reachable through the loops here (see kLaunchLog); they number frames consecutively.
     const std::uint32_t launchesAgo = nextLaunchOrdinal - 1 - ordinal;
-    b.frame = r.ordinal == ordinal ? r.frame : lastLaunched.value_or(0) - launchesAgo;
+    b.frame = r.ordinal == ordinal ? r.frame : frames.lastLaunched.value_or(0) - launchesAgo;
     const unsigned int node = cuda::blowUpNode(code);
     b.stage = static_cast<NBodyStage>(node % kStageCount);
     b.substep = static_cast<int>(node / kStageCount);
@@ -292,43 +280,34 @@ struct NBodyCudaBackend::Impl {
     blowUp = std::move(b);
   }
 
+  // Still running past the timeout: the GPU may be using everything (e.g. a semaphore wait that never completes).
   void synchronize() const {
-    const auto deadline = Clock::now() + waitTimeout;
     for (const Peer& p : peers) {
       const bool done = cuda::pollCudaUntilDone(
           [&] { return cudaStreamQuery(p.stream.get()); }, "cudaStreamQuery",
           [&] { return "GPU " + std::to_string(p.device) + "'s frame graph failed (a kernel or an NCCL collective)"; },
-          deadline);
+          Clock::now() + frames.waitTimeout);
       if (!done)
-        throw TimeoutError(stallMessage() + " (GPU " + std::to_string(p.device) + ")", TimeoutError::Side::Cuda);
+        throw TimeoutError(frames.stalled().what() + (" (GPU " + std::to_string(p.device) + ")"),
+                           TimeoutError::Side::Cuda);
     }
-    const bool done = cuda::pollCudaUntilDone(
-        [&] { return cudaStreamQuery(stream.get()); }, "cudaStreamQuery",
-        [&] {
-          const std::string frame = lastLaunched ? "frame " + std::to_string(*lastLaunched) : "before the first frame";
-          return "the frame graph failed (" + frame + "; a kernel or semaphore operation" +
-                 (injectedNode.empty() ? "" : "; --inject kernel-fail broke node " + injectedNode) + ")";
-        },
-        deadline);
-    // Still running: the GPU may be using everything (e.g. a semaphore wait that never completes).
-    if (!done) throw TimeoutError(stallMessage(), TimeoutError::Side::Cuda);
+    frames.synchronize([&] {
+      const auto& k = frames.lastLaunched;
+      return "the frame graph failed (" + (k ? "frame " + std::to_string(*k) : "before the first frame") +
+             "; a kernel or semaphore operation" + injectedText() + ")";
+    });
   }
 
   // Bounded wait for frame k's end event; frames older than the event ring are covered by a stream synchronize.
   void waitForFrame(std::uint64_t k) const {
-    if (!lastLaunched || k > *lastLaunched) {
+    if (!frames.lastLaunched || k > *frames.lastLaunched)
       throw std::logic_error("waitForFrame(" + std::to_string(k) + "): that frame has not been launched");
-    }
-    cudaEvent_t end = timing.endOf(k);
-    if (end == nullptr) return synchronize();
-    const bool done = cuda::pollCudaUntilDone(
-        [&] { return cudaEventQuery(end); }, "cudaEventQuery",
-        [&] {
-          return "frame " + std::to_string(k) + " failed (a kernel or semaphore operation" +
-                 (injectedNode.empty() ? "" : "; --inject kernel-fail broke node " + injectedNode) + ")";
-        },
-        Clock::now() + waitTimeout);
-    if (!done) throw TimeoutError(stallMessage(), TimeoutError::Side::Cuda);
+    frames.waitForFrame(k, [&] {
+      return "frame " + std::to_string(k) + " failed (a kernel or semaphore operation" + injectedText() + ")";
+    });
+  }
+  std::string injectedText() const {
+    return injectedNode.empty() ? "" : "; --inject kernel-fail broke node " + injectedNode;
   }
 
   // A freshly uploaded state: bodies were copied with cudaMemcpy, whose pageable host-to-device DMA may still be
@@ -341,7 +320,7 @@ struct NBodyCudaBackend::Impl {
       // eps^2 as NBodyFrameGraph::stageSpec computes it, so a(0) is what the first forces node would compute.
       const cuda::LeapfrogStartParams start{params.G, params.softening * params.softening, params.dt,
                                             params.colourScale};
-      cuda::startLeapfrogOnDevice(fresh.view(), start, on != nullptr ? on : stream.get());
+      cuda::startLeapfrogOnDevice(fresh.view(), start, on != nullptr ? on : frames.stream.get());
       if (on == nullptr) synchronize();
       else waitForStream(on, "the leapfrog start");
     }
@@ -350,11 +329,11 @@ struct NBodyCudaBackend::Impl {
   // Bounded wait for one stream of this backend's set-up work (`what`: "the leapfrog start").
   void waitForStream(cudaStream_t s, const std::string& what) const {
     const bool done = cuda::pollCudaUntilDone([&] { return cudaStreamQuery(s); }, "cudaStreamQuery",
-                                              [&] { return what + " failed"; }, Clock::now() + waitTimeout);
+                                              [&] { return what + " failed"; }, Clock::now() + frames.waitTimeout);
     if (!done) {
-      throw TimeoutError(
-          "CUDA side stalled: " + what + " did not complete within " + std::to_string(waitTimeout.count()) + " ms",
-          TimeoutError::Side::Cuda);
+      throw TimeoutError("CUDA side stalled: " + what + " did not complete within " +
+                             std::to_string(frames.waitTimeout.count()) + " ms",
+                         TimeoutError::Side::Cuda);
     }
   }
 
@@ -378,7 +357,7 @@ struct NBodyCudaBackend::Impl {
       startBodies(peerBodies.back(), next.params, p.stream.get());
       peerFlags.emplace_back(tiles);
     }
-    std::vector<cuda::RankArrays> arrays{{fresh.view(), freshFlags.get(), stream.get()}};
+    std::vector<cuda::RankArrays> arrays{{fresh.view(), freshFlags.get(), frames.stream.get()}};
     for (std::size_t i = 0; i < peers.size(); ++i) {
       arrays.push_back({peerBodies[i].view(), peerFlags[i].get(), peers[i].stream.get()});
     }
@@ -387,9 +366,9 @@ struct NBodyCudaBackend::Impl {
 
     cuda::DeviceArray<float4> freshOutput;
     if (!interop()) freshOutput = cuda::DeviceArray<float4>(capacity);
-    float4* output = interop() ? outputFor(lastLaunched.value_or(0)) : freshOutput.get();
+    float4* output = interop() ? outputFor(frames.lastLaunched.value_or(0)) : freshOutput.get();
     if (!graph) {
-      const cuda::FrameSemaphores semaphores{renderDone.get(), simDone.get(), protocol}; // copied by the graph
+      const cuda::FrameSemaphores semaphores = frames.semaphores(); // copied by the graph
       graph.emplace(fresh.view(), next.substeps, next.params, next.enabled, interop() ? &semaphores : nullptr, output,
                     cuda::ReportBlowUpArgs{blowUpState.get(), d_blowUpWord}, cuda::DiagnosticsBuffers{}, 0,
                     &slices.perRank[0]);
@@ -422,7 +401,8 @@ struct NBodyCudaBackend::Impl {
   // count; with interop at most what the render buffers hold (a count beyond them cannot be drawn).
   std::size_t capacityFor(const NBodyConfig& next) const {
     std::uint64_t capacity = static_cast<std::uint64_t>(bodyCapacity(next));
-    if (interop()) capacity = std::max(std::min(capacity, renderCapacity), static_cast<std::uint64_t>(next.bodies));
+    if (interop())
+      capacity = std::max(std::min(capacity, frames.renderCapacity), static_cast<std::uint64_t>(next.bodies));
     return static_cast<std::size_t>(capacity);
   }
 
@@ -454,27 +434,11 @@ struct NBodyCudaBackend::Impl {
     startBodies(fresh, next.params);
     cuda::DeviceArray<float4> freshOutput;
     if (!interop()) freshOutput = cuda::DeviceArray<float4>(capacity);
-    float4* output = interop() ? outputFor(lastLaunched.value_or(0)) : freshOutput.get();
+    float4* output = interop() ? outputFor(frames.lastLaunched.value_or(0)) : freshOutput.get();
     graph->rebuild(fresh.view(), next.substeps, next.params, next.enabled, output, cause);
     // The graph now refers to the new arrays only: the old ones are freed here.
     bodies = std::move(fresh);
     if (!interop()) computeOutput = std::move(freshOutput);
-  }
-
-  std::string stallMessage() const {
-    const std::uint64_t k = timing.oldestIncomplete().value_or(lastLaunched.value_or(0));
-    std::string m = "CUDA side stalled: frame " + std::to_string(k) + " did not complete within " +
-                    std::to_string(waitTimeout.count()) + " ms";
-    if (graph && graph->hasSemaphores()) {
-      m += " (waiting on renderDone ≥ " + std::to_string(protocol.renderDoneWaited(k)) + "?)";
-    }
-    return m;
-  }
-
-  double lastSimGpuMs() const {
-    if (!lastLaunched) return lastSimMs;
-    lastSimMs = timing.newestMs(*lastLaunched).value_or(lastSimMs);
-    return lastSimMs;
   }
 };
 

@@ -4,11 +4,8 @@
 #include <string>
 
 #include "compute/cuda/cuda_check.h"
-#include "compute/cuda/external_interop.h"
-#include "compute/cuda/frame_shell.h"
-#include "compute/cuda/frame_timings.h"
+#include "compute/cuda/frame_resources.h"
 #include "compute/cuda/graph_nodes.h"
-#include "compute/cuda/poll.h"
 #include "compute/cuda/shutdown.h"
 #include "tests/scenes/ballistic/ballistic.h"
 
@@ -37,21 +34,17 @@ cuda::KernelNodeSpec specFor(int row, const Args& a) {
 } // namespace
 
 struct CudaBackend::Impl {
-  Impl(int n, const std::optional<InteropDesc>& interop, std::chrono::milliseconds timeout)
-      : fds(interop ? &*interop : nullptr), n(n), timeout(timeout) {
-    stream = cuda::makeStream(), timings.create();
+  Impl(int device, int n, const std::optional<InteropDesc>& interop, std::chrono::milliseconds timeout) : n(n) {
+    frames.open(device, interop ? &*interop : nullptr, cuda::InteropFds(interop ? &*interop : nullptr), timeout,
+                "ballistic frame", "graphsim ballistic frames");
     pos = cuda::DeviceArray<Float4>(n), vel = cuda::DeviceArray<Float4>(n), out = cuda::DeviceArray<Float4>(n);
-    if (interop) {
-      imported = cuda::importInterop(std::move(fds), *interop);
-      const auto f = static_cast<std::uint32_t>(interop->renderBuffers.size());
-      sem = {imported.renderDone.get(), imported.simDone.get(), FrameProtocol(f)};
-    }
   }
   Args argsFor(std::uint64_t k, const Config& c, bool advance) const {
-    Float4* o = imported.renderBuffers.empty() ? out.get() : imported.renderBuffers[sem.protocol.slot(k)].as<Float4>();
+    Float4* o = frames.interop() ? frames.renderBuffer<Float4>(k) : out.get();
     return {pos.get(), vel.get(), o, advance ? kFrameDt : 0.0f, c.params.restitution, n, 0};
   }
   void build(const Config& c) {
+    const cuda::FrameSemaphores sem = frames.semaphores();
     cuda::BuiltGraph<cuda::GraphNode> g{cuda::makeGraph(), {}};
     cudaGraphNode_t prev = sem.present() ? (wait = cuda::addFrameWaitNode(g.graph.get(), nullptr, 0, sem)) : nullptr;
     for (int row = 0; row < static_cast<int>(kSteps.size()); ++row) {
@@ -64,35 +57,22 @@ struct CudaBackend::Impl {
     (void)cuda::replaceGraph(fx, nodes, std::move(g), counters, {});
   }
   void synchronize() const {
-    if (!cuda::pollCudaUntilDone([&] { return cudaStreamQuery(stream.get()); }, "cudaStreamQuery",
-                                 [] { return std::string("the ballistic frame failed"); },
-                                 std::chrono::steady_clock::now() + timeout))
-      throw TimeoutError("CUDA side stalled: ballistic frame " + std::to_string(last.value_or(0)) +
-                             " did not complete within " + std::to_string(timeout.count()) + " ms",
-                         TimeoutError::Side::Cuda);
+    frames.synchronize([] { return std::string("the ballistic frame failed"); });
   }
 
-  cuda::InteropFds fds; // first: closed here if the constructor throws before the import
+  cuda::FrameResources frames;
   int n;
-  std::chrono::milliseconds timeout;
-  cuda::Stream stream;
-  cuda::FrameTimings timings;
   cuda::DeviceArray<Float4> pos, vel, out;
-  cuda::ImportedInterop imported;
-  cuda::FrameSemaphores sem;
   cuda::FrameExec fx;
   std::vector<cuda::GraphNode> nodes;
   cudaGraphNode_t wait = nullptr, signal = nullptr;
-  std::optional<std::uint64_t> last;
   UpdateCounters counters;
   double updateUs = 0;
 };
 
 CudaBackend::CudaBackend(const Config& c, int device, std::optional<InteropDesc> interop,
                          std::chrono::milliseconds timeout)
-    : BackendBase(c, "kernel") {
-  CUDA_CHECK(cudaSetDevice(device));
-  impl_ = std::make_unique<Impl>(static_cast<int>(c.particles), interop, timeout);
+    : BackendBase(c, "kernel"), impl_(std::make_unique<Impl>(device, static_cast<int>(c.particles), interop, timeout)) {
   setState(initialState(c.particles));
   impl_->build(c);
 }
@@ -101,7 +81,7 @@ CudaBackend::~CudaBackend() { cuda::finishOrRetire(impl_, "ballistic shutdown");
 void CudaBackend::launchFrame(std::uint64_t k) {
   Impl& m = *impl_;
   const auto t0 = std::chrono::steady_clock::now();
-  if (m.sem.present()) cuda::setFrameSemaphoreValues(m.fx.get(), m.wait, m.signal, m.sem, k);
+  if (m.frames.interop()) cuda::setFrameSemaphoreValues(m.fx.get(), m.wait, m.signal, m.frames.semaphores(), k);
   const Args a = m.argsFor(k, config_, advance_);
   m.counters.nodeUpdates += cuda::updateKernels(
       m.fx.get(), m.nodes, [&](const cuda::GraphNode& node) { return std::optional(specFor(node.row, a)); });
@@ -109,10 +89,10 @@ void CudaBackend::launchFrame(std::uint64_t k) {
     return node.row == kBounce ? std::optional(config_.bounce) : std::nullopt;
   });
   m.updateUs = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
-  m.timings.begin(k, m.stream.get());
-  CUDA_CHECK_CTX(cudaGraphLaunch(m.fx.get(), m.stream.get()), "launching ballistic frame " + std::to_string(k));
-  m.timings.end(k, m.stream.get());
-  m.last = k;
+  m.frames.timed(k, [&] {
+    CUDA_CHECK_CTX(cudaGraphLaunch(m.fx.get(), m.frames.stream.get()),
+                   "launching ballistic frame " + std::to_string(k));
+  });
 }
 void CudaBackend::copyRenderOutput(Float4* dst) {
   synchronize();
@@ -120,22 +100,19 @@ void CudaBackend::copyRenderOutput(Float4* dst) {
 }
 void CudaBackend::synchronize() const { impl_->synchronize(); }
 UpdateCounters CudaBackend::counters() const { return impl_->counters; }
-double CudaBackend::lastSimGpuMs() const {
-  return impl_->last ? impl_->timings.newestMs(*impl_->last).value_or(-1.0) : -1.0;
-}
+double CudaBackend::lastSimGpuMs() const { return impl_->frames.lastSimGpuMs(); }
 double CudaBackend::lastUpdateHostUs() const { return impl_->updateUs; }
 void CudaBackend::dumpGraphDot(const std::filesystem::path& path) const { cuda::dumpGraphDot(impl_->fx.shown(), path); }
 State CudaBackend::state() {
   synchronize();
-  State s{std::vector<Float4>(impl_->pos.size()), std::vector<Float4>(impl_->vel.size())};
-  CUDA_CHECK(cudaMemcpy(s.pos.data(), impl_->pos.get(), impl_->pos.bytes(), cudaMemcpyDeviceToHost));
-  CUDA_CHECK(cudaMemcpy(s.vel.data(), impl_->vel.get(), impl_->vel.bytes(), cudaMemcpyDeviceToHost));
+  State s{std::vector<Float4>(impl_->n), std::vector<Float4>(impl_->n)};
+  cuda::download(s.pos, impl_->pos), cuda::download(s.vel, impl_->vel);
   return s;
 }
-void CudaBackend::setState(const State& s) { // waited for: the next launch reads it
-  synchronize();
-  CUDA_CHECK(cudaMemcpy(impl_->pos.get(), s.pos.data(), impl_->pos.bytes(), cudaMemcpyHostToDevice));
-  CUDA_CHECK(cudaMemcpy(impl_->vel.get(), s.vel.data(), impl_->vel.bytes(), cudaMemcpyHostToDevice));
+void CudaBackend::setState(const State& s) {
+  synchronize(); // no launch may still use the arrays; the next launch reads them once landed
+  cuda::upload(impl_->pos, s.pos), cuda::upload(impl_->vel, s.vel);
+  CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
 }
 
 } // namespace graphsim::ballistic
