@@ -64,24 +64,13 @@ inline std::string describe(const FluidBlowUp& b) {
          b.what;
 }
 
-class FluidBackend {
+// reset: the particle count, initial conditions or box. setParams: params.spacing and params.boxSize must equal the
+// config's (else std::invalid_argument: they are structural).
+class FluidBackend : public SceneBackendOf<FluidConfig, FluidParams> {
 public:
-  virtual ~FluidBackend() = default;
-  FluidBackend() = default;
-  FluidBackend(const FluidBackend&) = delete;
-  FluidBackend& operator=(const FluidBackend&) = delete;
-
-  virtual std::string_view name() const = 0;
-  // Structural change (particle count, initial conditions, box): resets the state. Throws std::invalid_argument.
-  virtual void reset(const FluidConfig& config) = 0;
-  // Per-frame parameters (rest density, stiffness, viscosity, gravity, CFL, max substeps, obstacle, colour): applied
-  // to the next frame, CUDA by node updates. params.spacing and params.boxSize must equal the config's (else
-  // std::invalid_argument: they are structural).
-  virtual void setParams(const FluidParams& params) = 0;
   virtual void setEnabled(FluidToggle toggle, bool enabled) = 0;
   virtual bool enabled(FluidToggle toggle) const = 0;
   virtual void setFrameDt(float frameDt) = 0; // 0 = paused (the frame runs no substep)
-  virtual void step() = 0;                    // one frame; blocks until done
   virtual void download(FluidState& state) = 0;
   // The colour attribute of each particle as write_render wrote it (the last frame's order).
   virtual std::vector<float> downloadColour() = 0;
@@ -91,16 +80,10 @@ public:
   // change is a reset), before changing anything.
   virtual void setState(FluidState state) = 0;
   virtual std::optional<FluidFrameInfo> lastFrame() const = 0;
-  virtual const std::vector<NodeInfo>& nodes() const = 0;
-  virtual UpdateCounters counters() const = 0;
   virtual std::optional<FluidBlowUp> blowUp() const = 0;
-  virtual const FluidConfig& config() const = 0;
 
-  // Live diagnostics (fluid_diagnostics.h, docs/DIAGNOSTICS.md), with config().diagnosticsEvery > 0 (else never a
-  // sample): the node's switch (the panel's Graph section; off: no new sample, the last stays readable), and the
-  // latest sample of a completed frame. Never waits (CUDA: a few loads of mapped pinned memory, a frame or more late).
-  virtual void setDiagnosticsEnabled(bool enabled) = 0;
-  virtual bool diagnosticsEnabled() const = 0;
+  // The latest live diagnostics sample (fluid_diagnostics.h) of a completed frame. Never waits (CUDA: a few loads of
+  // mapped pinned memory, a frame or more late).
   virtual std::optional<FluidDiagnosticsSample> diagnostics() const = 0;
 };
 

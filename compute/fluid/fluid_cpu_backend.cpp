@@ -185,12 +185,8 @@ const std::vector<NodeInfo>& FluidCpuBackend::nodes() const {
   if (nodes_.empty()) { // the table's rows that are CPU stages, the diagnostics row only when configured
     for (const FluidStepRow& row : kFluidSteps) {
       if (!row.cpu || (row.diagnostics && config_.diagnosticsEvery <= 0)) continue;
-      NodeInfo& info = nodes_.emplace_back();
-      info.name = row.name;
-      info.type = "cpu";
-      info.togglable = row.whyNot.empty();
-      info.whyNotTogglable = row.whyNot;
-      info.diagnostics = row.diagnostics;
+      nodes_.push_back(rowNode(row.name, "cpu", row.whyNot));
+      nodes_.back().diagnostics = row.diagnostics;
     }
   }
   for (NodeInfo& info : nodes_) {

@@ -39,22 +39,11 @@ inline std::string describe(const NBodyBlowUp& b) {
   return "frame " + std::to_string(b.frame) + ", stage " + stageInstanceName(b.stage, b.substep) + ": " + b.what;
 }
 
-class NBodyBackend {
+// step: substeps x (forces, attractor, integrate, damping, boundary), then colour.
+class NBodyBackend : public SceneBackendOf<NBodyConfig, NBodyParams> {
 public:
-  virtual ~NBodyBackend() = default;
-  NBodyBackend() = default;
-  NBodyBackend(const NBodyBackend&) = delete;
-  NBodyBackend& operator=(const NBodyBackend&) = delete;
-
-  virtual std::string_view name() const = 0;
-  // Structural change: new body count, substeps, initial conditions or seed. Resets the state.
-  virtual void reset(const NBodyConfig& config) = 0;
-  // Applied to the next step; only what changed is pushed down.
-  virtual void setParams(const NBodyParams& params) = 0;
   virtual void setStageEnabled(NBodyStage stage, bool enabled) = 0;
   virtual bool stageEnabled(NBodyStage stage) const = 0;
-  // One frame: substeps x (forces, attractor, integrate, damping, boundary), then colour. Blocks until done.
-  virtual void step() = 0;
   // Current bodies (position+mass, half-step velocity) and per-body colour attribute, copied to the host.
   virtual void download(BodyState& state, std::vector<float>& colour) = 0;
   // The accelerations the next step's first kick uses (what the forces stage last computed), copied to the host.
@@ -64,28 +53,17 @@ public:
   // diagnostics series. Throws std::invalid_argument when the sizes disagree (CUDA: or differ from config().bodies;
   // a count change is a reset), before changing anything.
   virtual void setState(BodyState state, std::vector<Float4> accel) = 0;
-  // The frame's nodes in execution order. Always the same vector (valid while the backend lives), refreshed when
-  // read after something it shows changed: rebuilt after a structural change (reset, profiling on/off), updated in
-  // place after a toggle or a profiled frame. Reading it without changes allocates nothing and (CUDA) makes no CUDA
-  // call, so the panel can read it every frame. Not thread-safe: read it on the thread that drives the backend.
-  virtual const std::vector<NodeInfo>& nodes() const = 0;
   // Per-node timing for nodes()[i].ms. Returns whether this backend can measure it.
   virtual bool setProfiling(bool enabled) = 0;
-  virtual UpdateCounters counters() const = 0;
-  virtual const NBodyConfig& config() const = 0;
   // The first blow-up since the last reset(), as far as it is known now; never waits. CPU: exact once step()
   // returns. CUDA: known once the GPU has run the frame's report node (docs/FRAME.md, "Blow-up detection"): with
   // frames in flight it may appear a few frames after the frame it names.
   virtual std::optional<NBodyBlowUp> blowUp() const = 0;
 
-  // Live diagnostics (compute/nbody/nbody_diagnostics.h, docs/DIAGNOSTICS.md), with config().diagnosticsEvery > 0 (else
-  // there is nothing to toggle and no sample). On by default; off: no samples (the node stays disabled), the last
-  // one stays readable. Not a stage: it changes no state, so toggling it changes no result.
-  virtual void setDiagnosticsEnabled(bool enabled) = 0;
-  virtual bool diagnosticsEnabled() const = 0;
-  // The latest sample known now; never waits. CPU: of the frames stepped so far. CUDA: of the frames the GPU has
-  // completed (the diagnostics kernel writes mapped pinned memory; with frames in flight a sample of frame k is
-  // seen once frame k completed, at the latest when frame k + F is launched). None before the first sample.
+  // The latest live diagnostics sample (nbody_diagnostics.h) known now; never waits. CPU: of the frames stepped so
+  // far. CUDA: of the frames the GPU has completed (the diagnostics kernel writes mapped pinned memory; with frames
+  // in flight a sample of frame k is seen once frame k completed, at the latest when frame k + F is launched). None
+  // before the first sample.
   virtual std::optional<DiagnosticsSample> diagnostics() const = 0;
 };
 

@@ -214,20 +214,11 @@ const std::vector<NodeInfo>& NBodyCpuBackend::nodes() const {
     nodes_.clear();
     nodes_.reserve(count);
     forEachStageInstance(config_.substeps, [&](NBodyStage stage, int substep) {
-      const NBodyStageInfo& row = stageInfo(stage);
-      NodeInfo& info = nodes_.emplace_back();
-      info.name = stageInstanceName(stage, substep);
-      info.type = "cpu";
-      info.step = static_cast<int>(stage);
-      info.substep = substep;
-      info.togglable = row.togglable();
-      info.whyNotTogglable = std::string(row.whyNotTogglable);
+      nodes_.push_back(rowNode(stageInstanceName(stage, substep), "cpu", stageInfo(stage).whyNotTogglable,
+                               static_cast<int>(stage), substep));
       if (stage == NBodyStage::Forces && substep == 0 && config_.diagnosticsEvery > 0) {
-        NodeInfo& diagnostics = nodes_.emplace_back();
-        diagnostics.name = kDiagnosticsNodeName;
-        diagnostics.type = "cpu";
-        diagnostics.togglable = true;
-        diagnostics.diagnostics = true;
+        nodes_.push_back(rowNode(kDiagnosticsNodeName, "cpu", ""));
+        nodes_.back().diagnostics = true;
       }
     });
     nodesStale_ = true;

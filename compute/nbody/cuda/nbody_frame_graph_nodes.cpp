@@ -2,6 +2,7 @@
 // event-record marks that time every kernel node.
 #include <algorithm>
 #include <string>
+#include <string_view>
 
 #include "compute/nbody/cuda/nbody_frame_graph.h"
 
@@ -13,34 +14,22 @@ const std::vector<NodeInfo>& NBodyFrameGraph::nodes() const {
     cache.list.clear();
     cache.list.reserve(nodes_.size());
     for (const Node& n : nodes_) {
-      NodeInfo& info = cache.list.emplace_back();
-      info.name = n.name;
-      if (n.kind == Kind::Kernel) {
-        info.type = "kernel";
-        info.step = static_cast<int>(n.stage);
-        info.substep = n.substep;
-        info.whyNotTogglable = std::string(whyNotTogglable(n.stage));
-        info.togglable = info.whyNotTogglable.empty();
-      } else if (n.kind == Kind::BlowUpReport) {
-        info.type = "kernel";
-        info.whyNotTogglable = kBlowUpNodeReason;
-      } else if (n.kind == Kind::Diagnostics) {
-        info.type = "kernel";
-        info.togglable = true;
-        info.diagnostics = true;
-      } else if (n.kind == Kind::ForcesConvert) {
-        info.type = "kernel"; // no stage: not a row of the stage table, but it follows the forces toggle
-        info.substep = n.substep;
-        info.whyNotTogglable = "part of forces on several GPUs: toggled with forces";
-      } else if (n.kind == Kind::Collective) {
-        info.type = "nccl";
-        info.whyNotTogglable = kCollectiveNodeReason;
-      } else if (n.kind == Kind::EventRecord) {
-        info.type = "event record";
-        info.whyNotTogglable = "a timing mark of --profile, not part of the simulation";
-      } else {
-        info.type = n.kind == Kind::SemaphoreWait ? "semaphore wait" : "semaphore signal";
-        info.whyNotTogglable = kSemaphoreNodeReason;
+      const auto add = [&](std::string_view type, std::string_view why, int step = -1, int substep = 0) {
+        cache.list.push_back(rowNode(n.name, type, why, step, substep));
+      };
+      switch (n.kind) {
+      case Kind::Kernel: add("kernel", whyNotTogglable(n.stage), static_cast<int>(n.stage), n.substep); break;
+      case Kind::BlowUpReport: add("kernel", kBlowUpNodeReason); break;
+      case Kind::Diagnostics:
+        add("kernel", "");
+        cache.list.back().diagnostics = true;
+        break;
+      case Kind::ForcesConvert: // no stage: not a row of the stage table, but it follows the forces toggle
+        add("kernel", "part of forces on several GPUs: toggled with forces", -1, n.substep);
+        break;
+      case Kind::Collective: add("nccl", kCollectiveNodeReason); break;
+      case Kind::EventRecord: add("event record", "a timing mark of --profile, not part of the simulation"); break;
+      default: add(n.kind == Kind::SemaphoreWait ? "semaphore wait" : "semaphore signal", kSemaphoreNodeReason);
       }
     }
     cache.structure = false;

@@ -35,13 +35,12 @@ struct Params {
   float restitution = 0.8f;
   friend bool operator==(const Params&, const Params&) = default;
 };
+// clang-format off
 inline constexpr ParamRow<Params> kParams[] = {
-    {.key = "restitution",
-     .member = &Params::restitution,
-     .range = {0, 1},
+    {.key = "restitution", .member = &Params::restitution, .range = {0, 1},
      .slider = {.label = "restitution", .id = "restitution", .lo = 0, .hi = 1, .format = "%.2f"},
-     .soak = {.lo = 0.2f, .hi = 1.0f},
-     .help = "the share of its normal speed a particle keeps when it bounces off a wall"}};
+     .soak = {.lo = 0.2f, .hi = 1.0f}, .help = "the share of its normal speed a particle keeps when it bounces off a wall"}};
+// clang-format on
 static_assert(coversEveryField(kParams));
 
 // Every node of the frame, in execution order (NodeInfo::step is the row): why the panel cannot switch it off; empty:
@@ -95,12 +94,8 @@ class BackendBase {
 public:
   BackendBase(const Config& c, const char* type) : config_(c) {
     for (const auto& [name, whyNot] : kSteps)
-      nodes_.push_back({.name = std::string(name),
-                        .type = type,
-                        .step = static_cast<int>(nodes_.size()),
-                        .togglable = whyNot.empty(),
-                        .enabled = !whyNot.empty() || c.bounce,
-                        .whyNotTogglable = std::string(whyNot)});
+      nodes_.push_back(rowNode(name, type, whyNot, static_cast<int>(nodes_.size())));
+    nodes_[kBounce].enabled = c.bounce;
   }
   const Config& config() const { return config_; }
   const std::vector<NodeInfo>& nodes() const { return nodes_; }
