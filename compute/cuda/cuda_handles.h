@@ -148,6 +148,14 @@ using DeviceArray = CudaArray<T, DeviceAllocation>;
 template <typename T>
 using PinnedArray = CudaArray<T, PinnedAllocation>;
 
+// The device's pointer to a mapped pinned array (PinnedArray<T>(n, cudaHostAllocMapped)): kernels write it in place.
+template <typename T>
+T* mappedOnDevice(const PinnedArray<T>& a) {
+  void* p = nullptr;
+  CUDA_CHECK(cudaHostGetDevicePointer(&p, a.get(), 0));
+  return static_cast<T*>(p);
+}
+
 // Synchronous copies of a host vector's elements from or to the front of a device array of the same element size
 // (Float4 and float4). A pageable upload may still be landing when cudaMemcpy returns, on the legacy stream a
 // non-blocking stream does not order against: whoever launches next waits for cudaStreamLegacy first.

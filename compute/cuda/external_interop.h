@@ -6,7 +6,7 @@
 //
 // Freeing order (docs/FRAME.md, Shutdown): cudaFree of the mapped pointer, then cudaDestroyExternalMemory, and only
 // then may Vulkan free the memory. A semaphore is destroyed only after every wait and signal on it has completed. The
-// owners do not synchronise; NBodyCudaBackend waits for its stream before destroying them.
+// owners do not synchronise; each CUDA backend waits for its stream (finishOrRetire) before destroying them.
 #pragma once
 
 #include <cuda_runtime_api.h>

@@ -52,15 +52,12 @@ void FluidCudaBackend::Impl::allocateState() {
     blowUpState = cuda::DeviceArray<gpu::BlowUpState>(1);
     report = cuda::PinnedArray<gpu::HostReport>(1, cudaHostAllocMapped);
     hostCtrl = cuda::PinnedArray<gpu::FrameControl>(1);
-    void* onDevice = nullptr;
-    CUDA_CHECK(cudaHostGetDevicePointer(&onDevice, report.get(), 0));
-    d_report = static_cast<gpu::HostReport*>(onDevice);
+    d_report = cuda::mappedOnDevice(report);
     diagnosticsState = cuda::DeviceArray<gpu::FluidDiagnosticsDeviceState>(1);
     CUDA_CHECK(cudaMemset(diagnosticsState.get(), 0, sizeof(gpu::FluidDiagnosticsDeviceState)));
     diagnosticsReport = cuda::PinnedArray<gpu::FluidDiagnosticsHostReport>(1, cudaHostAllocMapped);
     std::memset(static_cast<void*>(diagnosticsReport.get()), 0, sizeof(gpu::FluidDiagnosticsHostReport));
-    CUDA_CHECK(cudaHostGetDevicePointer(&onDevice, diagnosticsReport.get(), 0));
-    d_diagnosticsReport = static_cast<gpu::FluidDiagnosticsHostReport*>(onDevice);
+    d_diagnosticsReport = cuda::mappedOnDevice(diagnosticsReport);
   }
   if (!frames.interop()) computeOutput = cuda::DeviceArray<float4>(n);
   layout = gpu::scratchLayout(static_cast<int>(n), grid);
@@ -71,19 +68,21 @@ void FluidCudaBackend::Impl::allocateState() {
   }
 }
 
-void FluidCudaBackend::Impl::uploadInitialState() {
-  const FluidState s = makeInitialState(config);
-  static_assert(sizeof(Float4) == sizeof(float4));
-  CUDA_CHECK(cudaMemcpyAsync(pos.get(), s.pos.data(), s.pos.size() * sizeof(float4), cudaMemcpyHostToDevice,
-                             frames.stream.get()));
-  CUDA_CHECK(cudaMemcpyAsync(vel.get(), s.vel.data(), s.vel.size() * sizeof(float4), cudaMemcpyHostToDevice,
-                             frames.stream.get()));
-  CUDA_CHECK(cudaMemsetAsync(rhoP.get(), 0, rhoP.bytes(), frames.stream.get()));
+// Synchronous copies: the host vectors die with the caller's. frame_begin and cfl reset the rest of the control block
+// every frame; only the simulated time carries over.
+void FluidCudaBackend::Impl::upload(const FluidState& s) {
+  std::vector<float2> densities(s.density.size()); // the pressure half is the density stage's, recomputed first
+  for (std::size_t i = 0; i < densities.size(); ++i) densities[i] = {s.density[i], 0.0f};
+  synchronize(); // no launch may still use the arrays about to be overwritten
+  cuda::upload(pos, s.pos), cuda::upload(vel, s.vel), cuda::upload(rhoP, densities);
   gpu::FrameControl c{};
-  CUDA_CHECK(cudaMemcpyAsync(ctrl.get(), &c, sizeof c, cudaMemcpyHostToDevice, frames.stream.get()));
+  c.time = s.time;
+  CUDA_CHECK(cudaMemcpy(ctrl.get(), &c, sizeof c, cudaMemcpyHostToDevice));
   const gpu::BlowUpState b{gpu::kNoBlowUp, gpu::kNoBlowUp};
-  CUDA_CHECK(cudaMemcpyAsync(blowUpState.get(), &b, sizeof b, cudaMemcpyHostToDevice, frames.stream.get()));
-  synchronize(); // the host vectors and the stack copies above die here
+  CUDA_CHECK(cudaMemcpy(blowUpState.get(), &b, sizeof b, cudaMemcpyHostToDevice));
+  // A pageable host-to-device cudaMemcpy may return before its DMA has landed, on the legacy stream that the frames'
+  // non-blocking stream does not order against: wait for it before the next launch reads the state.
+  CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
   *report.get() = gpu::HostReport{};
   report.get()->blowUp = gpu::kNoBlowUp;
   blowUp.reset();
@@ -98,32 +97,12 @@ void FluidCudaBackend::Impl::clearDiagnostics() {
 }
 
 void FluidCudaBackend::Impl::harvestDiagnostics() const {
-  const auto sample = cuda::readMappedReport(diagnosticsReport.get(), [&](const volatile auto* h) {
-    FluidDiagnosticsSample d;
-    d.frame = h->frame;
-    d.series = diagnosticsSeries;
-    d.sums.mass = h->sums.mass;
-    d.sums.maxDensityError = h->sums.maxDensityError;
-    d.sums.maxCompression = h->sums.maxCompression;
-    d.sums.maxSpeed = h->sums.maxSpeed;
-    d.sums.particles = h->sums.particles;
-    return d;
-  });
-  if (sample) diagnostics = sample;
+  if (const auto h = cuda::readMappedReport(diagnosticsReport.get()))
+    diagnostics = FluidDiagnosticsSample{h->frame, diagnosticsSeries, h->sums};
 }
 
 std::optional<gpu::HostReport> FluidCudaBackend::Impl::readReport() const {
-  return cuda::readMappedReport(report.get(), [](const volatile gpu::HostReport* h) {
-    gpu::HostReport r;
-    r.frame = h->frame;
-    r.substeps = h->substeps;
-    r.lastDt = h->lastDt;
-    r.covered = h->covered;
-    r.time = h->time;
-    r.blowUp = h->blowUp;
-    r.blowUpFrame = h->blowUpFrame;
-    return r;
-  });
+  return cuda::readMappedReport(report.get());
 }
 
 void FluidCudaBackend::Impl::configure(const FluidConfig& c) {
@@ -167,7 +146,7 @@ FluidCudaBackend::FluidCudaBackend(const FluidConfig& config, int device, const 
   m.sortEnd = cuda::makeTimingEvent();
   m.configure(config);
   m.allocateState();
-  m.uploadInitialState();
+  m.upload(makeInitialState(m.config));
   m.build();
   m.install("construction");
 }
@@ -179,7 +158,7 @@ void FluidCudaBackend::reset(const FluidConfig& config) {
   m.synchronize();
   m.configure(config);
   m.allocateState(); // the grid (and with it the scratch) follows the particle count; the exec is updated below
-  m.uploadInitialState();
+  m.upload(makeInitialState(m.config));
   m.build();
   m.install("reset to " + std::to_string(m.config.particles) + " particles");
 }
@@ -233,13 +212,9 @@ void FluidCudaBackend::download(FluidState& state) {
   Impl& m = *impl_;
   m.synchronize();
   const auto n = static_cast<std::size_t>(m.config.particles);
-  state.pos.resize(n);
-  state.vel.resize(n);
+  state.pos.resize(n), state.vel.resize(n), state.density.resize(n);
   std::vector<float2> rhoP(n);
-  CUDA_CHECK(cudaMemcpy(state.pos.data(), m.pos.get(), n * sizeof(float4), cudaMemcpyDeviceToHost));
-  CUDA_CHECK(cudaMemcpy(state.vel.data(), m.vel.get(), n * sizeof(float4), cudaMemcpyDeviceToHost));
-  CUDA_CHECK(cudaMemcpy(rhoP.data(), m.rhoP.get(), n * sizeof(float2), cudaMemcpyDeviceToHost));
-  state.density.resize(n);
+  cuda::download(state.pos, m.pos), cuda::download(state.vel, m.vel), cuda::download(rhoP, m.rhoP);
   for (std::size_t i = 0; i < n; ++i) state.density[i] = rhoP[i].x;
   gpu::FrameControl c{};
   CUDA_CHECK(cudaMemcpy(&c, m.ctrl.get(), sizeof c, cudaMemcpyDeviceToHost));
@@ -247,34 +222,14 @@ void FluidCudaBackend::download(FluidState& state) {
 }
 
 void FluidCudaBackend::setState(FluidState state) {
-  Impl& m = *impl_;
-  const auto n = static_cast<std::size_t>(m.config.particles);
+  const auto n = static_cast<std::size_t>(impl_->config.particles);
   if (state.pos.size() != n || state.vel.size() != n || state.density.size() != n) {
     throw std::invalid_argument("fluid: setState: " + std::to_string(state.pos.size()) + " positions, " +
                                 std::to_string(state.vel.size()) + " velocities and " +
                                 std::to_string(state.density.size()) + " densities for a run of " + std::to_string(n) +
                                 " particles");
   }
-  std::vector<float2> rhoP(n); // the pressure half is the density stage's, recomputed before any read
-  for (std::size_t i = 0; i < n; ++i) rhoP[i] = {state.density[i], 0.0f};
-  m.synchronize(); // no launch may still use the arrays about to be overwritten
-  // Synchronous copies: the host vectors die with this call. frame_begin and cfl reset the rest of the control block
-  // every frame; only the simulated time carries over.
-  CUDA_CHECK(cudaMemcpy(m.pos.get(), state.pos.data(), n * sizeof(float4), cudaMemcpyHostToDevice));
-  CUDA_CHECK(cudaMemcpy(m.vel.get(), state.vel.data(), n * sizeof(float4), cudaMemcpyHostToDevice));
-  CUDA_CHECK(cudaMemcpy(m.rhoP.get(), rhoP.data(), n * sizeof(float2), cudaMemcpyHostToDevice));
-  gpu::FrameControl c{};
-  c.time = state.time;
-  CUDA_CHECK(cudaMemcpy(m.ctrl.get(), &c, sizeof c, cudaMemcpyHostToDevice));
-  const gpu::BlowUpState b{gpu::kNoBlowUp, gpu::kNoBlowUp};
-  CUDA_CHECK(cudaMemcpy(m.blowUpState.get(), &b, sizeof b, cudaMemcpyHostToDevice));
-  // A pageable host-to-device cudaMemcpy may return before its DMA has landed, on the legacy stream that the frames'
-  // non-blocking stream does not order against: wait for it before the next launch reads the state.
-  CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
-  *m.report.get() = gpu::HostReport{};
-  m.report.get()->blowUp = gpu::kNoBlowUp;
-  m.blowUp.reset();
-  m.clearDiagnostics();
+  impl_->upload(state);
 }
 
 std::vector<float> FluidCudaBackend::downloadColour() {
@@ -376,13 +331,8 @@ const std::vector<NodeInfo>& FluidCudaBackend::nodes() const {
   Impl& m = *impl_;
   if (!m.nodesStale) return m.nodes;
   m.nodes.clear();
-  const auto add = [&](std::string_view name, std::string type, std::string_view why) -> NodeInfo& {
-    NodeInfo& n = m.nodes.emplace_back();
-    n.name = name;
-    n.type = std::move(type);
-    n.togglable = why.empty();
-    n.whyNotTogglable = why;
-    return n;
+  const auto add = [&](std::string_view name, const std::string& type, std::string_view why) -> NodeInfo& {
+    return m.nodes.emplace_back(rowNode(name, type, why));
   };
   const bool loop = m.options.launch == FluidLaunch::WhileGraph;
   const std::string body = loop ? " (WHILE body)" : m.options.launch == FluidLaunch::HostDecided ? " (host loop)" : "";

@@ -70,21 +70,14 @@ struct FluidCudaBackend::Impl {
   UpdateCounters counters;
   bool settingsDirty = false; // the next graph launch updates the kernel nodes whose specs changed
   mutable std::optional<gpu::KernelParams> resolved; // kernelParams of the current settings (settingsChanged resets)
-  double lastUpdateHostUs = -1;
-  double lastSortMs = -1;
+  double lastUpdateHostUs = -1, lastSortMs = -1;
   std::uint64_t nextFrame = 0;
   mutable std::vector<NodeInfo> nodes;
   mutable bool nodesStale = true;
   mutable std::optional<FluidBlowUp> blowUp;
 
   gpu::DeviceState deviceState() const {
-    gpu::DeviceState d;
-    d.pos = pos.get();
-    d.vel = vel.get();
-    d.rhoP = rhoP.get();
-    d.ctrl = ctrl.get();
-    d.blowUp = blowUpState.get();
-    d.report = d_report;
+    gpu::DeviceState d{pos.get(), vel.get(), rhoP.get(), ctrl.get(), blowUpState.get(), d_report};
     d.diagnostics = diagnosticsState.get();
     d.diagnosticsReport = d_diagnosticsReport;
     d.n = static_cast<int>(config.particles);
@@ -111,7 +104,7 @@ struct FluidCudaBackend::Impl {
 
   // ---- state ----
   void allocateState();
-  void uploadInitialState();
+  void upload(const FluidState& s); // the state's arrays, time and a clear blow-up and diagnostics report
   // ---- graph building ----
   // Adds the node of a kFluidSteps row after deps (a kernel node is recorded in built.nodes) and makes it the only
   // dependency. Rows run only when configured (the diagnostics node) are the caller's to skip.

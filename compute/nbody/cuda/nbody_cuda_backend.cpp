@@ -169,10 +169,7 @@ void NBodyCudaBackend::setParams(const NBodyParams& params) {
 void NBodyCudaBackend::setStageEnabled(NBodyStage stage, bool enabled) {
   Impl& m = *impl_;
   m.graph->setStageEnabled(stage, enabled);
-  for (Impl::Peer& p : m.peers) {
-    const OnDevice on(p.device, m.device);
-    p.graph->setStageEnabled(stage, enabled);
-  }
+  m.onPeers([&](Impl::Peer& p) { p.graph->setStageEnabled(stage, enabled); });
   m.config.enabled[static_cast<int>(stage)] = m.graph->stageEnabled(stage);
 }
 
@@ -218,10 +215,8 @@ void NBodyCudaBackend::setState(BodyState state, std::vector<Float4> accel) {
   cpu::computeColour(state.vel, m.config.params.colourScale, colour);
   m.synchronize(); // no launch may still use the arrays about to be overwritten
   m.bodies.upload(state, accel, colour);
-  for (Impl::Peer& p : m.peers) { // several GPUs: every GPU holds the whole state alike, as after a reset
-    const OnDevice on(p.device, m.device);
-    p.bodies.upload(state, accel, colour);
-  }
+  // Several GPUs: every GPU holds the whole state alike, as after a reset.
+  m.onPeers([&](Impl::Peer& p) { p.bodies.upload(state, accel, colour); });
   CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy)); // the uploads' pageable copies (see startBodies)
   m.clearBlowUp();
   if (!m.collectives) m.clearDiagnostics(); // several GPUs run without diagnostics (as reset)
@@ -264,10 +259,7 @@ bool NBodyCudaBackend::setProfiling(bool enabled) {
   Impl& m = *impl_;
   m.synchronize(); // the marks change the topology: no launch may still run the old exec
   m.graph->setProfiling(enabled);
-  for (Impl::Peer& p : m.peers) {
-    const OnDevice on(p.device, m.device);
-    p.graph->setProfiling(enabled);
-  }
+  m.onPeers([&](Impl::Peer& p) { p.graph->setProfiling(enabled); });
   return true;
 }
 
@@ -332,10 +324,7 @@ void NBodyCudaBackend::setProgrammaticLaunch(bool enabled) {
   if (m.graph->programmaticLaunch() == enabled) return;
   m.synchronize(); // a rebuild needs the graph idle (NBodyFrameGraph::rebuild)
   m.graph->setProgrammaticLaunch(enabled);
-  for (Impl::Peer& p : m.peers) {
-    const OnDevice on(p.device, m.device);
-    p.graph->setProgrammaticLaunch(enabled);
-  }
+  m.onPeers([&](Impl::Peer& p) { p.graph->setProgrammaticLaunch(enabled); });
 }
 
 LaunchHostTiming NBodyCudaBackend::lastLaunchHostTiming() const {

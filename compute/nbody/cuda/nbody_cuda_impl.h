@@ -2,11 +2,11 @@
 // API) and the Impl's own members below (launch, waits, blow-up and diagnostics reports, resets on one or several
 // GPUs). Internal to compute/cuda.
 //
-// Ownership and freeing order (docs/FRAME.md, Shutdown): Impl declares the stream and timing events first, then the
-// imported semaphores, then the imported render buffers, the state arrays and last the graph, so that destruction runs
-// in reverse: graph exec and graphs, state, mapped pointers + external memory (cudaFree, then
-// cudaDestroyExternalMemory, per buffer), semaphores, events, stream. ~NBodyCudaBackend first waits (bounded) for the
-// stream, so nothing is destroyed while the GPU may use it.
+// Ownership and freeing order (docs/FRAME.md, Shutdown): Impl declares the frame resources first (stream, timing
+// events, imported semaphores and render buffers: compute/cuda/frame_resources.h), then the state arrays and last the
+// graph, so that destruction runs in reverse: graph exec and graphs, state, mapped pointers + external memory
+// (cudaFree, then cudaDestroyExternalMemory, per buffer), semaphores, events, stream. ~NBodyCudaBackend first waits
+// (bounded) for the stream, so nothing is destroyed while the GPU may use it.
 #pragma once
 
 #include <algorithm>
@@ -134,6 +134,13 @@ struct NBodyCudaBackend::Impl {
   mutable std::vector<NodeInfo> allNodes; // nodes() with peers: rank 0's, then each peer's ("forces@gpu1")
 
   int ranks() const { return 1 + static_cast<int>(peers.size()); }
+  template <typename Fn>
+  void onPeers(const Fn& fn) { // fn(peer) for every peer, with its GPU current
+    for (Peer& p : peers) {
+      const OnDevice on(p.device, device);
+      fn(p);
+    }
+  }
 
   struct InjectedFailure {
     NBodyStage stage;
@@ -182,33 +189,22 @@ struct NBodyCudaBackend::Impl {
 
   // A fresh report: the GPU's word and launch count on the stream (ordered before every later launch), the host word
   // directly. The caller makes sure no launch is running. The host word is mapped, so kernels write it in place.
-  void clearBlowUp() {
-    if (!blowUpState.get()) {
-      blowUpState = cuda::DeviceArray<cuda::BlowUpDeviceState>(1);
-      blowUpWord = cuda::PinnedArray<unsigned long long>(1, cudaHostAllocMapped);
-      void* onDevice = nullptr;
-      CUDA_CHECK(cudaHostGetDevicePointer(&onDevice, blowUpWord.get(), 0));
-      d_blowUpWord = static_cast<unsigned long long*>(onDevice);
+  static void clearBlowUpOf(cuda::DeviceArray<cuda::BlowUpDeviceState>& state,
+                            cuda::PinnedArray<unsigned long long>& word, unsigned long long*& d_word, cudaStream_t s) {
+    if (!state.get()) {
+      state = cuda::DeviceArray<cuda::BlowUpDeviceState>(1);
+      word = cuda::PinnedArray<unsigned long long>(1, cudaHostAllocMapped);
+      d_word = cuda::mappedOnDevice(word);
     }
-    cuda::BlowUpDeviceState* d_state = blowUpState.get();
-    CUDA_CHECK(cudaMemsetAsync(&d_state->first, 0xFF, sizeof(unsigned int), frames.stream.get())); // = kNoBlowUp
-    CUDA_CHECK(cudaMemsetAsync(&d_state->launches, 0, 3 * sizeof(unsigned int), frames.stream.get()));
+    CUDA_CHECK(cudaMemsetAsync(&state.get()->first, 0xFF, sizeof(unsigned int), s)); // = kNoBlowUp
+    CUDA_CHECK(cudaMemsetAsync(&state.get()->launches, 0, 3 * sizeof(unsigned int), s));
     static_assert(offsetof(cuda::BlowUpDeviceState, launches) == sizeof(unsigned int) &&
                   sizeof(cuda::BlowUpDeviceState) == 4 * sizeof(unsigned int));
-    *blowUpWord.get() = ~0ull;
-    for (Peer& p : peers) {
-      const OnDevice on(p.device, device);
-      if (!p.blowUpState.get()) {
-        p.blowUpState = cuda::DeviceArray<cuda::BlowUpDeviceState>(1);
-        p.blowUpWord = cuda::PinnedArray<unsigned long long>(1, cudaHostAllocMapped);
-        void* onDevice = nullptr;
-        CUDA_CHECK(cudaHostGetDevicePointer(&onDevice, p.blowUpWord.get(), 0));
-        p.d_blowUpWord = static_cast<unsigned long long*>(onDevice);
-      }
-      CUDA_CHECK(cudaMemsetAsync(&p.blowUpState.get()->first, 0xFF, sizeof(unsigned int), p.stream.get()));
-      CUDA_CHECK(cudaMemsetAsync(&p.blowUpState.get()->launches, 0, 3 * sizeof(unsigned int), p.stream.get()));
-      *p.blowUpWord.get() = ~0ull;
-    }
+    *word.get() = ~0ull;
+  }
+  void clearBlowUp() {
+    clearBlowUpOf(blowUpState, blowUpWord, d_blowUpWord, frames.stream.get());
+    onPeers([](Peer& p) { clearBlowUpOf(p.blowUpState, p.blowUpWord, p.d_blowUpWord, p.stream.get()); });
     nextLaunchOrdinal = 0;
     blowUp.reset();
   }
@@ -218,9 +214,7 @@ struct NBodyCudaBackend::Impl {
     CUDA_CHECK(cudaMemset(diagnosticsState.get(), 0, sizeof(cuda::DiagnosticsDeviceState)));
     diagnosticsReport = cuda::PinnedArray<cuda::DiagnosticsHostReport>(1, cudaHostAllocMapped);
     std::memset(static_cast<void*>(diagnosticsReport.get()), 0, sizeof(cuda::DiagnosticsHostReport));
-    void* onDevice = nullptr;
-    CUDA_CHECK(cudaHostGetDevicePointer(&onDevice, diagnosticsReport.get(), 0));
-    d_diagnosticsReport = static_cast<cuda::DiagnosticsHostReport*>(onDevice);
+    d_diagnosticsReport = cuda::mappedOnDevice(diagnosticsReport);
   }
 
   // A new series: nothing of the old state is shown again. The caller made sure no launch is running.
@@ -233,21 +227,8 @@ struct NBodyCudaBackend::Impl {
 
   // The report's sample if one is complete (seqlock: seq, the fields, seq again); never a CUDA call, never a wait.
   void harvestDiagnostics() const {
-    const auto sample = cuda::readMappedReport(diagnosticsReport.get(), [&](const volatile auto* h) {
-      DiagnosticsSample d;
-      d.frame = h->frame;
-      d.series = diagnosticsSeries;
-      d.sums.kinetic = h->sums.kinetic;
-      d.sums.potential = h->sums.potential;
-      for (int k = 0; k < 3; ++k) {
-        d.sums.momentum[k] = h->sums.momentum[k];
-        d.sums.angularMomentum[k] = h->sums.angularMomentum[k];
-      }
-      d.sums.momentumScale = h->sums.momentumScale;
-      d.sums.angularMomentumScale = h->sums.angularMomentumScale;
-      return d;
-    });
-    if (sample) diagnostics = sample;
+    if (const auto h = cuda::readMappedReport(diagnosticsReport.get()))
+      diagnostics = DiagnosticsSample{h->frame, diagnosticsSeries, h->sums};
   }
 
   // One load of the mapped host word (never a CUDA call, never a wait). It is written once, with one 8-byte store,

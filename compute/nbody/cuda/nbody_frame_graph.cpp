@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <stdexcept>
+#include <tuple>
 #include <utility>
 
 #include "compute/nvtx.h"
@@ -335,16 +336,10 @@ void NBodyFrameGraph::rebuild(const BodiesView& bodies, int substeps, const NBod
                               const std::array<bool, kStageCount>& enabled, float4* output, const std::string& cause) {
   // Strong guarantee: on a throw the graph keeps its old inputs and exec (the caller keeps the old state alive).
   // The enable states only reach the exec in syncEnableStates() below, after the last point that can throw.
-  const BodiesView oldBodies = bodies_;
+  auto inputs = std::tie(bodies_, substeps_, params_, enabled_, output_);
+  const auto old = std::make_tuple(bodies_, substeps_, params_, enabled_, output_);
   const int oldSubsteps = substeps_;
-  const NBodyParams oldParams = params_;
-  const std::array<bool, kStageCount> oldEnabled = enabled_;
-  float4* const oldOutput = output_;
-  bodies_ = bodies;
-  substeps_ = substeps;
-  params_ = params;
-  enabled_ = enabled;
-  output_ = output;
+  inputs = std::tie(bodies, substeps, params, enabled, output);
   try {
     Built fresh = build();
     std::string notAttempted;
@@ -367,11 +362,7 @@ void NBodyFrameGraph::rebuild(const BodiesView& bodies, int substeps, const NBod
       execProgrammatic_ = programmatic_;
     }
   } catch (...) {
-    bodies_ = oldBodies;
-    substeps_ = oldSubsteps;
-    params_ = oldParams;
-    enabled_ = oldEnabled;
-    output_ = oldOutput;
+    inputs = old;
     throw;
   }
   // Every node now holds the parameters it was built with (params_, output_).
