@@ -62,6 +62,17 @@ FluidState makeLattice(const FluidParams& params, int nx, int ny, int nz, const 
   return state;
 }
 
+// fn(x, v, i) on every particle's position and velocity (their w components kept).
+template <typename Fn>
+void forEachParticle(FluidState& state, const Fn& fn) {
+  for (std::size_t i = 0; i < state.size(); ++i) {
+    Vec3 x = xyz(state.pos[i]), v = xyz(state.vel[i]);
+    fn(x, v, i);
+    state.pos[i] = toFloat4(x, state.pos[i].w);
+    state.vel[i] = toFloat4(v, state.vel[i].w);
+  }
+}
+
 } // namespace
 
 FluidState makeDamBreak(const FluidParams& params, int nx, int ny, int nz) {
@@ -164,13 +175,8 @@ void computeForces(const FluidParams& params, float alpha, const FluidState& sta
 }
 
 void integrate(FluidState& state, const FluidWorkspace& work, Vec3 gravity, float dt) {
-  for (std::size_t i = 0; i < state.size(); ++i) {
-    Vec3 x = xyz(state.pos[i]);
-    Vec3 v = xyz(state.vel[i]);
-    sph_math::integrate(x, v, xyz(work.accel[i]) + gravity, dt);
-    state.pos[i] = toFloat4(x, state.pos[i].w);
-    state.vel[i] = toFloat4(v, state.vel[i].w);
-  }
+  forEachParticle(
+      state, [&](Vec3& x, Vec3& v, std::size_t i) { sph_math::integrate(x, v, xyz(work.accel[i]) + gravity, dt); });
 }
 
 // The CUDA graph runs walls, then obstacle (docs/FLUID.md). The obstacle lies within [R, box - R] per axis, so a
@@ -178,25 +184,17 @@ void integrate(FluidState& state, const FluidWorkspace& work, Vec3 gravity, floa
 void applyWalls(const FluidParams& params, FluidState& state) {
   const Vec3 box = toVec3(params.boxSize);
   const float radius = particleRadius(params);
-  for (std::size_t i = 0; i < state.size(); ++i) {
-    Vec3 x = xyz(state.pos[i]);
-    Vec3 v = xyz(state.vel[i]);
+  forEachParticle(state, [&](Vec3& x, Vec3& v, std::size_t) {
     sph_math::reflectAtWalls(x, v, box, radius, params.wallRestitution);
-    state.pos[i] = toFloat4(x, state.pos[i].w);
-    state.vel[i] = toFloat4(v, state.vel[i].w);
-  }
+  });
 }
 
 void applyObstacle(const FluidParams& params, FluidState& state) {
   const Vec3 centre = toVec3(params.obstacleCentre);
   const float radius = particleRadius(params);
-  for (std::size_t i = 0; i < state.size(); ++i) {
-    Vec3 x = xyz(state.pos[i]);
-    Vec3 v = xyz(state.vel[i]);
+  forEachParticle(state, [&](Vec3& x, Vec3& v, std::size_t) {
     sph_math::pushOutOfSphere(x, v, centre, params.obstacleRadius, radius, params.wallRestitution);
-    state.pos[i] = toFloat4(x, state.pos[i].w);
-    state.vel[i] = toFloat4(v, state.vel[i].w);
-  }
+  });
 }
 
 void buildSortedGrid(const FluidParams& params, FluidState& state, FluidWorkspace& work) {

@@ -27,8 +27,7 @@ struct FluidState {
 
 // (cell key, particle index) pairs, the sort's input and output; ordered by key, then index.
 struct KeyIndex {
-  std::uint32_t key;
-  std::uint32_t index;
+  std::uint32_t key, index;
   friend bool operator<(KeyIndex a, KeyIndex b) { return a.key != b.key ? a.key < b.key : a.index < b.index; }
 };
 
@@ -38,15 +37,13 @@ inline constexpr std::uint32_t kEmptyCell = 0xffffffffu;
 struct FluidGrid {
   sph_math::GridDims dims{};
   std::vector<KeyIndex> sorted;
-  std::vector<std::uint32_t> cellStart;
-  std::vector<std::uint32_t> cellEnd;
+  std::vector<std::uint32_t> cellStart, cellEnd;
 };
 
 // Scratch of the substep, kept between substeps so that a substep allocates nothing once sized.
 struct FluidWorkspace {
   FluidGrid grid;
-  std::vector<Float4> scratchPos, scratchVel;
-  std::vector<Float4> accel;
+  std::vector<Float4> scratchPos, scratchVel, accel;
   std::vector<float> pressure;
 };
 

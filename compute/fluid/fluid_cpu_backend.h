@@ -81,8 +81,7 @@ private:
   std::uint64_t nextFrame_ = 0;
   std::optional<FluidFrameInfo> lastFrame_;
   std::optional<FluidBlowUp> blowUp_;
-  bool diagnosticsOn_ = true;
-  bool diagnosticsFirstPending_ = true;
+  bool diagnosticsOn_ = true, diagnosticsFirstPending_ = true;
   std::uint64_t diagnosticsSeries_ = 0;
   std::optional<FluidDiagnosticsSample> diagnostics_;
   mutable std::vector<NodeInfo> nodes_; // rebuilt when empty (a reset clears it: the diagnostics row may change)

@@ -143,8 +143,7 @@ constexpr bool fluidDiagnosticsDue(std::uint64_t frame, int every, bool firstPen
 // One sample: the state frame `frame` ended with (its last substep's density), taken after the frame's substeps.
 // `series` changes at every reset or state replacement.
 struct FluidDiagnosticsSample {
-  std::uint64_t frame = 0;
-  std::uint64_t series = 0;
+  std::uint64_t frame = 0, series = 0;
   FluidDiagnosticSums sums{};
 };
 

@@ -171,8 +171,7 @@ void validateSceneConfig(const NBodyConfig& config);
 // Body state, structure of float4 arrays: position + mass in posMass, velocity in vel (w unused).
 // Velocities are leapfrog half-step velocities v(t - dt/2); see nbody_initial_conditions.h.
 struct BodyState {
-  std::vector<Float4> posMass;
-  std::vector<Float4> vel;
+  std::vector<Float4> posMass, vel;
   std::size_t size() const { return posMass.size(); }
 };
 

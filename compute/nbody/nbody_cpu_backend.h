@@ -57,8 +57,7 @@ private:
   std::optional<NBodyBlowUp> blowUp_; // the first non-finite value since the last reset or setState
   // Diagnostics: the panel's toggle, whether the series' first sample is still to be taken, the series (one per
   // reset or setState) and its latest sample.
-  bool diagnosticsOn_ = true;
-  bool diagnosticsFirstPending_ = true;
+  bool diagnosticsOn_ = true, diagnosticsFirstPending_ = true;
   std::uint64_t diagnosticsSeries_ = 0;
   std::optional<DiagnosticsSample> diagnostics_;
   void startDiagnosticsSeries();

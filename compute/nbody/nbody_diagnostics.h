@@ -117,8 +117,7 @@ GRAPHSIM_HD inline void add(DiagnosticSums& into, const DiagnosticSums& b) {
 // right after that frame's first forces stage. `series` changes at every reset or state replacement, so a consumer
 // knows to start its drift over.
 struct DiagnosticsSample {
-  std::uint64_t frame = 0;
-  std::uint64_t series = 0;
+  std::uint64_t frame = 0, series = 0;
   DiagnosticSums sums{};
 };
 

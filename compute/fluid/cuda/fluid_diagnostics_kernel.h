@@ -20,8 +20,7 @@ inline constexpr int kDiagnosticsWarps = 2048; // blocks of one warp at most (a 
 // the accumulators with atomicExch(…, 0) and resets blocksDone, so every launch finds them at 0.
 struct FluidDiagnosticsDeviceState {
   fluid_diagnostics_math::Extremes extremes; // the count and the maxima as ordered bits
-  unsigned int blocksDone;
-  unsigned int pad;
+  unsigned int blocksDone, pad;
   unsigned long long seq; // the host report's sequence number (kept here: the kernel never reads host memory)
 };
 
@@ -35,8 +34,7 @@ struct FluidDiagnosticsHostReport {
 };
 
 struct FluidDiagnosticsArgs {
-  const float4* pos;
-  const float4* vel;
+  const float4 *pos, *vel;
   const float2* rhoP; // (rho, p / rho^2) of the last density stage
   const FrameControl* ctrl;
   FluidDiagnosticsDeviceState* state;

@@ -26,10 +26,7 @@ using Step = FluidStep;
 inline const char* stepName(Step s) { return stepRow(s).name.data(); }
 
 struct ScratchLayout {
-  std::size_t particles = 0;
-  std::size_t bytes = 0;
-  std::size_t cells = 0;
-  std::size_t sortTempBytes = 0;
+  std::size_t particles = 0, bytes = 0, cells = 0, sortTempBytes = 0;
   int keyBits = 1;
   Scratch at(void* base) const; // pointers into an allocation of `bytes` at base
 };

@@ -93,11 +93,9 @@ __global__ void __launch_bounds__(32) cflKernel(CflArgs a) {
 
 struct KeysArgs {
   const float4* pos;
-  unsigned* keys;
-  unsigned* vals;
+  unsigned *keys, *vals;
   Grid grid;
-  int n;
-  int pad;
+  int n, pad;
 };
 
 __global__ void keysKernel(KeysArgs a) {
@@ -110,10 +108,8 @@ __global__ void keysKernel(KeysArgs a) {
 
 struct RangesArgs {
   const unsigned* keys; // sorted
-  unsigned* cellStart;
-  unsigned* cellEnd;
-  int n;
-  int pad;
+  unsigned *cellStart, *cellEnd;
+  int n, pad;
 };
 
 __global__ void rangesKernel(RangesArgs a) {
@@ -126,12 +122,9 @@ __global__ void rangesKernel(RangesArgs a) {
 
 struct ReorderArgs {
   const unsigned* vals; // sorted: the old index of sorted particle i
-  const float4* pos;
-  const float4* vel;
-  float4* posS;
-  float4* velS;
-  int n;
-  int pad;
+  const float4 *pos, *vel;
+  float4 *posS, *velS;
+  int n, pad;
 };
 
 __global__ void reorderKernel(ReorderArgs a) {
@@ -214,8 +207,7 @@ inline unsigned laneThreads(int n) { return static_cast<unsigned>((n + kGroupsPe
 
 struct DensityArgs {
   const float4* posS;
-  const unsigned* cellStart;
-  const unsigned* cellEnd;
+  const unsigned *cellStart, *cellEnd;
   float2* rhoP; // (rho, p / rho^2)
   BlowUpState* blowUp;
   const FrameControl* ctrl;
@@ -286,15 +278,11 @@ __global__ void __launch_bounds__(128) forcesKernel(ForcesArgs a) {
 }
 
 struct IntegrateArgs {
-  const float4* posS;
-  const float4* velS;
-  const float4* accel;
-  float4* pos;
-  float4* vel;
+  const float4 *posS, *velS, *accel;
+  float4 *pos, *vel;
   const FrameControl* ctrl;
   BlowUpState* blowUp;
-  int n;
-  int pad;
+  int n, pad;
 };
 
 __global__ void integrateKernel(IntegrateArgs a) {
@@ -309,8 +297,7 @@ __global__ void integrateKernel(IntegrateArgs a) {
 }
 
 struct ObstacleArgs {
-  float4* pos;
-  float4* vel;
+  float4 *pos, *vel;
   int n;
   float cx, cy, cz, sphereRadius, radius, restitution;
 };
@@ -326,8 +313,7 @@ __global__ void obstacleKernel(ObstacleArgs a) {
 }
 
 struct WallsArgs {
-  float4* pos;
-  float4* vel;
+  float4 *pos, *vel;
   BlowUpState* blowUp;
   const FrameControl* ctrl;
   int n;
@@ -387,8 +373,7 @@ struct ColourArgs {
   const float2* rhoP;
   const FrameControl* ctrl;
   OutputArgs outputs;
-  int n;
-  int byDensity;
+  int n, byDensity;
   float scale, rho0;
 };
 

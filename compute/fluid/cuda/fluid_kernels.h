@@ -46,8 +46,7 @@ struct HostReport {
   unsigned long long seq;
   unsigned long long frame;
   int substeps;
-  float lastDt;
-  float covered;
+  float lastDt, covered;
   int pad;
   double time;                    // FrameControl::time
   unsigned long long blowUp;      // BlowUpState::first
@@ -62,8 +61,7 @@ struct Grid {
 inline constexpr int kMaxOutputs = 4;
 struct OutputArgs { // the render buffers: frame k writes out[k % slots]
   float4* out[kMaxOutputs];
-  int slots;
-  int pad;
+  int slots, pad;
 };
 
 // The substep's scratch, carved out of one allocation (preallocated, or a graph memory node's).
@@ -83,8 +81,7 @@ struct FluidDiagnosticsHostReport;
 
 // The device state the graph's kernels read and write (owned by the backend).
 struct DeviceState {
-  float4* pos = nullptr;
-  float4* vel = nullptr;
+  float4 *pos = nullptr, *vel = nullptr;
   float2* rhoP = nullptr;
   FrameControl* ctrl = nullptr;
   BlowUpState* blowUp = nullptr;

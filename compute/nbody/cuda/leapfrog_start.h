@@ -15,8 +15,7 @@ namespace graphsim::cuda {
 struct LeapfrogStartParams {
   float G = 1;
   float eps2 = 0; // softening^2, as NBodyFrameGraph::stageSpecs computes it
-  float dt = 0;
-  float colourScale = 1;
+  float dt = 0, colourScale = 1;
 };
 
 // bodies.vel holds v(0) on entry; afterwards (asynchronously, on `stream`) accel holds a(0), vel v(-dt/2) and

@@ -47,8 +47,7 @@ GRAPHSIM_HD inline DiagnosticsLayout diagnosticsLayout(int n) {
 // Device memory of the node (one per NBodyCudaBackend, zeroed when allocated): the partials and the completion counter,
 // which the last block puts back to 0, so every launch finds it at 0.
 struct DiagnosticsDeviceState {
-  unsigned int blocksDone;
-  unsigned int pad;
+  unsigned int blocksDone, pad;
   unsigned long long seq; // the host report's sequence number (kept here: the kernel never reads host memory)
   DiagnosticSums partials[kDiagnosticsMaxBlocks];
 };

@@ -268,9 +268,7 @@ private:
   // the exec since the last read-back), times (nodeMs_ changed). nodes() refreshes only those.
   struct NodeListCache {
     std::vector<NodeInfo> list;
-    bool structure = true;
-    bool enableStates = true;
-    bool times = true;
+    bool structure = true, enableStates = true, times = true;
   };
   mutable NodeListCache nodeList_;
 

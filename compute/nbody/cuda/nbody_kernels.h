@@ -28,9 +28,7 @@ struct ForcesScratch {
 };
 
 struct BodiesView {
-  float4* posMass = nullptr;
-  float4* vel = nullptr;
-  float4* accel = nullptr;
+  float4 *posMass = nullptr, *vel = nullptr, *accel = nullptr;
   float* colour = nullptr;
   int n = 0;
   ForcesScratch forces;
@@ -86,25 +84,19 @@ struct ForcesArgs {
   // the tiles I that hold them (begin and end multiples of its tile, kForcesSliceAlign) and, with `partial`, only
   // adds into the fixed-point sums, which the GPUs then add up (ncclReduceScatter) and forcesConvertSpec turns into
   // accelerations.
-  int begin;
-  int end;
-  int partial;
-  int pad;
+  int begin, end, partial, pad;
 };
 struct AttractorArgs {
   const float4* posMass;
   float4* vel;
   int n;
-  float px, py, pz;
-  float strength;
-  float dt;
+  float px, py, pz, strength, dt;
   float softening; // kAttractorSoftening
   int pad;
   BlowUpFlag blowUp;
 };
 struct IntegrateArgs {
-  float4* posMass;
-  float4* vel;
+  float4 *posMass, *vel;
   const float4* accel;
   int n;
   float dt;
@@ -117,8 +109,7 @@ struct DampingArgs {
   BlowUpFlag blowUp;
 };
 struct BoundaryArgs {
-  float4* posMass;
-  float4* vel;
+  float4 *posMass, *vel;
   int n;
   float radius;
   BlowUpFlag blowUp;
@@ -133,8 +124,7 @@ struct WriteRenderArgs {
   const float4* posMass;
   const float* colour;
   float4* out; // render buffer k % F (or the compute-only buffer): the one pointer that changes every frame
-  int n;
-  int pad;
+  int n, pad;
 };
 // The report node: one thread. If the word shows a blow-up and none was reported yet, it stores
 // (launch ordinal << 32 | code) into the mapped pinned host word with one 8-byte store (so the host never reads half
