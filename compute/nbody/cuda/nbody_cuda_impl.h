@@ -283,6 +283,7 @@ struct NBodyCudaBackend::Impl {
   void waitForFrame(std::uint64_t k) const {
     if (!frames.lastLaunched || k > *frames.lastLaunched)
       throw std::logic_error("waitForFrame(" + std::to_string(k) + "): that frame has not been launched");
+    if (frames.timings.endOf(k) == nullptr) return synchronize(); // every GPU's stream, not only rank 0's
     frames.waitForFrame(k, [&] {
       return "frame " + std::to_string(k) + " failed (a kernel or semaphore operation" + injectedText() + ")";
     });
