@@ -16,6 +16,7 @@
 #include "app/cli/registry.h"
 #include "app/reliability/param_soak.h"
 #include "app/reliability/soak.h"
+#include "app/reliability/soak_checks.h"
 #include "app/scenes/param_json.h"
 #include "app/scenes/param_panel.h"
 #include "app/scenes/scene_config.h"
@@ -116,52 +117,25 @@ private:
   double time_ = 0; // simulated seconds of the state shown
 };
 
-// Every 5th frame a seeded move (a row with a soak range, or the bounce switch) through the run's controls (the
-// recording's path) and the same controls to a CPU replay. Checkpoints compare the two states: bit for bit on the
-// CPU; on CUDA within 1e-4, and the replay then restarts from the run's state.
-class BallisticSoak final : public SceneSoak {
+// Every 5th frame a seeded move, a row with a soak range or the bounce switch; ReplaySoak replays and compares it.
+class BallisticSoak final : public ReplaySoak {
 public:
   BallisticSoak(const SceneSettings& s, const SoakOptions& o)
-      : wanted_(std::any_cast<const Config&>(s.config)), replay_(ballisticScene().makeProducer(s, {})), random_(o.seed),
-        exact_(o.backend != BackendKind::Cuda) {}
+      : ReplaySoak(ballisticScene(), s, o, 1e-4), wanted_(std::any_cast<const Config&>(s.config)) {}
   void change(std::uint64_t k, SceneProducer& run) override {
     if (k % 5 != 4) return;
     if (random_.between(0, 1) == 0) moveRandomParam(random_, kParams, wanted_.params), ++moves_;
     else wanted_.bounce = !wanted_.bounce, ++toggles_;
-    json c = run.controls();
-    c.update(liveJson(wanted_));
-    run.setControls(c), replay_->setControls(c);
-  }
-  void afterFrame(std::uint64_t k, SceneProducer& run, bool checkpoint) override {
-    replay_->beginFrame(k), replay_->produce(k);
-    if (!checkpoint) return;
-    const SceneState got = run.saveState(), want = replay_->saveState();
-    double diff = 0;
-    for (std::size_t a = 0; a < got.arrays.size(); ++a)
-      for (std::size_t i = 0; i < got.arrays[a].values.size(); ++i)
-        diff = std::max(diff, std::fabs(double(got.arrays[a].values[i]) - want.arrays[a].values[i]));
-    worst_ = std::max(worst_, diff);
-    failed_ += (exact_ ? diff != 0 : !(diff <= 1e-4)) ? 1 : 0;
-    ++checkpoints_;
-    if (!exact_) replay_->loadState(got);
+    setControls(run, liveJson(wanted_));
   }
   void printChanges() const override {
     std::printf("changes: %llu restitution moves, %llu bounce toggles\n", static_cast<unsigned long long>(moves_),
                 static_cast<unsigned long long>(toggles_));
   }
-  void printCheckpoints() const override {
-    std::printf("checkpoints: %llu, failed %llu, worst difference from the CPU replay %g\n",
-                static_cast<unsigned long long>(checkpoints_), static_cast<unsigned long long>(failed_), worst_);
-  }
-  bool passed() const override { return failed_ == 0 && checkpoints_ > 0; }
 
 private:
   Config wanted_;
-  std::unique_ptr<SceneProducer> replay_;
-  SoakRandom random_;
-  bool exact_;
-  std::uint64_t moves_ = 0, toggles_ = 0, checkpoints_ = 0, failed_ = 0;
-  double worst_ = 0;
+  std::uint64_t moves_ = 0, toggles_ = 0;
 };
 
 // Bench: the product's hand-off (BenchProducer's FrameFeed) over the scene's engine, on the generic loop.
