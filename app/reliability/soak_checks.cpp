@@ -21,11 +21,12 @@ void SoakFailures::print() const {
 
 void printCheckpointLine(std::uint64_t checkpoints, std::int64_t every, const char* how, std::uint64_t failed,
                          std::uint64_t identical, std::uint64_t resyncs) {
-  std::printf("checkpoints: %llu every %lld frames against the cpu replay (%s), %llu failed, %llu bit-identical, "
-              "%llu replay restarts from the run's state\n",
-              static_cast<unsigned long long>(checkpoints), static_cast<long long>(every), how,
-              static_cast<unsigned long long>(failed), static_cast<unsigned long long>(identical),
-              static_cast<unsigned long long>(resyncs));
+  std::printf(
+      "checkpoints: %llu every %lld frames against the cpu replay (%s), %llu failed, %llu bit-identical, "
+      "%llu replay restarts from the run's state\n",
+      static_cast<unsigned long long>(checkpoints), static_cast<long long>(every), how,
+      static_cast<unsigned long long>(failed), static_cast<unsigned long long>(identical),
+      static_cast<unsigned long long>(resyncs));
 }
 
 ReplaySoak::ReplaySoak(const Scene& scene, const SceneSettings& settings, const SoakOptions& options, double tolerance)
