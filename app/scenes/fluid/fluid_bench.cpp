@@ -24,7 +24,6 @@
 #include "app/bench/bench_support.h"
 #include "app/run/open_devices.h"
 #include "app/run/signals.h"
-#include "app/scenes/fluid/fluid_parts.h"
 #include "app/scenes/fluid/fluid_producer.h"
 #include "app/scenes/fluid/fluid_scene.h"
 #include "compute/fluid/fluid_cpu_backend.h"

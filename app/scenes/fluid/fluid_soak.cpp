@@ -18,7 +18,6 @@
 #include "app/reliability/soak_checks.h"
 #include "app/reliability/soak_random.h"
 #include "app/scenes/fluid/fluid_controller.h"
-#include "app/scenes/fluid/fluid_parts.h"
 #include "app/scenes/fluid/fluid_scene.h"
 #include "compute/fluid/fluid_cpu_backend.h"
 

@@ -11,7 +11,7 @@
 #include "app/bench/bench_support.h"
 #include "app/run/open_devices.h"
 #include "app/run/signals.h"
-#include "app/scenes/nbody/nbody_parts.h"
+#include "app/scenes/nbody/nbody_scene.h"
 #include "compute/cuda_device.h"
 #include "compute/nbody/nbody_cuda_backend.h"
 #include "render/driver_info.h"

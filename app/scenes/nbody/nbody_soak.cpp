@@ -15,7 +15,6 @@
 #include "app/reliability/soak_checks.h"
 #include "app/reliability/soak_random.h"
 #include "app/scenes/nbody/nbody_controller.h"
-#include "app/scenes/nbody/nbody_parts.h"
 #include "app/scenes/nbody/nbody_scene.h"
 #include "compute/nbody/nbody_cpu_backend.h"
 #include "compute/nbody/nbody_params.h"
