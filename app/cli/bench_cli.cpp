@@ -83,18 +83,11 @@ std::vector<BenchVariant> parseVariants(const std::string& list) {
 } // namespace
 
 std::string_view benchVariantName(BenchVariant variant) {
-  switch (variant) {
-  case BenchVariant::Graph: return "graph";
-  case BenchVariant::EventSubmit: return "event-submit";
-  case BenchVariant::LaunchEarly: return "launch-early";
-  case BenchVariant::Pdl: return "pdl";
-  case BenchVariant::Stream: return "stream";
-  case BenchVariant::WholeUpdate: return "whole-update";
-  case BenchVariant::Reinstantiate: return "reinstantiate";
-  case BenchVariant::HostCopy: return "host-copy";
-  case BenchVariant::Serial: return "serial";
-  }
-  return "unknown";
+  constexpr std::string_view kNames[] = {"graph",        "event-submit",  "launch-early", "pdl",   "stream",
+                                         "whole-update", "reinstantiate", "host-copy",    "serial"}; // enum order
+  static_assert(std::size(kNames) == kBenchVariants.size());
+  const auto i = static_cast<std::size_t>(variant);
+  return i < std::size(kNames) ? kNames[i] : "unknown";
 }
 
 std::optional<BenchVariant> benchVariantFromName(std::string_view name) {

@@ -6,6 +6,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "compute/param_table.h"
@@ -29,6 +30,17 @@ void drawParamSlider(const ParamRow<P>& row, P& p) {
   }
   if (!row.help.empty() && ImGui::IsItemHovered())
     ImGui::SetTooltip("%.*s", static_cast<int>(row.help.size()), row.help.data());
+}
+
+// A structural slider (a count, substeps): applied when released, not on every drag step (each is a graph update or
+// a reset). edit: the value while dragged, 0 showing `current`. Returns the value to apply, on release.
+inline std::optional<int> drawReleasedSlider(const char* label, int& edit, int current, int lo, int hi,
+                                             ImGuiSliderFlags flags = 0) {
+  int value = edit > 0 ? edit : current;
+  if (ImGui::SliderInt(label, &value, lo, hi, "%d", flags)) edit = value;
+  if (!ImGui::IsItemDeactivatedAfterEdit()) return std::nullopt;
+  edit = 0;
+  return value;
 }
 
 } // namespace graphsim::app

@@ -6,22 +6,10 @@
 
 #include <algorithm>
 
-#include "app/run/session.h"
-#include "app/scenes/scene_config.h"
-#include "app/ui/window.h"
+#include "tests/ui/panel_test_support.h"
 
 namespace graphsim::app {
 namespace {
-
-void tick(Session& session, int n = 1) {
-  for (int i = 0; i < n; ++i) ASSERT_TRUE(session.tick());
-}
-
-void click(HeadlessWindow& window, const WidgetRect& r) {
-  window.inject({r.cx(), r.cy(), {false, false, false}, 0, {}});
-  window.inject({r.cx(), r.cy(), {true, false, false}, 0, {}});
-  window.inject({r.cx(), r.cy(), {false, false, false}, 0, {}});
-}
 
 bool bounceNodeEnabled(const SceneProducer& scene) {
   const auto& nodes = scene.nodes();
@@ -38,13 +26,7 @@ float lowestY(SceneProducer& scene) {
 }
 
 TEST(BallisticPanel, ToggleSliderAndNodeReachTheScene) {
-  RunOptions options;
-  options.scene = loadPreset("ballistic"); // no preset file: the scene's defaults
-  findScene("ballistic").setCount(options.scene, 500);
-  options.headless = true;
-  options.panel = true;
-  options.validation = true;
-  options.frames = 1000;
+  const RunOptions options = panelOptions("ballistic", 500); // no preset file: the scene's defaults
   HeadlessWindow window(options.scene.render.width, options.scene.render.height);
   Session session(options, BackendKind::Cpu, window);
   SceneProducer& scene = session.scene();

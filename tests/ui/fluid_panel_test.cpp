@@ -6,12 +6,10 @@
 
 #include <cmath>
 
-#include "app/run/session.h"
 #include "app/scenes/fluid/fluid_controller.h"
 #include "app/scenes/fluid/fluid_scene.h"
-#include "app/scenes/scene_config.h"
 #include "app/ui/keys.h"
-#include "app/ui/window.h"
+#include "tests/ui/panel_test_support.h"
 
 namespace graphsim::app {
 namespace {
@@ -19,34 +17,10 @@ namespace {
 using fluid::FluidToggle;
 
 RunOptions fluidOptions() {
-  RunOptions options;
-  options.scene = loadPreset("fluid");
-  fluidConfig(options.scene).particles = 1000;
+  RunOptions options = panelOptions("fluid", 1000);
   options.scene.render.width = 1280;
   options.scene.render.height = 720;
-  options.headless = true;
-  options.panel = true;
-  options.validation = true;
-  options.frames = 1000; // upper bound; the test stops ticking earlier
   return options;
-}
-
-void tick(Session& session, int n = 1) {
-  for (int i = 0; i < n; ++i) ASSERT_TRUE(session.tick());
-}
-
-void click(HeadlessWindow& window, const WidgetRect& r) {
-  window.inject({r.cx(), r.cy(), {false, false, false}, 0, {}});
-  window.inject({r.cx(), r.cy(), {true, false, false}, 0, {}});
-  window.inject({r.cx(), r.cy(), {false, false, false}, 0, {}});
-}
-
-void dragAcross(HeadlessWindow& window, const WidgetRect& r) {
-  window.inject({r.x0 + 4, r.cy(), {false, false, false}, 0, {}});
-  window.inject({r.x0 + 4, r.cy(), {true, false, false}, 0, {}});
-  window.inject({r.cx(), r.cy(), {true, false, false}, 0, {}});
-  window.inject({r.x1 - 4, r.cy(), {true, false, false}, 0, {}});
-  window.inject({r.x1 - 4, r.cy(), {false, false, false}, 0, {}});
 }
 
 TEST(FluidPanel, ToggleSliderNodeAndObstacleReachTheBackend) {

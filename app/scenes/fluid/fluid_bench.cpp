@@ -24,11 +24,9 @@
 #include "app/bench/bench_support.h"
 #include "app/run/open_devices.h"
 #include "app/run/signals.h"
-#include "app/scenes/fluid/fluid_parts.h"
 #include "app/scenes/fluid/fluid_producer.h"
 #include "app/scenes/fluid/fluid_scene.h"
 #include "compute/fluid/fluid_cpu_backend.h"
-#include "render/driver_info.h"
 #include "render/particle_renderer.h"
 #include "render/vulkan_context.h"
 
@@ -200,19 +198,7 @@ void runFluidCpu(const BenchOptions& o, BenchReport& report) {
   report.simTimer = "cpu-wall";
   LoopSetup setup{&o, 0, 0, nullptr, "cpu", fluidScene().initialCamera(o.scene)};
   std::optional<render::VulkanContext> context;
-  if (!o.simOnly) {
-    render::DeviceRequest request;
-    request.index = o.gpu;
-    request.validation = o.validation;
-    context.emplace(request);
-    const render::DriverInfo driver = render::describeDriver(*context);
-    report.gpu = report.vulkanDevice = driver.deviceName;
-    report.driver = driver.driverName + (driver.driverInfo.empty() ? "" : " " + driver.driverInfo);
-    report.dataPath = "cpu";
-  } else {
-    report.gpu = "none (cpu backend)";
-    report.driver = "none";
-  }
+  openCpuBenchDevice(o, report, context);
   LoopResult run = runProduct(o, report, setup, [&] {
     return runFluidVariant(setup, context ? &*context : nullptr, nullptr, nullptr, std::nullopt);
   });
@@ -233,14 +219,7 @@ void runFluidCuda(const BenchOptions& o, BenchReport& report) {
   LoopSetup setup{&o, info.index, 0, nullptr, "product", fluidScene().initialCamera(o.scene)};
   std::optional<render::VulkanContext> context;
   DataPath path;
-  if (!o.simOnly) {
-    render::DeviceRequest request;
-    request.validation = o.validation;
-    path = openCudaRenderDevice(request, info, cuda, o.interop, FaultPlan{}, context);
-    report.dataPath = path.name();
-    report.dataPathReason = path.fallbackReason;
-    report.vulkanDevice = render::describeDriver(*context).deviceName;
-  }
+  if (!o.simOnly) path = openCudaBenchDevice(o, info, cuda, report, context);
   fluid::FluidCudaOptions product;
   product.waitTimeout = o.waitTimeout;
   const std::optional<double> share = measureSortShare(o, info.index, product);

@@ -176,15 +176,11 @@ void FluidProducer::drawToggles(PanelLayout& layout) {
 
 // Structural: the count is applied when the slider is released (a reset: new lattice, spacing, radius, grid).
 void FluidProducer::drawCount(PanelLayout& layout) {
-  int particles = particlesEdit_ > 0 ? particlesEdit_ : static_cast<int>(controller_.particles());
-  if (ImGui::SliderInt("particles", &particles, 64, static_cast<int>(controller_.maxParticles()), "%d",
-                       ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
-    particlesEdit_ = particles;
+  if (const auto n = drawReleasedSlider("particles", particlesEdit_, static_cast<int>(controller_.particles()), 64,
+                                        static_cast<int>(controller_.maxParticles()),
+                                        ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
+    controller_.setParticles(*n);
   recordWidget(layout, "param:particles");
-  if (ImGui::IsItemDeactivatedAfterEdit()) {
-    controller_.setParticles(particles);
-    particlesEdit_ = 0;
-  }
   const fluid::FluidConfig& config = backend_.config();
   ImGui::Text("particle radius %.2f mm (derived from the count)",
               1e3 * 0.5 * static_cast<double>(config.params.spacing));

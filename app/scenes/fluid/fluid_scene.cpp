@@ -11,7 +11,6 @@
 #include "app/base/json_reader.h"
 #include "app/reliability/soak.h"
 #include "app/run/slow_config.h"
-#include "app/scenes/fluid/fluid_parts.h"
 #include "app/scenes/fluid/fluid_producer.h"
 #include "app/scenes/param_json.h"
 #include "app/scenes/scene_config.h"

@@ -25,4 +25,9 @@ fluid::FluidBackend* fluidBackend(SceneProducer& producer);
 double fluidHostBytesPerParticle(std::uint32_t framesInFlight);
 double fluidGpuBytesPerParticle(std::uint32_t framesInFlight);
 
+// Its soak and bench (fluid_soak.cpp, fluid_bench.cpp), the Scene's capabilities.
+std::unique_ptr<SceneSoak> makeFluidSoak(const SceneSettings& settings, const SoakOptions& options,
+                                         std::int64_t maxCount);
+void runFluidBench(const BenchOptions& options, BenchReport& report);
+
 } // namespace graphsim::app

@@ -13,12 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "app/base/progress.h"
 #include "app/reliability/param_soak.h"
 #include "app/reliability/soak.h"
+#include "app/reliability/soak_checks.h"
 #include "app/reliability/soak_random.h"
 #include "app/scenes/fluid/fluid_controller.h"
-#include "app/scenes/fluid/fluid_parts.h"
 #include "app/scenes/fluid/fluid_scene.h"
 #include "compute/fluid/fluid_cpu_backend.h"
 
@@ -76,12 +75,6 @@ Bulk bulkOf(const fluid::FluidState& s) {
   return b;
 }
 
-// The replay's config: the run's without diagnostics (they change no state; the run's own are what the report shows).
-fluid::FluidConfig withoutDiagnostics(fluid::FluidConfig config) {
-  config.diagnosticsEvery = 0;
-  return config;
-}
-
 class FluidSoak final : public SceneSoak {
 public:
   FluidSoak(const SceneSettings& settings, const SoakOptions& options, std::int64_t maxCount)
@@ -123,7 +116,7 @@ public:
                 static_cast<unsigned long long>(counts_.particleCounts));
   }
   void printCheckpoints() const override;
-  bool passed() const override { return failed_ == 0; }
+  bool passed() const override { return failures_.count == 0; }
 
 private:
   void small(FluidController& run) {
@@ -146,22 +139,12 @@ private:
 
   void check(std::uint64_t k, fluid::FluidBackend& run, std::int64_t wanted);
   void pollDiagnostics(std::uint64_t k, const fluid::FluidBackend& run) {
-    diagnosticsEvery_ = run.config().diagnosticsEvery;
-    if (!diagnostics_.update(run.diagnostics())) return;
-    if (diagnostics_.samples() == 1) ++diagnosticsSeries_;
-    const fluid::FluidDiagnosticsSample& s = *diagnostics_.last();
+    if (!diagnostics_.poll(run.config().diagnosticsEvery, run.diagnostics())) return;
+    const fluid::FluidDiagnosticsSample& s = *diagnostics_.track.last();
     const auto n = static_cast<unsigned long long>(run.config().particles);
     if (s.sums.particles != n)
-      fail(k, "the diagnostics sample of frame " + std::to_string(s.frame + 1) + " counted " +
-                  std::to_string(s.sums.particles) + " of " + std::to_string(n) + " particles (mass not N m)");
-  }
-  void fail(std::uint64_t k, const std::string& what) {
-    ++failed_;
-    char line[512];
-    std::snprintf(line, sizeof line, "frame %llu: %s", static_cast<unsigned long long>(k) + 1, what.c_str());
-    failures_.emplace_back(line);
-    endProgressLine();
-    std::fprintf(stderr, "graphsim soak: checkpoint FAILED at %s\n", line);
+      failures_.add(k, "the diagnostics sample of frame " + std::to_string(s.frame + 1) + " counted " +
+                           std::to_string(s.sums.particles) + " of " + std::to_string(n) + " particles (mass not N m)");
   }
 
   fluid::FluidCpuBackend replayBackend_;
@@ -171,12 +154,10 @@ private:
   bool exact_;
   FluidChangeCounts counts_;
   std::uint64_t nextChange_ = 0, nextStructural_ = 0;
-  std::uint64_t checkpoints_ = 0, failed_ = 0, identical_ = 0, resyncs_ = 0;
+  std::uint64_t checkpoints_ = 0, identical_ = 0, resyncs_ = 0;
   double worstCentre_ = 0, worstSpeed_ = 0;
-  std::vector<std::string> failures_;
-  fluid::FluidDiagnosticsTrack diagnostics_; // the run's (not the replay's) samples
-  std::uint64_t diagnosticsSeries_ = 0;
-  int diagnosticsEvery_ = 0;
+  SoakFailures failures_;
+  SoakDiagnostics<fluid::FluidDiagnosticsTrack> diagnostics_;
 };
 
 void FluidSoak::check(std::uint64_t k, fluid::FluidBackend& run, std::int64_t wanted) {
@@ -185,11 +166,11 @@ void FluidSoak::check(std::uint64_t k, fluid::FluidBackend& run, std::int64_t wa
   ++checkpoints_;
   const fluid::FluidState& want = replayBackend_.state();
   if (const std::string broken = checkInvariants(got, wanted, run.config(), run.blowUp()); !broken.empty()) {
-    fail(k, "invariant: " + broken);
+    failures_.add(k, "invariant: " + broken);
   } else if (exact_) {
     const bool same = got.pos == want.pos && got.vel == want.vel;
     identical_ += same ? 1 : 0;
-    if (!same) fail(k, "the run differs from the cpu replay (not bit-identical)");
+    if (!same) failures_.add(k, "the run differs from the cpu replay (not bit-identical)");
   } else {
     const double h = 2.0 * run.config().params.spacing;
     const Bulk a = bulkOf(got), b = bulkOf(want);
@@ -202,39 +183,28 @@ void FluidSoak::check(std::uint64_t k, fluid::FluidBackend& run, std::int64_t wa
       char what[160];
       std::snprintf(what, sizeof what, "centre of mass off by %.3e h, largest speed by %.3e of the replay's", centre,
                     speed);
-      fail(k, what);
+      failures_.add(k, what);
     }
   }
   const bool sameState = got.pos == want.pos && got.vel == want.vel;
-  if ((!exact_ || failed_ > 0) && got.size() > 0 && !sameState) {
+  if ((!exact_ || failures_.count > 0) && got.size() > 0 && !sameState) {
     replayBackend_.setState(got); // judge each interval on its own
     ++resyncs_;
   }
 }
 
 void FluidSoak::printCheckpoints() const {
-  std::printf(
-      "checkpoints: %llu every %lld frames against the cpu replay (%s), %llu failed, %llu bit-identical, "
-      "%llu replay restarts from the run's state\n",
-      static_cast<unsigned long long>(checkpoints_), static_cast<long long>(every_),
-      exact_ ? "bit for bit" : "in bulk: centre of mass within 0.05 h, largest speed within 25 %",
-      static_cast<unsigned long long>(failed_), static_cast<unsigned long long>(identical_),
-      static_cast<unsigned long long>(resyncs_));
+  printCheckpointLine(checkpoints_, every_,
+                      exact_ ? "bit for bit" : "in bulk: centre of mass within 0.05 h, largest speed within 25 %",
+                      failures_.count, identical_, resyncs_);
   std::printf("invariants at every checkpoint: particle count, finite, inside the box, no blow-up\n");
   if (!exact_ && checkpoints_ > 0)
     std::printf("checkpoint errors: worst centre of mass %.3e h, worst largest speed %.3e\n", worstCentre_,
                 worstSpeed_);
-  for (std::size_t i = 0; i < failures_.size() && i < 10; ++i) std::printf("  failed: %s\n", failures_[i].c_str());
+  failures_.print();
   // The live diagnostics of the last series: a particle-count change or reset starts a new one. With the soak's
   // random parameter moves the density error and speed are a record, not a check; the particle count is checked.
-  if (diagnosticsEvery_ == 0) {
-    std::printf("diagnostics: off (--diagnostics-every 0)\n");
-  } else if (diagnostics_.samples() == 0) {
-    std::printf("diagnostics: every %d frames, no sample seen\n", diagnosticsEvery_);
-  } else {
-    std::printf("%s; every %d frames, the last of %llu series\n", diagnostics_.summary().c_str(), diagnosticsEvery_,
-                static_cast<unsigned long long>(diagnosticsSeries_));
-  }
+  diagnostics_.print();
 }
 
 } // namespace

@@ -11,7 +11,7 @@
 #include "app/bench/bench_support.h"
 #include "app/run/open_devices.h"
 #include "app/run/signals.h"
-#include "app/scenes/nbody/nbody_parts.h"
+#include "app/scenes/nbody/nbody_scene.h"
 #include "compute/cuda_device.h"
 #include "compute/nbody/nbody_cuda_backend.h"
 #include "render/driver_info.h"
@@ -188,15 +188,10 @@ void runCuda(const BenchOptions& options, BenchReport& report) {
     return;
   }
 
-  render::DeviceRequest request;
-  request.validation = options.validation;
   std::optional<render::VulkanContext> opened;
-  const DataPath path = openCudaRenderDevice(request, info, cuda, options.interop, FaultPlan{}, opened);
-  report.dataPath = path.name();
-  report.dataPathReason = path.fallbackReason;
+  const DataPath path = openCudaBenchDevice(options, info, cuda, report, opened);
   render::VulkanContext& context = *opened;
   const render::DriverInfo driver = render::describeDriver(context);
-  report.vulkanDevice = driver.deviceName;
   if (!driver.driverInfo.empty()) report.driver = driver.driverInfo;
 
   // Without interop the product graph cannot hand frames to Vulkan: its host-copy twin stands in (and says so).
@@ -240,23 +235,14 @@ void runCuda(const BenchOptions& options, BenchReport& report) {
 void runCpu(const BenchOptions& options, BenchReport& report) {
   report.simTimer = "cpu-wall";
   LoopSetup setup{&options, 0, report.interactionsPerFrame, nullptr, "cpu", options.scene.render.camera};
+  std::optional<render::VulkanContext> opened;
+  openCpuBenchDevice(options, report, opened);
   if (options.simOnly) {
-    report.gpu = "none (cpu backend)";
-    report.driver = "none";
     addRun(report, runCpuSimOnlyLoop(setup), "cpu", "the CPU backend's step, back to back (no rendering)", 0);
     skipTheOthers(report, options, std::nullopt, "--sim-only measures the simulation alone");
     return;
   }
-  render::DeviceRequest request;
-  request.index = options.gpu;
-  request.validation = options.validation;
-  render::VulkanContext context(request);
-  const render::DriverInfo driver = render::describeDriver(context);
-  report.gpu = driver.deviceName;
-  report.vulkanDevice = driver.deviceName;
-  report.driver = driver.driverName + (driver.driverInfo.empty() ? "" : " " + driver.driverInfo);
-  report.dataPath = "cpu";
-
+  render::VulkanContext& context = *opened;
   addRun(report, runProduct(options, report, setup, [&] { return runCpuLoop(context, setup, options.framesInFlight); }),
          "cpu",
          "product path of the CPU backend: the stage list on the host, written to a mapped Vulkan buffer, F = " +

@@ -124,22 +124,14 @@ void NBodyProducer::drawParameters(const FrameStats& stats, PanelLayout& layout)
 
 // Structural: applied when the slider is released, not on every drag step (each is a graph update).
 void NBodyProducer::drawStructural(PanelLayout& layout) {
-  int substeps = substepsEdit_ > 0 ? substepsEdit_ : controller_.substeps();
-  if (ImGui::SliderInt("substeps", &substeps, 1, 16)) substepsEdit_ = substeps;
+  if (const auto n = drawReleasedSlider("substeps", substepsEdit_, controller_.substeps(), 1, 16))
+    controller_.setSubsteps(*n);
   recordWidget(layout, "param:substeps");
-  if (ImGui::IsItemDeactivatedAfterEdit()) {
-    controller_.setSubsteps(substeps);
-    substepsEdit_ = 0;
-  }
-  int bodies = bodiesEdit_ > 0 ? bodiesEdit_ : static_cast<int>(controller_.bodies());
-  if (ImGui::SliderInt("bodies", &bodies, 1, static_cast<int>(controller_.maxBodies()), "%d",
-                       ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
-    bodiesEdit_ = bodies;
+  if (const auto n = drawReleasedSlider("bodies", bodiesEdit_, static_cast<int>(controller_.bodies()), 1,
+                                        static_cast<int>(controller_.maxBodies()),
+                                        ImGuiSliderFlags_Logarithmic | ImGuiSliderFlags_AlwaysClamp))
+    controller_.setBodies(*n);
   recordWidget(layout, "param:bodies");
-  if (ImGui::IsItemDeactivatedAfterEdit()) {
-    controller_.setBodies(bodies);
-    bodiesEdit_ = 0;
-  }
   const std::string capacity = nbodyCapacityLine(controller_.bodies(), controller_.maxBodies(), hasGraph());
   ImGui::TextUnformatted(capacity.c_str());
   recordWidget(layout, "stat:capacity");

@@ -11,7 +11,6 @@
 #include "app/base/json_reader.h"
 #include "app/reliability/soak.h"
 #include "app/run/slow_config.h"
-#include "app/scenes/nbody/nbody_parts.h"
 #include "app/scenes/nbody/nbody_producer.h"
 #include "app/scenes/param_json.h"
 #include "compute/nbody/nbody_cpu_stages.h"

@@ -18,4 +18,9 @@ NBodyBackend* nbodyBackend(SceneProducer& producer);
 // updates)"; graph: the backend has a CUDA graph (the CPU backend's line ends after the capacity).
 std::string nbodyCapacityLine(std::int64_t bodies, std::int64_t capacity, bool graph);
 
+// Its soak and bench (nbody_soak.cpp, nbody_bench.cpp), the Scene's capabilities.
+std::unique_ptr<SceneSoak> makeNBodySoak(const SceneSettings& settings, const SoakOptions& options,
+                                         std::int64_t maxCount);
+void runNBodyBench(const BenchOptions& options, BenchReport& report);
+
 } // namespace graphsim::app

@@ -10,12 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "app/base/progress.h"
 #include "app/reliability/param_soak.h"
 #include "app/reliability/soak.h"
+#include "app/reliability/soak_checks.h"
 #include "app/reliability/soak_random.h"
 #include "app/scenes/nbody/nbody_controller.h"
-#include "app/scenes/nbody/nbody_parts.h"
 #include "app/scenes/nbody/nbody_scene.h"
 #include "compute/nbody/nbody_cpu_backend.h"
 #include "compute/nbody/nbody_params.h"
@@ -107,10 +106,10 @@ BodyState download(NBodyBackend& backend) {
 // The checkpoints' comparisons of the run with the CPU replay, and their worst figures.
 struct Checkpoints {
   bool exact = false; // cpu against cpu: bit for bit
-  std::uint64_t count = 0, failed = 0, resyncs = 0, identical = 0;
+  std::uint64_t count = 0, resyncs = 0, identical = 0;
   double worstMax = 0, worstP99 = 0;
   std::uint64_t worstFrame = 0;
-  std::vector<std::string> failures;
+  SoakFailures failures;
 
   // Frame k's state of the run against the replay's; restarts the replay from the run's state where they may
   // legitimately differ (cuda), or after a failure, so that each checkpoint judges its own frames.
@@ -128,15 +127,11 @@ struct Checkpoints {
     worstP99 = std::max(worstP99, relP99);
     const bool ok = d.sameSize && (exact ? d.bitIdentical : relMax < kMaxRelTolerance && relP99 < kP99RelTolerance);
     if (!ok) {
-      ++failed;
       char line[256];
       std::snprintf(line, sizeof line,
-                    "frame %llu: %zu vs %zu bodies, max |dx| = %.3e (%.3e of the scale %.3f), p99 %.3e of the scale%s",
-                    static_cast<unsigned long long>(k) + 1, got.size(), replay.state().size(), d.maxAbs, relMax,
-                    d.scale, relP99, exact ? ", not bit-identical" : "");
-      failures.emplace_back(line);
-      endProgressLine();
-      std::fprintf(stderr, "graphsim soak: checkpoint FAILED at %s\n", line);
+                    "%zu vs %zu bodies, max |dx| = %.3e (%.3e of the scale %.3f), p99 %.3e of the scale%s", got.size(),
+                    replay.state().size(), d.maxAbs, relMax, d.scale, relP99, exact ? ", not bit-identical" : "");
+      failures.add(k, line);
     }
     // With the accelerations, which are stale while forces is off.
     if ((!exact || !ok) && d.sameSize && !d.bitIdentical) {
@@ -146,13 +141,8 @@ struct Checkpoints {
   }
 
   void print(std::int64_t every) const {
-    std::printf(
-        "checkpoints: %llu every %lld frames against the cpu replay (%s), %llu failed, %llu bit-identical, "
-        "%llu replay restarts from the run's state\n",
-        static_cast<unsigned long long>(count), static_cast<long long>(every),
-        exact ? "bit for bit" : "tolerance 1e-5 worst body, 1e-6 p99, of the RMS radius",
-        static_cast<unsigned long long>(failed), static_cast<unsigned long long>(identical),
-        static_cast<unsigned long long>(resyncs));
+    printCheckpointLine(count, every, exact ? "bit for bit" : "tolerance 1e-5 worst body, 1e-6 p99, of the RMS radius",
+                        failures.count, identical, resyncs);
     if (count == 0) {
       std::printf("checkpoint errors: not measured (no checkpoint reached)\n"); // not "0.000e+00": nothing compared
     } else {
@@ -160,7 +150,7 @@ struct Checkpoints {
       if (worstMax > 0) std::printf(" (frame %llu)", static_cast<unsigned long long>(worstFrame));
       std::printf(", worst p99 %.3e of the scale\n", worstP99);
     }
-    for (std::size_t i = 0; i < failures.size() && i < 10; ++i) std::printf("  failed: %s\n", failures[i].c_str());
+    failures.print();
   }
 };
 
@@ -183,12 +173,6 @@ struct StructuralCost {
         static_cast<unsigned long long>(wholeGraphUpdates), static_cast<unsigned long long>(reinstantiations));
   }
 };
-
-// The replay's config: the run's without diagnostics (they change no state; the run's own are what the report shows).
-NBodyConfig withoutDiagnostics(NBodyConfig config) {
-  config.diagnosticsEvery = 0;
-  return config;
-}
 
 class NBodySoak final : public SceneSoak {
 public:
@@ -221,8 +205,7 @@ public:
     replayBackend_.step();
     if (checkpoint) checks_.check(k, *nbodyBackend(producer), replayBackend_);
     const NBodyBackend& run = *nbodyBackend(producer);
-    diagnosticsEvery_ = run.config().diagnosticsEvery;
-    if (diagnostics_.update(run.diagnostics()) && diagnostics_.samples() == 1) ++diagnosticsSeries_;
+    diagnostics_.poll(run.config().diagnosticsEvery, run.diagnostics());
   }
   void printChanges() const override {
     std::printf("changes: %llu (stage toggles %llu, parameter moves %llu, body counts %llu, substep counts %llu)\n",
@@ -236,16 +219,9 @@ public:
     checks_.print(every_);
     // The live diagnostics (docs/DIAGNOSTICS.md) of the last series: a structural change or reset starts a new one.
     // With the soak's random damping, attractor and boundary moves the drift measures those, not the integrator.
-    if (diagnosticsEvery_ == 0) {
-      std::printf("diagnostics: off (--diagnostics-every 0)\n");
-    } else if (diagnostics_.samples() == 0) {
-      std::printf("diagnostics: every %d frames, no sample seen\n", diagnosticsEvery_);
-    } else {
-      std::printf("%s; every %d frames, the last of %llu series\n", diagnostics_.summary().c_str(), diagnosticsEvery_,
-                  static_cast<unsigned long long>(diagnosticsSeries_));
-    }
+    diagnostics_.print();
   }
-  bool passed() const override { return checks_.failed == 0; }
+  bool passed() const override { return checks_.failures.count == 0; }
 
 private:
   NBodyCpuBackend replayBackend_;
@@ -257,9 +233,7 @@ private:
   std::int64_t capacity_; // the body-count changes stay within it (the controllers refuse more)
   std::uint64_t nextChange_ = 0, nextStructural_ = 0;
   StructuralCost bodyCountCost_, substepCost_;
-  DiagnosticsTrack diagnostics_; // the run's (not the replay's) samples, polled after every frame
-  std::uint64_t diagnosticsSeries_ = 0;
-  int diagnosticsEvery_ = 0;
+  SoakDiagnostics<DiagnosticsTrack> diagnostics_;
   struct Pending {
     StructuralCost* cost;  // the kind of the structural change made before this frame's tick
     UpdateCounters before; // the counters before it

@@ -4,24 +4,20 @@
 #include <imgui.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <utility>
 
 #include "app/base/errors.h"
 #include "app/base/json_reader.h"
-#include "app/bench/bench_producers.h"
 #include "app/bench/bench_support.h"
 #include "app/cli/registry.h"
 #include "app/reliability/param_soak.h"
 #include "app/reliability/soak.h"
+#include "app/reliability/soak_checks.h"
 #include "app/scenes/param_json.h"
 #include "app/scenes/param_panel.h"
 #include "app/scenes/scene_config.h"
-#include "render/driver_info.h"
-#include "render/particle_renderer.h"
-#include "render/vulkan_context.h"
 #include "tests/scenes/ballistic/ballistic.h"
 
 namespace graphsim::app {
@@ -116,107 +112,39 @@ private:
   double time_ = 0; // simulated seconds of the state shown
 };
 
-// Every 5th frame a seeded move (a row with a soak range, or the bounce switch) through the run's controls (the
-// recording's path) and the same controls to a CPU replay. Checkpoints compare the two states: bit for bit on the
-// CPU; on CUDA within 1e-4, and the replay then restarts from the run's state.
-class BallisticSoak final : public SceneSoak {
+// Every 5th frame a seeded move, a row with a soak range or the bounce switch; ReplaySoak replays and compares it.
+class BallisticSoak final : public ReplaySoak {
 public:
   BallisticSoak(const SceneSettings& s, const SoakOptions& o)
-      : wanted_(std::any_cast<const Config&>(s.config)), replay_(ballisticScene().makeProducer(s, {})), random_(o.seed),
-        exact_(o.backend != BackendKind::Cuda) {}
+      : ReplaySoak(ballisticScene(), s, o, 1e-4), wanted_(std::any_cast<const Config&>(s.config)) {}
   void change(std::uint64_t k, SceneProducer& run) override {
     if (k % 5 != 4) return;
     if (random_.between(0, 1) == 0) moveRandomParam(random_, kParams, wanted_.params), ++moves_;
     else wanted_.bounce = !wanted_.bounce, ++toggles_;
-    json c = run.controls();
-    c.update(liveJson(wanted_));
-    run.setControls(c), replay_->setControls(c);
-  }
-  void afterFrame(std::uint64_t k, SceneProducer& run, bool checkpoint) override {
-    replay_->beginFrame(k), replay_->produce(k);
-    if (!checkpoint) return;
-    const SceneState got = run.saveState(), want = replay_->saveState();
-    double diff = 0;
-    for (std::size_t a = 0; a < got.arrays.size(); ++a)
-      for (std::size_t i = 0; i < got.arrays[a].values.size(); ++i)
-        diff = std::max(diff, std::fabs(double(got.arrays[a].values[i]) - want.arrays[a].values[i]));
-    worst_ = std::max(worst_, diff);
-    failed_ += (exact_ ? diff != 0 : !(diff <= 1e-4)) ? 1 : 0;
-    ++checkpoints_;
-    if (!exact_) replay_->loadState(got);
+    setControls(run, liveJson(wanted_));
   }
   void printChanges() const override {
     std::printf("changes: %llu restitution moves, %llu bounce toggles\n", static_cast<unsigned long long>(moves_),
                 static_cast<unsigned long long>(toggles_));
   }
-  void printCheckpoints() const override {
-    std::printf("checkpoints: %llu, failed %llu, worst difference from the CPU replay %g\n",
-                static_cast<unsigned long long>(checkpoints_), static_cast<unsigned long long>(failed_), worst_);
-  }
-  bool passed() const override { return failed_ == 0 && checkpoints_ > 0; }
 
 private:
   Config wanted_;
-  std::unique_ptr<SceneProducer> replay_;
-  SoakRandom random_;
-  bool exact_;
-  std::uint64_t moves_ = 0, toggles_ = 0, checkpoints_ = 0, failed_ = 0;
-  double worst_ = 0;
+  std::uint64_t moves_ = 0, toggles_ = 0;
 };
 
-// Bench: the product's hand-off (BenchProducer's FrameFeed) over the scene's engine, on the generic loop.
-class BallisticBench final : public BenchProducer {
-public:
-  template <class Backend>
-  BallisticBench(std::unique_ptr<SceneEngine> e, Backend&, render::ParticleRenderer* r)
-      : BenchProducer(*e, r), engine_(std::move(e)) {}
-  std::optional<double> simGpuMs(std::uint64_t) const override {
-    return engine_->gpuMs() >= 0 ? std::optional(engine_->gpuMs()) : std::nullopt;
-  }
-  void styleFrame(render::FrameSubmit& submit) const override { styleBox(submit); }
-  nlohmann::ordered_json captureSidecar(std::uint64_t frame, bool warmup, const std::string& variant) const override {
-    return {{"frame", frame + 1}, {"warmup", warmup}, {"variant", variant}, {"scene", "ballistic"}};
-  }
-
-private:
-  std::unique_ptr<SceneEngine> engine_;
-};
-
+// Bench: the product alone (runProductBench), CUDA on the host-copy path.
 void runBallisticBench(const BenchOptions& o, BenchReport& report) {
-  const bool cuda = o.backend == BackendKind::Cuda;
-  LoopSetup setup{&o, 0, 0, nullptr, "product", ballisticScene().initialCamera(o.scene)};
-  if (cuda) {
-    const CudaDeviceList devices = listCudaDevices();
-    const CudaDeviceInfo& info = cudaDeviceFor(o, devices);
-    describeCuda(report, info, devices);
-    setup.cudaDevice = info.index;
-  }
   report.initial = "jittered lattice";
-  report.simTimer = cuda ? "cuda-events" : "cpu-wall";
-  report.dataPath = o.simOnly ? "none (--sim-only)" : cuda ? "cuda host copy" : "cpu";
-  std::optional<render::VulkanContext> context;
-  std::optional<render::ParticleRenderer> renderer;
-  if (!o.simOnly) {
-    context.emplace(render::DeviceRequest{.index = cuda ? std::nullopt : o.gpu, .validation = o.validation});
-    report.vulkanDevice = render::describeDriver(*context).deviceName;
-    if (!cuda) report.gpu = report.vulkanDevice;
-    const auto mode = cuda ? render::BodyBufferMode::Staged : render::BodyBufferMode::HostVisible;
-    renderer.emplace(*context, rendererConfig(o, mode, o.framesInFlight));
-  }
-  render::ParticleRenderer* r = renderer ? &*renderer : nullptr;
-  const auto t0 = std::chrono::steady_clock::now();
   const Config& c = std::any_cast<const Config&>(o.scene.config);
-  const std::unique_ptr<BallisticBench> producer =
-      cuda ? makeOver<BallisticBench>(
-                 std::make_unique<Engine<CudaBackend>>(c, setup.cudaDevice, std::nullopt, o.waitTimeout), r)
-           : makeOver<BallisticBench>(std::make_unique<Engine<CpuBackend>>(c), r);
-  Variant v{setup, r, *producer, r != nullptr ? o.framesInFlight : 1};
-  v.withSubmit = r != nullptr;
-  v.withWait = cuda && r != nullptr;
-  v.capture = true;
-  const double startup = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  addRun(report, runProduct(o, report, setup, [&] { return runVariant(v, startup); }), "product",
-         "the ballistic scene's producer: fall, bounce, write_render", context ? context->validationMessages() : 0);
+  const auto make = [&](render::ParticleRenderer* r, int device) -> std::unique_ptr<BenchProducer> {
+    std::unique_ptr<SceneEngine> e;
+    if (o.backend == BackendKind::Cuda)
+      e = std::make_unique<Engine<CudaBackend>>(c, device, std::nullopt, o.waitTimeout);
+    else e = std::make_unique<Engine<CpuBackend>>(c);
+    return std::make_unique<EngineBenchProducer>(std::move(e), r, "ballistic", styleBox);
+  };
+  runProductBench(o, report, ballisticScene(), make, "the ballistic scene's producer: fall, bounce, write_render");
 }
 
 class BallisticScene final : public Scene {
