@@ -174,4 +174,57 @@ GRAPHSIM_HD inline bool frameContinues(float frameDt, float covered, int done, i
   return done < maxSubsteps && frameDt - covered > kFrameTimeTolerance * frameDt;
 }
 
+// ---- DFSPH: the incompressible solver (Bender & Koschier 2017; docs/FLUID.md) ----
+// A step's dt follows the velocity alone: dt = lambda d / max|v| (d the lattice spacing), clamped to [dtMin, dtMax];
+// a fluid at rest takes dtMax.
+GRAPHSIM_HD inline float velocityDt(float lambda, float spacing, float maxSpeed, float dtMin, float dtMax) {
+  const float dt = maxSpeed > 0.0f ? lambda * spacing / maxSpeed : dtMax;
+  return fminf(fmaxf(dt, dtMin), dtMax);
+}
+
+// The DFSPH factor alpha_i = rho_i / (|sum_j m grad_i W|^2 + sum_j |m grad_i W|^2), from the two sums over the
+// neighbours (sumGrad, sumGrad2); 0 for a particle with (almost) no neighbour, which no solve then moves.
+GRAPHSIM_HD inline float dfsphFactor(float rho, Vec3 sumGrad, float sumGrad2) {
+  const float den = dot(sumGrad, sumGrad) + sumGrad2;
+  return den > 1e-6f ? rho / den : 0.0f;
+}
+
+// The pair's part of the density's rate of change, m (v_i - v_j) . grad_i W with grad_i W = d * gradFactor:
+// positive while i and j approach (compression).
+GRAPHSIM_HD inline float densityRatePair(Vec3 d, Vec3 dv, float gradFactor, float mass) {
+  return mass * dot(dv, d) * gradFactor;
+}
+
+// What one solver iteration computes per particle from the density's rate (the sum above): the particle's error
+// (relative to rho0, compression only) and kappa_i / rho_i, the stiffness the velocity update applies:
+//   density solve:    rho* = max(rho + dt rate, rho0),  error = (rho* - rho0) / rho0,   kappa = (rho* - rho0) alpha /
+//   dt^2 divergence solve: rate+ = max(rate, 0),            error = rate+ dt / rho0,         kappa = rate+ alpha / dt
+// The velocity update is then v_i += dt sum_j pairAcceleration(d, gradFactor, m, kappa_i / rho_i, kappa_j / rho_j, 0).
+enum class Solve : int { Divergence = 0, Density = 1 };
+struct SolveTerm {
+  float error, kappaOverRho;
+};
+GRAPHSIM_HD inline SolveTerm solveTerm(Solve solve, float rate, float rho, float rho0, float alpha, float dt) {
+  const float excess = solve == Solve::Density ? fmaxf(rho + dt * rate, rho0) - rho0 : fmaxf(rate, 0.0f) * dt;
+  return {excess / rho0, excess * alpha / (dt * dt) / rho};
+}
+
+// The average error decides a solve's loop on the CPU and on the GPU alike, so it is summed exactly: each particle's
+// error as a 32.32 fixed-point integer (clamped at 256, i.e. 25,600 %), whose sum does not depend on the order of
+// the additions (a float sum on the GPU's atomics would). 2^22 particles x 2^40 stay below 2^64.
+inline constexpr float kErrorTickScale = 4294967296.0f; // 2^32
+GRAPHSIM_HD inline unsigned long long errorTicks(float error) {
+  return static_cast<unsigned long long>(fminf(fmaxf(error, 0.0f), 256.0f) * kErrorTickScale);
+}
+GRAPHSIM_HD inline double averageError(unsigned long long ticks, int n) {
+  return n > 0 ? static_cast<double>(ticks) / (static_cast<double>(n) * 4294967296.0) : 0.0;
+}
+// Whether a solve runs another iteration after `done` of them: below its minimum always, at its maximum never,
+// between them while the average error is above the tolerance.
+GRAPHSIM_HD inline bool solveContinues(unsigned long long ticks, int n, float tolerance, int done, int minIterations,
+                                       int maxIterations) {
+  if (done >= maxIterations) return false;
+  return done < minIterations || averageError(ticks, n) > static_cast<double>(tolerance);
+}
+
 } // namespace graphsim::sph_math

@@ -1,0 +1,119 @@
+// The incompressible solver of the fluid scene (issue 28), DFSPH (Bender & Koschier 2017), as the CPU reference:
+// its settings (a parameter table, as the scene's), the two solves whose loops stop when the average error is at most
+// a tolerance, one step and one frame. The formulas are sph_math.h's DFSPH section, which the kernels will share;
+// the loop rule (sph_math::solveContinues on an exact fixed-point error sum) is what a WHILE node nested in the
+// substep WHILE will evaluate on the GPU. docs/FLUID.md gives the equations and the order of a step.
+#pragma once
+
+#include <limits>
+#include <vector>
+
+#include "compute/fluid/fluid_cpu.h"
+#include "compute/param_table.h"
+
+namespace graphsim::fluid {
+
+struct DfsphSettings {
+  float densityTolerance = 1e-3f;     // the density solve's average (rho* - rho0) / rho0, compression only [-]
+  float divergenceTolerance = 1e-3f;  // the divergence solve's average max(drho/dt, 0) dt / rho0 [-]
+  int minIterations = 2;              // per solve, [0, maxIterations]
+  int maxIterations = 100;            // per solve, [1, 10000]
+  float timeStepFactor = 0.4f;        // lambda in dt = lambda d / max|v| [-], (0, 1]
+  float minDt = 1e-4f, maxDt = 5e-3f; // dt's clamp [s]
+  int boundaryLayers = 2; // layers of boundary particles behind each wall, [0, 4]; 0: the walls only reflect
+  bool operator==(const DfsphSettings&) const = default;
+};
+
+// clang-format off
+inline constexpr ParamRow<DfsphSettings> kDfsphSettings[] = {
+    {.key = "densityTolerance", .member = &DfsphSettings::densityTolerance, .range = {0.0, 1.0, true, true}, .help = "the density solve stops at this average compression (0.001: 0.1 %)"},
+    {.key = "divergenceTolerance", .member = &DfsphSettings::divergenceTolerance, .range = {0.0, 1.0, true, true}, .help = "the divergence solve stops at this average drho/dt dt / rho0"},
+    {.key = "minIterations", .member = &DfsphSettings::minIterations, .range = {0.0, 10000.0}},
+    {.key = "maxIterations", .member = &DfsphSettings::maxIterations, .range = {1.0, 10000.0}},
+    {.key = "timeStepFactor", .member = &DfsphSettings::timeStepFactor, .range = {0.0, 1.0, true, false}, .help = "lambda in dt = lambda d / max|v|"},
+    {.key = "minDt", .member = &DfsphSettings::minDt, .unit = "s", .range = {0.0, 1.0, true, false}},
+    {.key = "maxDt", .member = &DfsphSettings::maxDt, .unit = "s", .range = {0.0, 1.0, true, false}},
+    {.key = "boundaryLayers", .member = &DfsphSettings::boundaryLayers, .range = {0.0, 4.0}, .role = ParamRole::Structural},
+};
+// clang-format on
+static_assert(coversEveryField(kDfsphSettings), "kDfsphSettings: a DfsphSettings field has no row (or two rows)");
+
+// Throws std::invalid_argument naming the field: each row's range, then minIterations <= maxIterations and
+// minDt <= maxDt.
+void validateDfsphSettings(const DfsphSettings& settings);
+
+// One solve's loop: iterations run (velocity updates) and the average error it stopped at.
+struct SolveStats {
+  int iterations = 0;
+  double error = 0;
+};
+
+// The walls as particles (Akinci et al. 2012): `layers` layers on the lattice of spacing d behind each face of the box,
+// static, sorted by cell in their own grid of cells of h over the box grown by the layers, their positions shifted by
+// `offset` (= layers x d) on each axis into that grid's frame (a fluid position adds it to look them up). Each carries
+// psi_b = rho0 / sum_k W(x_b - x_k) over the boundary particles k, the mass that a fluid particle next to it counts in
+// its density, so that fluid at a wall has the density of fluid inside. A fluid particle's sums add the boundary's
+// terms with psi for m, v_b = 0, and kappa_b / rho_b mirrored from the fluid particle (pressure mirroring).
+struct Boundary {
+  std::vector<Float4> pos; // sorted by cell, shifted by offset
+  std::vector<float> psi;
+  float offset = 0;
+  FluidGrid grid;
+  std::size_t size() const { return pos.size(); }
+};
+Boundary makeWallBoundary(const FluidParams& params, int layers);
+
+// Per-particle arrays of a step, kept between steps so that a step allocates nothing once sized; the boundary is
+// rebuilt when the box, spacing, density or layers change.
+struct DfsphWorkspace {
+  FluidWorkspace fluid;
+  std::vector<float> alpha, kappaOverRho;
+  Boundary boundary;
+  FluidParams boundaryParams;
+  int boundaryLayers = -1;
+};
+
+// The step's stages (the solver's nodes), each on particles in sorted order (after buildSortedGrid):
+// density and factor: state.density and work.alpha.
+void computeDensityFactor(const FluidParams& params, FluidState& state, DfsphWorkspace& work);
+// One solve: the errors and kappas from the current velocities; while solveContinues, the velocity update and the
+// errors again. Returns the loop's count and final average error.
+SolveStats solve(sph_math::Solve which, const FluidParams& params, const DfsphSettings& settings, float dt,
+                 FluidState& state, DfsphWorkspace& work);
+// The errors and kappas of one iteration (work.kappaOverRho); returns the exact error sum (sph_math::errorTicks).
+unsigned long long solveErrors(sph_math::Solve which, const FluidParams& params, float dt, const FluidState& state,
+                               DfsphWorkspace& work);
+// v_i += dt sum_j pairAcceleration(kappa_i / rho_i, kappa_j / rho_j): the pressure's velocity change.
+void applyKappa(const FluidParams& params, float dt, FluidState& state, const DfsphWorkspace& work);
+// The non-pressure forces (the same artificial viscosity as WCSPH's, alpha as given; gravity as given) over dt.
+void applyNonPressure(const FluidParams& params, float alpha, sph_math::Vec3 gravity, float dt, FluidState& state,
+                      DfsphWorkspace& work);
+
+struct DfsphStep {
+  SolveStats divergence, density;
+  float peakCompression = 0; // max (rho_i / rho0 - 1, 0) at the step's start
+};
+
+// One step of dt: grid; density and factor; divergence solve; non-pressure forces; density solve; positions;
+// obstacle; walls; state.time += dt.
+DfsphStep dfsphStep(const FluidParams& params, const DfsphSettings& settings, FluidState& state, DfsphWorkspace& work,
+                    float dt, const SubstepSwitches& on = {});
+
+// What a frame ran: its steps, and per solve the fewest, total and most iterations of a step.
+struct IterationSpan {
+  int min = std::numeric_limits<int>::max(), max = 0;
+  long long total = 0;
+  void add(int iterations);
+};
+struct DfsphFrame {
+  FrameStep frame;
+  IterationSpan divergence, density;
+  float peakCompression = 0; // over the frame's steps
+  double densityError = 0;   // the last step's density solve's average error
+};
+
+// One frame (sph_math's frame rule, with dt = velocityDt(lambda, d, max|v|, minDt, maxDt) as the step limit).
+DfsphFrame dfsphStepFrame(const FluidParams& params, const DfsphSettings& settings, FluidState& state,
+                          DfsphWorkspace& work, float frameDt, const SubstepSwitches& on = {});
+
+} // namespace graphsim::fluid

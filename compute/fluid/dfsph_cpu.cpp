@@ -1,0 +1,298 @@
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "compute/fluid/dfsph.h"
+
+namespace graphsim::fluid {
+namespace {
+
+using sph_math::Vec3;
+
+Vec3 xyz(const Float4& f) { return {f.x, f.y, f.z}; }
+
+// sum_j fn(j) over the 27 cells around x as the kernels add it: one partial sum per z-slab of 9 cells (each in cell
+// order, within a cell in sorted order), then (s0 + s1) + s2. T: float, Vec3 or a struct of them with operator+.
+template <typename T, typename Fn>
+T neighbourSum(const FluidGrid& grid, Vec3 x, const Fn& fn) {
+  const sph_math::GridDims g = grid.dims;
+  const int cx = sph_math::cellCoord(x.x, g.cellSize, g.nx);
+  const int cy = sph_math::cellCoord(x.y, g.cellSize, g.ny);
+  const int cz = sph_math::cellCoord(x.z, g.cellSize, g.nz);
+  T slab[3] = {};
+  for (int lane = 0; lane < 3; ++lane) {
+    const int z = cz - 1 + lane;
+    if (z < 0 || z >= g.nz) continue;
+    for (int y = std::max(cy - 1, 0); y <= std::min(cy + 1, g.ny - 1); ++y) {
+      for (int xc = std::max(cx - 1, 0); xc <= std::min(cx + 1, g.nx - 1); ++xc) {
+        const std::uint32_t c = sph_math::cellKey(xc, y, z, g);
+        if (grid.cellStart[c] == kEmptyCell) continue;
+        for (std::uint32_t j = grid.cellStart[c]; j < grid.cellEnd[c]; ++j) slab[lane] = slab[lane] + fn(j);
+      }
+    }
+  }
+  return (slab[0] + slab[1]) + slab[2];
+}
+
+template <typename Body>
+void forEachParticleParallel(std::size_t n, const Body& body) {
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < static_cast<std::int64_t>(n); ++i) body(static_cast<std::size_t>(i));
+}
+
+struct FactorSums {
+  float w = 0, grad2 = 0;
+  Vec3 grad{0.0f, 0.0f, 0.0f};
+  friend FactorSums operator+(const FactorSums& a, const FactorSums& b) {
+    return {a.w + b.w, a.grad2 + b.grad2, a.grad + b.grad};
+  }
+};
+
+} // namespace
+
+void IterationSpan::add(int iterations) {
+  min = std::min(min, iterations);
+  max = std::max(max, iterations);
+  total += iterations;
+}
+
+void validateDfsphSettings(const DfsphSettings& s) {
+  checkParamRanges("fluid", s, kDfsphSettings);
+  if (s.minIterations > s.maxIterations) {
+    throw std::invalid_argument("fluid: minIterations = " + std::to_string(s.minIterations) +
+                                " is above maxIterations = " + std::to_string(s.maxIterations));
+  }
+  if (s.minDt > s.maxDt) {
+    throw std::invalid_argument("fluid: minDt = " + std::to_string(s.minDt) +
+                                " s is above maxDt = " + std::to_string(s.maxDt) + " s");
+  }
+}
+
+Boundary makeWallBoundary(const FluidParams& params, int layers) {
+  const float d = params.spacing;
+  Boundary b;
+  b.offset = static_cast<float>(layers) * d;
+  FluidParams grown = params; // the box with the layers: the boundary's own cells, none clamped
+  std::vector<float> axis[3]; // per axis, shifted by offset: the layers below, the lattice inside, the layers above
+  for (int a = 0; a < 3; ++a) {
+    grown.boxSize[a] = params.boxSize[a] + 2.0f * b.offset;
+    const int inside = std::max(1, static_cast<int>(std::lround(params.boxSize[a] / d)));
+    const float step = params.boxSize[a] / static_cast<float>(inside);
+    for (int k = 0; k < layers; ++k) axis[a].push_back((static_cast<float>(k) + 0.5f) * d);
+    for (int i = 0; i < inside; ++i) axis[a].push_back(b.offset + (static_cast<float>(i) + 0.5f) * step);
+    for (int k = 0; k < layers; ++k)
+      axis[a].push_back(b.offset + params.boxSize[a] + (static_cast<float>(k) + 0.5f) * d);
+  }
+  auto within = [&](int a, float x) { return x > b.offset && x < b.offset + params.boxSize[a]; };
+  FluidState s;
+  for (const float z : axis[2])
+    for (const float y : axis[1])
+      for (const float x : axis[0])
+        if (!(within(0, x) && within(1, y) && within(2, z))) s.pos.push_back({x, y, z, 0.0f});
+  s.vel.assign(s.size(), Float4{});
+  FluidWorkspace w;
+  buildSortedGrid(grown, s, w);
+  b.pos = std::move(s.pos), b.grid = std::move(w.grid);
+  const float h = smoothingLength(params), h2 = h * h;
+  b.psi.resize(b.size());
+  forEachParticleParallel(b.size(), [&](std::size_t i) {
+    const Vec3 xi = xyz(b.pos[i]);
+    const float sum = neighbourSum<float>(b.grid, xi, [&](std::uint32_t k) {
+      const Vec3 r = xi - xyz(b.pos[k]);
+      const float r2 = sph_math::dot(r, r);
+      return r2 < h2 ? sph_math::kernelW(r2, h) : 0.0f;
+    });
+    b.psi[i] = params.restDensity / sum;
+  });
+  return b;
+}
+
+namespace {
+
+void ensureBoundary(const FluidParams& params, const DfsphSettings& settings, DfsphWorkspace& work) {
+  const FluidParams& was = work.boundaryParams;
+  const bool same = work.boundaryLayers == settings.boundaryLayers && was.spacing == params.spacing &&
+                    was.restDensity == params.restDensity && std::equal(was.boxSize, was.boxSize + 3, params.boxSize);
+  if (same) return;
+  work.boundary = settings.boundaryLayers > 0 ? makeWallBoundary(params, settings.boundaryLayers) : Boundary{};
+  work.boundaryParams = params;
+  work.boundaryLayers = settings.boundaryLayers;
+}
+
+// sum_b fn(b, d, r2) over the boundary particles within h of x (d = x - x_b, in the boundary's shifted frame); zero
+// without a boundary.
+template <typename T, typename Fn>
+T boundarySum(const Boundary& b, Vec3 fluidX, float h2, const Fn& fn) {
+  if (b.size() == 0) return T{};
+  const Vec3 x = fluidX + Vec3{b.offset, b.offset, b.offset};
+  return neighbourSum<T>(b.grid, x, [&](std::uint32_t k) {
+    const Vec3 d = x - xyz(b.pos[k]);
+    const float r2 = sph_math::dot(d, d);
+    return r2 < h2 ? fn(k, d, r2) : T{};
+  });
+}
+
+} // namespace
+
+void computeDensityFactor(const FluidParams& params, FluidState& state, DfsphWorkspace& work) {
+  const float h = smoothingLength(params), h2 = h * h, mass = particleMass(params);
+  const FluidGrid& grid = work.fluid.grid;
+  state.density.resize(state.size());
+  work.alpha.resize(state.size());
+  forEachParticleParallel(state.size(), [&](std::size_t i) {
+    const Vec3 xi = xyz(state.pos[i]);
+    const FactorSums s = neighbourSum<FactorSums>(grid, xi, [&](std::uint32_t j) {
+      const Vec3 d = xi - xyz(state.pos[j]);
+      const float r2 = sph_math::dot(d, d);
+      if (r2 >= h2) return FactorSums{};
+      const Vec3 g = d * (mass * sph_math::kernelGradFactor(r2, h)); // 0 for j = i
+      return FactorSums{sph_math::kernelW(r2, h), sph_math::dot(g, g), g};
+    });
+    // The boundary adds to the density and to the gradient sum, not to the sum of squares (it does not move).
+    const FactorSums b = boundarySum<FactorSums>(work.boundary, xi, h2, [&](std::uint32_t k, Vec3 d, float r2) {
+      const float psi = work.boundary.psi[k];
+      return FactorSums{psi * sph_math::kernelW(r2, h), 0.0f, d * (psi * sph_math::kernelGradFactor(r2, h))};
+    });
+    state.density[i] = mass * s.w + b.w;
+    work.alpha[i] = sph_math::dfsphFactor(state.density[i], s.grad + b.grad, s.grad2);
+  });
+}
+
+unsigned long long solveErrors(sph_math::Solve which, const FluidParams& params, float dt, const FluidState& state,
+                               DfsphWorkspace& work) {
+  const float h = smoothingLength(params), h2 = h * h, mass = particleMass(params);
+  const FluidGrid& grid = work.fluid.grid;
+  work.kappaOverRho.resize(state.size());
+  unsigned long long ticks = 0; // an integer sum: exact in any order
+#pragma omp parallel for schedule(static) reduction(+ : ticks)
+  for (std::int64_t si = 0; si < static_cast<std::int64_t>(state.size()); ++si) {
+    const auto i = static_cast<std::size_t>(si);
+    const Vec3 xi = xyz(state.pos[i]), vi = xyz(state.vel[i]);
+    const float rate =
+        neighbourSum<float>(grid, xi,
+                            [&](std::uint32_t j) {
+                              const Vec3 d = xi - xyz(state.pos[j]);
+                              const float r2 = sph_math::dot(d, d);
+                              return r2 < h2 ? sph_math::densityRatePair(d, vi - xyz(state.vel[j]),
+                                                                         sph_math::kernelGradFactor(r2, h), mass)
+                                             : 0.0f;
+                            }) +
+        boundarySum<float>(work.boundary, xi, h2, [&](std::uint32_t k, Vec3 d, float r2) {
+          return sph_math::densityRatePair(d, vi, sph_math::kernelGradFactor(r2, h), work.boundary.psi[k]);
+        });
+    const sph_math::SolveTerm t =
+        sph_math::solveTerm(which, rate, state.density[i], params.restDensity, work.alpha[i], dt);
+    work.kappaOverRho[i] = t.kappaOverRho;
+    ticks += sph_math::errorTicks(t.error);
+  }
+  return ticks;
+}
+
+void applyKappa(const FluidParams& params, float dt, FluidState& state, const DfsphWorkspace& work) {
+  const float h = smoothingLength(params), h2 = h * h, mass = particleMass(params);
+  const FluidGrid& grid = work.fluid.grid;
+  forEachParticleParallel(state.size(), [&](std::size_t i) { // reads kappas and positions, writes v_i only
+    const Vec3 xi = xyz(state.pos[i]);
+    const float ki = work.kappaOverRho[i];
+    const Vec3 a =
+        neighbourSum<Vec3>(grid, xi,
+                           [&](std::uint32_t j) {
+                             const Vec3 d = xi - xyz(state.pos[j]);
+                             const float r2 = sph_math::dot(d, d);
+                             return r2 < h2 ? sph_math::pairAcceleration(d, sph_math::kernelGradFactor(r2, h), mass, ki,
+                                                                         work.kappaOverRho[j], 0.0f)
+                                            : Vec3{0.0f, 0.0f, 0.0f};
+                           }) +
+        boundarySum<Vec3>(work.boundary, xi, h2, [&](std::uint32_t k, Vec3 d, float r2) {
+          return sph_math::pairAcceleration(d, sph_math::kernelGradFactor(r2, h), work.boundary.psi[k], ki, 0.0f, 0.0f);
+        });
+    Float4& v = state.vel[i];
+    v = {v.x + a.x * dt, v.y + a.y * dt, v.z + a.z * dt, v.w};
+  });
+}
+
+SolveStats solve(sph_math::Solve which, const FluidParams& params, const DfsphSettings& settings, float dt,
+                 FluidState& state, DfsphWorkspace& work) {
+  const int n = static_cast<int>(state.size());
+  const float tolerance = which == sph_math::Solve::Density ? settings.densityTolerance : settings.divergenceTolerance;
+  SolveStats s;
+  unsigned long long ticks = solveErrors(which, params, dt, state, work);
+  while (sph_math::solveContinues(ticks, n, tolerance, s.iterations, settings.minIterations, settings.maxIterations)) {
+    applyKappa(params, dt, state, work);
+    ++s.iterations;
+    ticks = solveErrors(which, params, dt, state, work);
+  }
+  s.error = sph_math::averageError(ticks, n);
+  return s;
+}
+
+void applyNonPressure(const FluidParams& params, float alpha, Vec3 gravity, float dt, FluidState& state,
+                      DfsphWorkspace& work) {
+  const float h = smoothingLength(params), h2 = h * h, mass = particleMass(params), cs = speedOfSound(params);
+  const FluidGrid& grid = work.fluid.grid;
+  std::vector<Float4>& accel = work.fluid.accel;
+  accel.resize(state.size());
+  forEachParticleParallel(state.size(), [&](std::size_t i) { // all accelerations from the old velocities first
+    const Vec3 xi = xyz(state.pos[i]), vi = xyz(state.vel[i]);
+    const float rhoI = state.density[i];
+    const Vec3 a = neighbourSum<Vec3>(grid, xi, [&](std::uint32_t j) {
+      const Vec3 d = xi - xyz(state.pos[j]);
+      const float r2 = sph_math::dot(d, d);
+      if (r2 >= h2 || alpha == 0.0f) return Vec3{0.0f, 0.0f, 0.0f};
+      const float pi = sph_math::artificialViscosity(d, vi - xyz(state.vel[j]), rhoI, state.density[j], h, alpha, cs);
+      return sph_math::pairAcceleration(d, sph_math::kernelGradFactor(r2, h), mass, 0.0f, 0.0f, pi);
+    });
+    accel[i] = {a.x + gravity.x, a.y + gravity.y, a.z + gravity.z, 0.0f};
+  });
+  forEachParticleParallel(state.size(), [&](std::size_t i) {
+    Float4& v = state.vel[i];
+    v = {v.x + accel[i].x * dt, v.y + accel[i].y * dt, v.z + accel[i].z * dt, v.w};
+  });
+}
+
+DfsphStep dfsphStep(const FluidParams& params, const DfsphSettings& settings, FluidState& state, DfsphWorkspace& work,
+                    float dt, const SubstepSwitches& on) {
+  DfsphStep step;
+  ensureBoundary(params, settings, work);
+  buildSortedGrid(params, state, work.fluid);
+  computeDensityFactor(params, state, work);
+  for (const float rho : state.density)
+    step.peakCompression = std::max(step.peakCompression, rho / params.restDensity - 1.0f);
+  step.divergence = solve(sph_math::Solve::Divergence, params, settings, dt, state, work);
+  applyNonPressure(params, on.viscosity ? params.viscosity : 0.0f,
+                   on.gravity ? toVec3(params.gravity) : Vec3{0.0f, 0.0f, 0.0f}, dt, state, work);
+  step.density = solve(sph_math::Solve::Density, params, settings, dt, state, work);
+  for (std::size_t i = 0; i < state.size(); ++i) { // positions from the divergence- and density-corrected velocities
+    Float4& x = state.pos[i];
+    const Float4& v = state.vel[i];
+    x = {x.x + v.x * dt, x.y + v.y * dt, x.z + v.z * dt, x.w};
+  }
+  if (on.obstacle) applyObstacle(params, state);
+  applyWalls(params, state);
+  state.time += static_cast<double>(dt);
+  return step;
+}
+
+DfsphFrame dfsphStepFrame(const FluidParams& params, const DfsphSettings& settings, FluidState& state,
+                          DfsphWorkspace& work, float frameDt, const SubstepSwitches& on) {
+  DfsphFrame f;
+  FrameStep& fs = f.frame;
+  while (sph_math::frameContinues(frameDt, fs.covered, fs.substeps, params.maxSubsteps)) {
+    const float limit =
+        sph_math::velocityDt(settings.timeStepFactor, params.spacing, maxSpeed(state), settings.minDt, settings.maxDt);
+    const float dt = sph_math::substepDt(frameDt, fs.covered, fs.substeps, params.maxSubsteps, limit);
+    const DfsphStep s = dfsphStep(params, settings, state, work, dt, on);
+    f.divergence.add(s.divergence.iterations);
+    f.density.add(s.density.iterations);
+    f.peakCompression = std::max(f.peakCompression, s.peakCompression);
+    f.densityError = s.density.error;
+    fs.covered += dt;
+    fs.lastDt = dt;
+    ++fs.substeps;
+  }
+  return f;
+}
+
+} // namespace graphsim::fluid
