@@ -96,8 +96,9 @@ struct DfsphStep {
 
 // One step of dt: grid; density and factor; divergence solve; non-pressure forces; density solve; positions;
 // obstacle; walls; state.time += dt.
+// after: called after density_factor, advect and walls (the stages the CPU backend checks for a blow-up).
 DfsphStep dfsphStep(const FluidParams& params, const DfsphSettings& settings, FluidState& state, DfsphWorkspace& work,
-                    float dt, const SubstepSwitches& on = {});
+                    float dt, const SubstepSwitches& on = {}, const AfterStage& after = {});
 
 // What a frame ran: its steps, and per solve the fewest, total and most iterations of a step.
 struct IterationSpan {
@@ -114,6 +115,7 @@ struct DfsphFrame {
 
 // One frame (sph_math's frame rule, with dt = velocityDt(lambda, d, max|v|, minDt, maxDt) as the step limit).
 DfsphFrame dfsphStepFrame(const FluidParams& params, const DfsphSettings& settings, FluidState& state,
-                          DfsphWorkspace& work, float frameDt, const SubstepSwitches& on = {});
+                          DfsphWorkspace& work, float frameDt, const SubstepSwitches& on = {},
+                          const AfterSubstepStage& after = {});
 
 } // namespace graphsim::fluid

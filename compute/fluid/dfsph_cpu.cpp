@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "compute/fluid/dfsph.h"
 
@@ -253,11 +254,15 @@ void applyNonPressure(const FluidParams& params, float alpha, Vec3 gravity, floa
 }
 
 DfsphStep dfsphStep(const FluidParams& params, const DfsphSettings& settings, FluidState& state, DfsphWorkspace& work,
-                    float dt, const SubstepSwitches& on) {
+                    float dt, const SubstepSwitches& on, const AfterStage& after) {
+  const auto done = [&](std::string_view stage) {
+    if (after) after(stage);
+  };
   DfsphStep step;
   ensureBoundary(params, settings, work);
   buildSortedGrid(params, state, work.fluid);
   computeDensityFactor(params, state, work);
+  done("density_factor");
   for (const float rho : state.density)
     step.peakCompression = std::max(step.peakCompression, rho / params.restDensity - 1.0f);
   step.divergence = solve(sph_math::Solve::Divergence, params, settings, dt, state, work);
@@ -269,21 +274,27 @@ DfsphStep dfsphStep(const FluidParams& params, const DfsphSettings& settings, Fl
     const Float4& v = state.vel[i];
     x = {x.x + v.x * dt, x.y + v.y * dt, x.z + v.z * dt, x.w};
   }
+  done("advect");
   if (on.obstacle) applyObstacle(params, state);
   applyWalls(params, state);
+  done("walls");
   state.time += static_cast<double>(dt);
   return step;
 }
 
 DfsphFrame dfsphStepFrame(const FluidParams& params, const DfsphSettings& settings, FluidState& state,
-                          DfsphWorkspace& work, float frameDt, const SubstepSwitches& on) {
+                          DfsphWorkspace& work, float frameDt, const SubstepSwitches& on,
+                          const AfterSubstepStage& after) {
   DfsphFrame f;
   FrameStep& fs = f.frame;
   while (sph_math::frameContinues(frameDt, fs.covered, fs.substeps, params.maxSubsteps)) {
     const float limit =
         sph_math::velocityDt(settings.timeStepFactor, params.spacing, maxSpeed(state), settings.minDt, settings.maxDt);
     const float dt = sph_math::substepDt(frameDt, fs.covered, fs.substeps, params.maxSubsteps, limit);
-    const DfsphStep s = dfsphStep(params, settings, state, work, dt, on);
+    const int substep = fs.substeps;
+    const DfsphStep s = dfsphStep(params, settings, state, work, dt, on, [&](std::string_view stage) {
+      if (after) after(substep, stage);
+    });
     f.divergence.add(s.divergence.iterations);
     f.density.add(s.density.iterations);
     f.peakCompression = std::max(f.peakCompression, s.peakCompression);

@@ -99,6 +99,9 @@ FluidParams validateFluidConfig(const FluidConfig& config) {
     throw std::invalid_argument("fluid: diagnosticsEvery = " + std::to_string(config.diagnosticsEvery) +
                                 " is outside [0, " + std::to_string(kMaxDiagnosticsEvery) + "] frames");
   }
+  if (config.solver != FluidSolver::Wcsph && config.solver != FluidSolver::Dfsph)
+    refuse("solver", static_cast<float>(config.solver), "{wcsph, dfsph}");
+  validateDfsphSettings(config.dfsph);
   for (int a = 0; a < 3; ++a) {
     const float b = config.params.boxSize[a];
     if (!(b > 0.0f) || std::isinf(b)) refuse(std::string("boxSize.") + kAxis[a], b, "(0, inf) m");

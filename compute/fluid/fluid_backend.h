@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "compute/fluid/dfsph.h"
 #include "compute/fluid/fluid_cpu.h"
 #include "compute/fluid/fluid_diagnostics.h"
 #include "compute/fluid/fluid_params.h"
@@ -32,6 +33,8 @@ struct FluidConfig {
   float frameDt = 1.0f / 60.0f;      // simulated seconds per frame, (0, 0.1]
   FluidSwitches enabled = {true, true, true, true};
   ColourBy colourBy = ColourBy::Speed;
+  FluidSolver solver = FluidSolver::Wcsph; // live (setSolver): the frame graph's SWITCH picks the branch
+  DfsphSettings dfsph;                     // the incompressible solver's (validateDfsphSettings)
   float colourScale = 2.0f; // speed [m/s] (or density deviation from rest, x 100 %) drawn at full colour, > 0
   // Live diagnostics every K frames (fluid_diagnostics.h, docs/DIAGNOSTICS.md), [0, kMaxDiagnosticsEvery]; 0: none
   // (no diagnostics node in the CUDA graph), what a config made in code gets; the app's run and soak default to
@@ -48,6 +51,11 @@ struct FluidFrameInfo {
   float lastDt = 0;        // dt of its last substep [s]
   float covered = 0;       // simulated time the frame covered [s] (< frameDt when max substeps clamped it)
   double simTime = 0;      // simulated time since the reset after this frame [s] (FluidState::time)
+  // DFSPH (no iterations with WCSPH): per solve the fewest, total and most iterations of the frame's substeps, the
+  // particle-wise peak compression at the substeps' starts and the last density solve's average error.
+  IterationSpan divergence, density;
+  float peakCompression = 0;
+  double densityError = 0;
 };
 
 // A blow-up: NaN, a particle outside the box, or a density beyond kBlowUpDensityFactor * rest density.
@@ -70,7 +78,8 @@ class FluidBackend : public SceneBackendOf<FluidConfig, FluidParams> {
 public:
   virtual void setEnabled(FluidToggle toggle, bool enabled) = 0;
   virtual bool enabled(FluidToggle toggle) const = 0;
-  virtual void setFrameDt(float frameDt) = 0; // 0 = paused (the frame runs no substep)
+  virtual void setFrameDt(float frameDt) = 0;     // 0 = paused (the frame runs no substep)
+  virtual void setSolver(FluidSolver solver) = 0; // from the next frame on; CUDA: a node update, no rebuild
   virtual void download(FluidState& state) = 0;
   // The colour attribute of each particle as write_render wrote it (the last frame's order).
   virtual std::vector<float> downloadColour() = 0;

@@ -86,7 +86,7 @@ void FluidCpuBackend::reset(const FluidConfig& config) {
   config_ = std::move(next);
   frameDt_ = config_.frameDt;
   state_ = std::move(state);
-  work_ = FluidWorkspace{};
+  work_ = DfsphWorkspace{};
   lastFrame_.reset();
   blowUp_.reset();
   nodes_.clear();
@@ -128,9 +128,22 @@ SubstepSwitches FluidCpuBackend::switches() const {
 
 void FluidCpuBackend::step() { stepFrame(nextFrame_); }
 
+void FluidCpuBackend::setSolver(FluidSolver solver) {
+  if (solver != FluidSolver::Wcsph && solver != FluidSolver::Dfsph)
+    throw std::invalid_argument("fluid: solver " + std::to_string(static_cast<int>(solver)) + " is not wcsph or dfsph");
+  if (solver != config_.solver) nodes_.clear(); // the list shows the solver's rows
+  config_.solver = solver;
+}
+
 void FluidCpuBackend::stepFrame(std::uint64_t k) {
-  const FrameStep f = fluid::stepFrame(config_.params, state_, work_, frameDt_, switches(),
-                                       [&](int substep, std::string_view stage) { check(k, substep, stage); });
+  const AfterSubstepStage after = [&](int substep, std::string_view stage) { check(k, substep, stage); };
+  DfsphFrame d;
+  if (config_.solver == FluidSolver::Dfsph) {
+    d = dfsphStepFrame(config_.params, config_.dfsph, state_, work_, frameDt_, switches(), after);
+  } else {
+    d.frame = fluid::stepFrame(config_.params, state_, work_.fluid, frameDt_, switches(), after);
+  }
+  const FrameStep& f = d.frame;
   // Where the CUDA graph's diagnostics node runs: after the WHILE node, before write_render and colour.
   if (config_.diagnosticsEvery > 0 &&
       fluidDiagnosticsDue(k, config_.diagnosticsEvery, diagnosticsFirstPending_, diagnosticsOn_, frameDt_)) {
@@ -138,15 +151,16 @@ void FluidCpuBackend::stepFrame(std::uint64_t k) {
     diagnosticsFirstPending_ = false;
   }
   computeColour();
-  lastFrame_ = FluidFrameInfo{k, f.substeps, f.lastDt, f.covered, state_.time};
+  lastFrame_ = FluidFrameInfo{k,         f.substeps,        f.lastDt,      f.covered, state_.time, d.divergence,
+                              d.density, d.peakCompression, d.densityError};
   nextFrame_ = k + 1;
 }
 
 void FluidCpuBackend::check(std::uint64_t frame, int substep, std::string_view stage) {
   if (blowUp_) return; // the first report only
   std::optional<std::string> what;
-  if (stage == "density") what = checkDensity(config_.params, state_);
-  if (stage == "integrate") what = checkFinite(state_);
+  if (stage == "density" || stage == "density_factor") what = checkDensity(config_.params, state_);
+  if (stage == "integrate" || stage == "advect") what = checkFinite(state_);
   if (stage == "walls") what = checkInBox(config_.params, state_);
   if (what) blowUp_ = FluidBlowUp{frame, substep, std::string(stage), std::move(*what)};
 }
@@ -182,11 +196,13 @@ void FluidCpuBackend::setState(FluidState state) {
 }
 
 const std::vector<NodeInfo>& FluidCpuBackend::nodes() const {
-  if (nodes_.empty()) { // the table's rows that are CPU stages, the diagnostics row only when configured
-    for (const FluidStepRow& row : kFluidSteps) {
-      if (!row.cpu || (row.diagnostics && config_.diagnosticsEvery <= 0)) continue;
-      nodes_.push_back(rowNode(row.name, "cpu", row.whyNot));
-      nodes_.back().diagnostics = row.diagnostics;
+  if (nodes_.empty()) { // the solver's rows that are CPU stages, in execution order; diagnostics only when configured
+    for (const StepPlace place : {StepPlace::FrameStart, StepPlace::Substep, StepPlace::FrameEnd}) {
+      forEachRowInOrder(place, config_.solver, [&](const FluidStepRow& row) {
+        if (!row.cpu || (row.diagnostics && config_.diagnosticsEvery <= 0)) return;
+        nodes_.push_back(rowNode(row.name, "cpu", row.whyNot));
+        nodes_.back().diagnostics = row.diagnostics;
+      });
     }
   }
   for (NodeInfo& info : nodes_) {

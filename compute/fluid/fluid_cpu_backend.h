@@ -40,17 +40,19 @@ public:
   void setEnabled(FluidToggle toggle, bool enabled) override;
   bool enabled(FluidToggle toggle) const override;
   void setFrameDt(float frameDt) override; // [0, 0.1]; 0 pauses (config().frameDt keeps the last nonzero value)
-  void step() override;                    // stepFrame(the last frame + 1), frame 0 first
+  void setSolver(FluidSolver solver) override;
+  void step() override; // stepFrame(the last frame + 1), frame 0 first
   // One frame as frame k of the frame loop (a blow-up in it is reported as frame k): the substeps (stepFrame of
-  // fluid_cpu.h with the switches), then the colour stage. write_render is writeRender().
+  // fluid_cpu.h, or dfsphStepFrame of dfsph.h, with the switches), then the colour stage. write_render is
+  // writeRender().
   void stepFrame(std::uint64_t k);
   void download(FluidState& state) override { state = state_; }
   std::vector<float> downloadColour() override { return colour_; }
   std::optional<FluidFrameInfo> lastFrame() const override { return lastFrame_; }
   const std::vector<NodeInfo>& nodes() const override;
   UpdateCounters counters() const override { return {}; }
-  // Checked after density (non-finite or > kBlowUpDensityFactor * rho0), integrate (non-finite position or
-  // velocity) and walls (outside [0, box]) of every substep, until the first report.
+  // Checked after density or density_factor (non-finite or > kBlowUpDensityFactor * rho0), integrate or advect
+  // (non-finite position or velocity) and walls (outside [0, box]) of every substep, until the first report.
   std::optional<FluidBlowUp> blowUp() const override { return blowUp_; }
   const FluidConfig& config() const override { return config_; }
   // With config().diagnosticsEvery > 0: computeFluidDiagnostics after the substeps of the frames that sample
@@ -76,7 +78,7 @@ private:
   FluidConfig config_;
   float frameDt_ = 0.0f;
   FluidState state_;
-  FluidWorkspace work_;
+  DfsphWorkspace work_; // .fluid: WCSPH's; the rest: DFSPH's
   std::vector<float> colour_;
   std::uint64_t nextFrame_ = 0;
   std::optional<FluidFrameInfo> lastFrame_;

@@ -52,6 +52,8 @@ public:
   void setEnabled(FluidToggle toggle, bool enabled) override;
   bool enabled(FluidToggle toggle) const override;
   void setFrameDt(float frameDt) override;
+  // Throws std::invalid_argument for dfsph outside the WHILE graph (FixedSubsteps and HostDecided run WCSPH's rows).
+  void setSolver(FluidSolver solver) override;
   void step() override; // launchFrame(next) and wait (bounded)
   void download(FluidState& state) override;
   std::vector<float> downloadColour() override;

@@ -36,19 +36,30 @@ inline constexpr FluidToggleInfo kFluidToggles[] = {
 };
 inline constexpr int kFluidToggleCount = static_cast<int>(std::size(kFluidToggles));
 
-// Every node of the frame, in execution order (the enumerator is the row's index in kFluidSteps).
+// The pressure solvers (issue 28): the frame graph holds both under a SWITCH node whose value the cfl kernel sets from
+// its argument, so choosing one is a node update.
+enum class FluidSolver : int { Wcsph, Dfsph };
+inline constexpr std::string_view kFluidSolverNames[] = {"wcsph", "dfsph"};
+
+// Every node of the frame (the enumerator is the row's index in kFluidSteps). Within one scope (below) the table's
+// order is the execution order.
 // clang-format off
 enum class FluidStep : int {
-  FrameBegin, Cfl, Keys, Sort, ClearCells, Ranges, Reorder, Density, Forces, Integrate, Obstacle, Walls, Condition,
-  Diagnostics, WriteRender, Colour, Report,
+  FrameBegin, Cfl, Keys, Sort, ClearCells, Ranges, Reorder, Solver, Density, Forces, Integrate, Obstacle, Walls,
+  Condition, DensityFactor, DivergenceLoop, NonPressure, DensityLoop, Advect, DivergenceErrors, DivergenceCheck,
+  DivergenceKappa, DensityErrors, DensityCheck, DensityKappa, Diagnostics, WriteRender, Colour, Report,
 };
 // clang-format on
 
 // Where a step runs: once before the substeps, in every substep (the WHILE body), or once after them.
 enum class StepPlace : unsigned char { FrameStart, Substep, FrameEnd };
+// The graph a row's node sits in within its place: the place's own, a branch of the solver SWITCH, or the body of one
+// of DFSPH's two solve WHILE nodes (nested in the substep WHILE).
+enum class StepScope : unsigned char { Top, Wcsph, Dfsph, DivergenceLoop, DensityLoop };
 // What the CUDA graph holds for it: a kernel node (FluidCudaBackend's specFor gives its parameters), the CUB sort
-// captured as a child graph, or the memset that clears the cell table.
-enum class StepNode : unsigned char { Kernel, SortChildGraph, ClearCellsMemset };
+// captured as a child graph, the memset that clears the cell table, the solver SWITCH (its branches: the Wcsph and
+// Dfsph scopes) or a solve's WHILE node (its body: the scope of the row's `body`).
+enum class StepNode : unsigned char { Kernel, SortChildGraph, ClearCellsMemset, SolverSwitch, SolveWhile };
 
 struct FluidStepRow {
   FluidStep step;
@@ -59,28 +70,42 @@ struct FluidStepRow {
   std::optional<FluidToggle> toggle; // the switch that enables and disables this node (panel: togglable)
   bool diagnostics;                  // the live diagnostics node: only with diagnosticsEvery > 0, its own switch
   std::string_view whyNot;           // why the panel cannot switch it off; empty when it can
+  StepScope scope = StepScope::Top;
+  StepScope body = StepScope::Top; // a SolveWhile row: the scope of its body
 };
 
 // One row per line, the columns aligned (clang-format would fold a row into nine lines).
 // clang-format off
 inline constexpr FluidStepRow kFluidSteps[] = {
-    {FluidStep::FrameBegin,  "frame_begin",  StepPlace::FrameStart, StepNode::Kernel,           false, {},                    false, "sets the frame's loop state"},
-    {FluidStep::Cfl,         "cfl",          StepPlace::Substep,    StepNode::Kernel,           true,  {},                    false, "the substep's dt comes from it"},
-    {FluidStep::Keys,        "cell_keys",    StepPlace::Substep,    StepNode::Kernel,           true,  {},                    false, "the neighbour search needs it"},
-    {FluidStep::Sort,        "sort",         StepPlace::Substep,    StepNode::SortChildGraph,   true,  {},                    false, "the neighbour search needs it"},
-    {FluidStep::ClearCells,  "clear_cells",  StepPlace::Substep,    StepNode::ClearCellsMemset, false, {},                    false, "the cell table must be cleared every substep"},
-    {FluidStep::Ranges,      "cell_ranges",  StepPlace::Substep,    StepNode::Kernel,           true,  {},                    false, "the neighbour search needs it"},
-    {FluidStep::Reorder,     "reorder",      StepPlace::Substep,    StepNode::Kernel,           true,  {},                    false, "the neighbour search needs it"},
-    {FluidStep::Density,     "density",      StepPlace::Substep,    StepNode::Kernel,           true,  {},                    false, "the pressure comes from it"},
-    {FluidStep::Forces,      "forces",       StepPlace::Substep,    StepNode::Kernel,           true,  {},                    false, "the fluid would not move but fall (viscosity has its own switch)"},
-    {FluidStep::Integrate,   "integrate",    StepPlace::Substep,    StepNode::Kernel,           true,  {},                    false, "it moves the particles (gravity has its own switch)"},
-    {FluidStep::Obstacle,    "obstacle",     StepPlace::Substep,    StepNode::Kernel,           true,  FluidToggle::Obstacle, false, ""},
-    {FluidStep::Walls,       "walls",        StepPlace::Substep,    StepNode::Kernel,           true,  {},                    false, "it keeps every particle in the box"},
-    {FluidStep::Condition,   "condition",    StepPlace::Substep,    StepNode::Kernel,           false, {},                    false, "it decides whether the frame runs another substep"},
-    {FluidStep::Diagnostics, "diagnostics",  StepPlace::FrameEnd,   StepNode::Kernel,           true,  {},                    true,  ""},
-    {FluidStep::WriteRender, "write_render", StepPlace::FrameEnd,   StepNode::Kernel,           true,  {},                    false, "the renderer draws this buffer every frame"},
-    {FluidStep::Colour,      "colour",       StepPlace::FrameEnd,   StepNode::Kernel,           true,  FluidToggle::Colour,   false, ""},
-    {FluidStep::Report,      "report",       StepPlace::FrameEnd,   StepNode::Kernel,           false, {},                    false, "the host reads the frame's substeps, dt and blow-up from it"},
+    {FluidStep::FrameBegin,       "frame_begin",       StepPlace::FrameStart, StepNode::Kernel,           false, {},                    false, "sets the frame's loop state"},
+    {FluidStep::Cfl,              "cfl",               StepPlace::Substep,    StepNode::Kernel,           true,  {},                    false, "the substep's dt comes from it (and the solver SWITCH's value)"},
+    {FluidStep::Keys,             "cell_keys",         StepPlace::Substep,    StepNode::Kernel,           true,  {},                    false, "the neighbour search needs it"},
+    {FluidStep::Sort,             "sort",              StepPlace::Substep,    StepNode::SortChildGraph,   true,  {},                    false, "the neighbour search needs it"},
+    {FluidStep::ClearCells,       "clear_cells",       StepPlace::Substep,    StepNode::ClearCellsMemset, false, {},                    false, "the cell table must be cleared every substep"},
+    {FluidStep::Ranges,           "cell_ranges",       StepPlace::Substep,    StepNode::Kernel,           true,  {},                    false, "the neighbour search needs it"},
+    {FluidStep::Reorder,          "reorder",           StepPlace::Substep,    StepNode::Kernel,           true,  {},                    false, "the neighbour search needs it"},
+    {FluidStep::Solver,           "solver",            StepPlace::Substep,    StepNode::SolverSwitch,     false, {},                    false, "a conditional SWITCH: the solver setting picks its branch"},
+    {FluidStep::Density,          "density",           StepPlace::Substep,    StepNode::Kernel,           true,  {},                    false, "the pressure comes from it", StepScope::Wcsph},
+    {FluidStep::Forces,           "forces",            StepPlace::Substep,    StepNode::Kernel,           true,  {},                    false, "the fluid would not move but fall (viscosity has its own switch)", StepScope::Wcsph},
+    {FluidStep::Integrate,        "integrate",         StepPlace::Substep,    StepNode::Kernel,           true,  {},                    false, "it moves the particles (gravity has its own switch)", StepScope::Wcsph},
+    {FluidStep::Obstacle,         "obstacle",          StepPlace::Substep,    StepNode::Kernel,           true,  FluidToggle::Obstacle, false, ""},
+    {FluidStep::Walls,            "walls",             StepPlace::Substep,    StepNode::Kernel,           true,  {},                    false, "it keeps every particle in the box"},
+    {FluidStep::Condition,        "condition",         StepPlace::Substep,    StepNode::Kernel,           false, {},                    false, "it decides whether the frame runs another substep"},
+    {FluidStep::DensityFactor,    "density_factor",    StepPlace::Substep,    StepNode::Kernel,           true,  {},                    false, "the solves need the density and the DFSPH factor", StepScope::Dfsph},
+    {FluidStep::DivergenceLoop,   "divergence_solve",  StepPlace::Substep,    StepNode::SolveWhile,       false, {},                    false, "a conditional WHILE: it runs until the divergence error is at the tolerance", StepScope::Dfsph, StepScope::DivergenceLoop},
+    {FluidStep::NonPressure,      "non_pressure",      StepPlace::Substep,    StepNode::Kernel,           true,  {},                    false, "viscosity and gravity (each has its own switch)", StepScope::Dfsph},
+    {FluidStep::DensityLoop,      "density_solve",     StepPlace::Substep,    StepNode::SolveWhile,       false, {},                    false, "a conditional WHILE: it runs until the density error is at the tolerance", StepScope::Dfsph, StepScope::DensityLoop},
+    {FluidStep::Advect,           "advect",            StepPlace::Substep,    StepNode::Kernel,           true,  {},                    false, "it moves the particles", StepScope::Dfsph},
+    {FluidStep::DivergenceErrors, "divergence_errors", StepPlace::Substep,    StepNode::Kernel,           false, {},                    false, "the loop's error and kappas", StepScope::DivergenceLoop},
+    {FluidStep::DivergenceCheck,  "divergence_check",  StepPlace::Substep,    StepNode::Kernel,           false, {},                    false, "it decides whether the solve goes on", StepScope::DivergenceLoop},
+    {FluidStep::DivergenceKappa,  "divergence_kappa",  StepPlace::Substep,    StepNode::Kernel,           false, {},                    false, "the solve's velocity update", StepScope::DivergenceLoop},
+    {FluidStep::DensityErrors,    "density_errors",    StepPlace::Substep,    StepNode::Kernel,           false, {},                    false, "the loop's error and kappas", StepScope::DensityLoop},
+    {FluidStep::DensityCheck,     "density_check",     StepPlace::Substep,    StepNode::Kernel,           false, {},                    false, "it decides whether the solve goes on", StepScope::DensityLoop},
+    {FluidStep::DensityKappa,     "density_kappa",     StepPlace::Substep,    StepNode::Kernel,           false, {},                    false, "the solve's velocity update", StepScope::DensityLoop},
+    {FluidStep::Diagnostics,      "diagnostics",       StepPlace::FrameEnd,   StepNode::Kernel,           true,  {},                    true,  ""},
+    {FluidStep::WriteRender,      "write_render",      StepPlace::FrameEnd,   StepNode::Kernel,           true,  {},                    false, "the renderer draws this buffer every frame"},
+    {FluidStep::Colour,           "colour",            StepPlace::FrameEnd,   StepNode::Kernel,           true,  FluidToggle::Colour,   false, ""},
+    {FluidStep::Report,           "report",            StepPlace::FrameEnd,   StepNode::Kernel,           false, {},                    false, "the host reads the frame's substeps, dt and blow-up from it"},
 };
 // clang-format on
 
@@ -91,6 +116,27 @@ constexpr const FluidStepRow* findStep(std::string_view name) { // nullptr: no s
   return nullptr;
 }
 
+// Whether a row's node runs with this solver (a SWITCH branch's rows and the solve loops' only with theirs).
+constexpr bool runsWith(const FluidStepRow& row, FluidSolver solver) {
+  if (row.scope == StepScope::Top) return true;
+  return (row.scope == StepScope::Wcsph) == (solver == FluidSolver::Wcsph);
+}
+
+// Calls fn(row) for the rows of `place` in `scope` in execution order, a SWITCH row followed by its branches' rows
+// (Wcsph's, then Dfsph's) and a WHILE row by its body's; `solver` (nullopt: both) limits the branches to one.
+template <typename Fn>
+constexpr void forEachRowInOrder(StepPlace place, std::optional<FluidSolver> solver, Fn&& fn,
+                                 StepScope scope = StepScope::Top) {
+  for (const FluidStepRow& row : kFluidSteps) {
+    if (row.place != place || row.scope != scope) continue;
+    fn(row);
+    if (row.node == StepNode::SolveWhile) forEachRowInOrder(place, solver, fn, row.body);
+    if (row.node != StepNode::SolverSwitch) continue;
+    if (solver != FluidSolver::Dfsph) forEachRowInOrder(place, solver, fn, StepScope::Wcsph);
+    if (solver != FluidSolver::Wcsph) forEachRowInOrder(place, solver, fn, StepScope::Dfsph);
+  }
+}
+
 // Whether a switch enables and disables nodes (else it is a kernel argument: a node update).
 constexpr bool toggleIsNode(FluidToggle toggle) {
   for (const FluidStepRow& row : kFluidSteps)
@@ -99,7 +145,7 @@ constexpr bool toggleIsNode(FluidToggle toggle) {
 }
 
 // The table's invariants, checked at build time: row i is step i; a row is togglable exactly when it has a switch;
-// the places come in frame order.
+// the places come in frame order; only substep rows sit in a nested scope, and only a WHILE row has a body.
 constexpr bool stepTableConsistent() {
   StepPlace last = StepPlace::FrameStart;
   for (std::size_t i = 0; i < std::size(kFluidSteps); ++i) {
@@ -107,6 +153,8 @@ constexpr bool stepTableConsistent() {
     if (static_cast<std::size_t>(row.step) != i) return false;
     if (row.whyNot.empty() != (row.toggle.has_value() || row.diagnostics)) return false;
     if (row.place < last) return false;
+    if (row.scope != StepScope::Top && row.place != StepPlace::Substep) return false;
+    if ((row.node == StepNode::SolveWhile) != (row.body != StepScope::Top)) return false;
     last = row.place;
   }
   return true;

@@ -60,12 +60,35 @@ void FluidCudaBackend::Impl::allocateState() {
     d_diagnosticsReport = cuda::mappedOnDevice(diagnosticsReport);
   }
   if (!frames.interop()) computeOutput = cuda::DeviceArray<float4>(n);
+  uploadBoundary();
   layout = gpu::scratchLayout(static_cast<int>(n), grid);
   scratchOwned.reset();
   if (options.scratch == FluidScratch::Preallocated) {
     scratchOwned = cuda::DeviceArray<unsigned char>(layout.bytes);
     scratch = layout.at(scratchOwned.get());
   }
+}
+
+void FluidCudaBackend::Impl::uploadBoundary() {
+  if (!boundary.get()) boundary = cuda::DeviceArray<gpu::BoundaryArgs>(1);
+  const Boundary b = dfsphBuilt() && config.dfsph.boundaryLayers > 0
+                         ? makeWallBoundary(config.params, config.dfsph.boundaryLayers)
+                         : Boundary{};
+  boundaryPos = cuda::DeviceArray<float4>(b.size()), boundaryPsi = cuda::DeviceArray<float>(b.size());
+  boundaryStart = cuda::DeviceArray<unsigned>(b.grid.cellStart.size());
+  boundaryEnd = cuda::DeviceArray<unsigned>(b.grid.cellEnd.size());
+  cuda::upload(boundaryPos, b.pos), cuda::upload(boundaryPsi, b.psi);
+  cuda::upload(boundaryStart, b.grid.cellStart), cuda::upload(boundaryEnd, b.grid.cellEnd);
+  const sph_math::GridDims& g = b.grid.dims;
+  const gpu::BoundaryArgs args{boundaryPos.get(),
+                               boundaryPsi.get(),
+                               boundaryStart.get(),
+                               boundaryEnd.get(),
+                               gpu::Grid{g.nx, g.ny, g.nz, g.cellSize},
+                               b.offset,
+                               static_cast<int>(b.size())};
+  CUDA_CHECK(cudaMemcpy(boundary.get(), &args, sizeof args, cudaMemcpyHostToDevice));
+  CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy)); // pageable copies: landed before a launch reads them
 }
 
 // Synchronous copies: the host vectors die with the caller's. frame_begin and cfl reset the rest of the control block
@@ -107,8 +130,9 @@ std::optional<gpu::HostReport> FluidCudaBackend::Impl::readReport() const {
 
 void FluidCudaBackend::Impl::configure(const FluidConfig& c) {
   FluidConfig next = c;
-  next.params.spacing = spacingFor(next); // throws std::invalid_argument for a config the scene refuses
-  validateFluidParams(next.params);
+  next.params = validateFluidConfig(c); // throws std::invalid_argument for a config the scene refuses
+  if (next.solver == FluidSolver::Dfsph && options.launch != FluidLaunch::WhileGraph)
+    throw std::invalid_argument("fluid: the dfsph solver runs in the WHILE graph only (this launch variant: wcsph)");
   if (options.launch == FluidLaunch::FixedSubsteps &&
       (options.fixedSubsteps < 1 || options.fixedSubsteps > kMaxFluidSubsteps)) {
     throw std::invalid_argument("fluid: fixed substeps " + std::to_string(options.fixedSubsteps) +
@@ -199,6 +223,18 @@ void FluidCudaBackend::setFrameDt(float frameDt) {
   m.settingsChanged();
 }
 
+void FluidCudaBackend::setSolver(FluidSolver solver) {
+  Impl& m = *impl_;
+  if (solver != FluidSolver::Wcsph && solver != FluidSolver::Dfsph)
+    throw std::invalid_argument("fluid: solver " + std::to_string(static_cast<int>(solver)) + " is not wcsph or dfsph");
+  if (solver == FluidSolver::Dfsph && !m.dfsphBuilt())
+    throw std::invalid_argument("fluid: the dfsph solver runs in the WHILE graph only (this launch variant: wcsph)");
+  if (m.config.solver == solver) return;
+  m.config.solver = solver; // cfl's argument: the next launch updates its node, and cfl sets the SWITCH's value
+  m.settingsChanged();
+  m.nodesStale = true;
+}
+
 void FluidCudaBackend::step() {
   launchFrame(impl_->nextFrame);
   impl_->synchronize();
@@ -257,7 +293,12 @@ void FluidCudaBackend::copyRenderOutput(Float4* dst) {
 std::optional<FluidFrameInfo> FluidCudaBackend::lastFrame() const {
   const auto r = impl_->readReport();
   if (!r) return std::nullopt;
-  return FluidFrameInfo{r->frame, r->substeps, r->lastDt, r->covered, r->time};
+  FluidFrameInfo f{r->frame, r->substeps, r->lastDt, r->covered, r->time};
+  IterationSpan* spans[2] = {&f.divergence, &f.density}; // indexed by sph_math::Solve
+  for (int s = 0; s < 2; ++s) *spans[s] = {r->itMin[s], r->itMax[s], r->itTotal[s]};
+  f.peakCompression = r->peakCompression;
+  f.densityError = r->densityError;
+  return f;
 }
 
 std::optional<FluidBlowUp> FluidCudaBackend::blowUp() const {
@@ -267,7 +308,7 @@ std::optional<FluidBlowUp> FluidCudaBackend::blowUp() const {
   if (!r || r->blowUp == gpu::kNoBlowUp) return std::nullopt;
   const auto code = static_cast<unsigned>(r->blowUp >> 32);
   const auto particle = static_cast<unsigned>(r->blowUp & 0xffffffffu);
-  m.blowUp = FluidBlowUp{r->blowUpFrame, static_cast<int>(code >> 8), blowUpStage((code >> 4) & 15u),
+  m.blowUp = FluidBlowUp{r->blowUpFrame, static_cast<int>(code >> 9), blowUpStage((code >> 4) & 31u),
                          blowUpWhat(code & 15u, particle)};
   return m.blowUp;
 }
@@ -320,7 +361,8 @@ std::size_t FluidCudaBackend::deviceBytes() const {
   const Impl& m = *impl_;
   // The compute-only render target stands in for the render buffers: excluded, as they are.
   return m.pos.bytes() + m.vel.bytes() + m.rhoP.bytes() + m.layout.bytes + sizeof(gpu::FrameControl) +
-         sizeof(gpu::BlowUpState) + sizeof(gpu::FluidDiagnosticsDeviceState);
+         sizeof(gpu::BlowUpState) + sizeof(gpu::FluidDiagnosticsDeviceState) + m.boundaryPos.bytes() +
+         m.boundaryPsi.bytes() + m.boundaryStart.bytes() + m.boundaryEnd.bytes();
 }
 
 void FluidCudaBackend::dumpGraphDot(const std::filesystem::path& path) const {
@@ -338,24 +380,28 @@ const std::vector<NodeInfo>& FluidCudaBackend::nodes() const {
   const std::string body = loop ? " (WHILE body)" : m.options.launch == FluidLaunch::HostDecided ? " (host loop)" : "";
   if (m.options.scratch == FluidScratch::GraphMemoryNodes) add("alloc_scratch", "memory alloc", "scratch");
   if (m.semaphoreNodes()) add(cuda::kWaitNodeName, "semaphore wait", "the frame protocol");
-  bool whileListed = false;
-  for (const FluidStepRow& row : kFluidSteps) { // FixedSubsteps: the first copy stands for all
-    if (!m.runs(row)) continue;
-    const bool inBody = row.place == StepPlace::Substep;
-    if (loop && inBody && !whileListed) {
-      add("while", "conditional WHILE", "conditional nodes cannot be disabled");
-      whileListed = true;
-    }
-    std::string type = row.node == StepNode::SortChildGraph
-                           ? "child graph: CUB radix sort, " + std::to_string(m.sortChildNodes) + " nodes"
-                       : row.node == StepNode::ClearCellsMemset ? "memset"
-                       : row.diagnostics                        ? "kernel (on sampling frames)"
-                                                                : "kernel";
-    NodeInfo& n = add(row.name, type + (inBody ? body : ""), row.whyNot);
-    n.diagnostics = row.diagnostics;
-    n.enabled = row.toggle        ? m.config.enabled[static_cast<std::size_t>(*row.toggle)]
-                : row.diagnostics ? m.diagnosticsOn
-                                  : true;
+  // Both solvers' rows where the graph holds the SWITCH (FixedSubsteps: the first copy stands for all).
+  const std::optional<FluidSolver> branches = m.dfsphBuilt() ? std::nullopt : std::optional(FluidSolver::Wcsph);
+  for (const StepPlace place : {StepPlace::FrameStart, StepPlace::Substep, StepPlace::FrameEnd}) {
+    if (place == StepPlace::Substep && loop) add("while", "conditional WHILE", "conditional nodes cannot be disabled");
+    forEachRowInOrder(place, branches, [&](const FluidStepRow& row) {
+      if (!m.runs(row) || (row.node == StepNode::SolverSwitch && !m.dfsphBuilt())) return;
+      std::string type = row.node == StepNode::SortChildGraph
+                             ? "child graph: CUB radix sort, " + std::to_string(m.sortChildNodes) + " nodes"
+                         : row.node == StepNode::ClearCellsMemset ? "memset"
+                         : row.node == StepNode::SolverSwitch     ? "conditional SWITCH (cfl sets its value)"
+                         : row.node == StepNode::SolveWhile       ? "conditional WHILE (nested)"
+                         : row.diagnostics                        ? "kernel (on sampling frames)"
+                                                                  : "kernel";
+      if (row.scope == StepScope::Wcsph || row.scope == StepScope::Dfsph)
+        type += std::string(" (") + kFluidSolverNames[row.scope == StepScope::Dfsph ? 1 : 0].data() + " branch)";
+      if (row.scope == StepScope::DivergenceLoop || row.scope == StepScope::DensityLoop) type += " (solve WHILE body)";
+      NodeInfo& n = add(row.name, type + (row.place == StepPlace::Substep ? body : ""), row.whyNot);
+      n.diagnostics = row.diagnostics;
+      n.enabled = row.toggle        ? m.config.enabled[static_cast<std::size_t>(*row.toggle)]
+                  : row.diagnostics ? m.diagnosticsOn
+                                    : true;
+    });
   }
   if (m.options.scratch == FluidScratch::GraphMemoryNodes) add("free_scratch", "memory free", "scratch");
   if (m.semaphoreNodes()) add(cuda::kSignalNodeName, "semaphore signal", "the frame protocol");

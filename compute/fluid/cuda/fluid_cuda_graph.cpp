@@ -42,11 +42,55 @@ void FluidCudaBackend::Impl::captureSort() {
   CUDA_CHECK(cudaGraphGetNodes(g, nullptr, &sortChildNodes));
 }
 
+cudaGraph_t* FluidCudaBackend::Impl::addConditional(cudaGraph_t g, std::vector<cudaGraphNode_t>& deps,
+                                                    cudaGraphConditionalHandle h, cudaGraphConditionalNodeType type,
+                                                    unsigned size, const char* what) {
+  cudaGraphNodeParams params{}; // phGraph_out: a CUDA-owned array, valid as long as the node
+  params.type = cudaGraphNodeTypeConditional;
+  params.conditional.handle = h;
+  params.conditional.type = type;
+  params.conditional.size = size;
+  cudaGraphNode_t node = nullptr;
+  CUDA_CHECK_CTX(cudaGraphAddNode(&node, g, deps.data(), nullptr, deps.size(), &params), what);
+  deps.assign(1, node);
+  return params.conditional.phGraph_out;
+}
+
+void FluidCudaBackend::Impl::addScope(cudaGraph_t g, std::vector<cudaGraphNode_t>& deps, StepScope scope, int substep) {
+  if (scope == StepScope::Dfsph) { // the solve loops' handles live in this branch; its kernels take them
+    CUDA_CHECK(cudaGraphConditionalHandleCreate(&handles.divergence, g, 0, 0));
+    CUDA_CHECK(cudaGraphConditionalHandleCreate(&handles.density, g, 0, 0));
+  }
+  for (const FluidStepRow& row : kFluidSteps)
+    if (row.place == StepPlace::Substep && row.scope == scope) addStep(g, deps, row, substep);
+}
+
 void FluidCudaBackend::Impl::addStep(cudaGraph_t g, std::vector<cudaGraphNode_t>& deps, const FluidStepRow& row,
                                      int substep) {
   cudaGraphNode_t node = nullptr;
   switch (row.node) {
   case StepNode::Kernel: addKernel(g, deps, row.step, substep); return;
+  case StepNode::SolverSwitch: {
+    if (!dfsphBuilt()) { // no SWITCH: WCSPH's rows in place
+      addScope(g, deps, StepScope::Wcsph, substep);
+      return;
+    }
+    cudaGraph_t* branches =
+        addConditional(g, deps, handles.solver, cudaGraphCondTypeSwitch, 2, "adding the solver SWITCH");
+    const cudaGraph_t wcsph = branches[0], dfsph = branches[1];
+    std::vector<cudaGraphNode_t> inner;
+    addScope(wcsph, inner, StepScope::Wcsph, substep);
+    inner.clear();
+    addScope(dfsph, inner, StepScope::Dfsph, substep);
+    return;
+  }
+  case StepNode::SolveWhile: {
+    const cudaGraphConditionalHandle h = row.step == Step::DivergenceLoop ? handles.divergence : handles.density;
+    const cudaGraph_t body = addConditional(g, deps, h, cudaGraphCondTypeWhile, 1, "adding a solve's WHILE")[0];
+    std::vector<cudaGraphNode_t> inner;
+    addScope(body, inner, row.body, substep);
+    return;
+  }
   case StepNode::SortChildGraph:
     CUDA_CHECK_CTX(cudaGraphAddChildGraphNode(&node, g, deps.data(), deps.size(), sortGraph.get()), "adding sort");
     break;
@@ -66,13 +110,14 @@ void FluidCudaBackend::Impl::addStep(cudaGraph_t g, std::vector<cudaGraphNode_t>
 }
 
 void FluidCudaBackend::Impl::addSubstep(cudaGraph_t g, std::vector<cudaGraphNode_t>& deps, int substep) {
-  for (const FluidStepRow& row : kFluidSteps)
-    if (row.place == StepPlace::Substep) addStep(g, deps, row, substep);
+  // The SWITCH's handle lives in the substep's graph: cfl, before it, sets its value from the solver setting.
+  if (dfsphBuilt()) CUDA_CHECK(cudaGraphConditionalHandleCreate(&handles.solver, g, 0, 0));
+  addScope(g, deps, StepScope::Top, substep);
 }
 
 void FluidCudaBackend::Impl::build() {
   built = {};
-  handle = 0;
+  handles = {};
   if (options.launch == FluidLaunch::HostDecided) { // stream launches: only the sort is a graph
     captureSort();
     return;
@@ -99,21 +144,14 @@ void FluidCudaBackend::Impl::build() {
     built.nodes.push_back({cuda::kWaitNodeName, -1, deps[0], {}});
   }
   const bool loop = options.launch == FluidLaunch::WhileGraph;
-  if (loop) CUDA_CHECK(cudaGraphConditionalHandleCreate(&handle, g, 0, 0));
+  if (loop) CUDA_CHECK(cudaGraphConditionalHandleCreate(&handles.frame, g, 0, 0));
   for (const FluidStepRow& row : kFluidSteps)
     if (row.place == StepPlace::FrameStart) addStep(g, deps, row, -1);
   if (loop) {
-    cudaGraphNodeParams params{};
-    params.type = cudaGraphNodeTypeConditional;
-    params.conditional.handle = handle;
-    params.conditional.type = cudaGraphCondTypeWhile;
-    params.conditional.size = 1;
-    cudaGraphNode_t whileNode = nullptr;
-    CUDA_CHECK_CTX(cudaGraphAddNode(&whileNode, g, deps.data(), nullptr, deps.size(), &params),
-                   "adding the WHILE node");
-    std::vector<cudaGraphNode_t> body;
-    addSubstep(params.conditional.phGraph_out[0], body, 0);
-    deps.assign(1, whileNode);
+    const cudaGraph_t body =
+        addConditional(g, deps, handles.frame, cudaGraphCondTypeWhile, 1, "adding the WHILE node")[0];
+    std::vector<cudaGraphNode_t> inner;
+    addSubstep(body, inner, 0);
   } else {
     for (int s = 0; s < options.fixedSubsteps; ++s) addSubstep(g, deps, s);
   }
@@ -197,6 +235,8 @@ void FluidCudaBackend::Impl::launchGraph(std::uint64_t k) {
 void FluidCudaBackend::Impl::launchStep(const FluidStepRow& row, std::uint64_t k) {
   if (row.toggle && !config.enabled[static_cast<std::size_t>(*row.toggle)]) return; // as a disabled node
   switch (row.node) {
+  case StepNode::SolverSwitch:
+  case StepNode::SolveWhile: return; // WCSPH only here: its rows follow in forEachRowInOrder
   case StepNode::Kernel:
     cuda::launchKernel(spec(row.step, k), frames.stream.get(), [&] { return stepName(row.step); });
     return;
@@ -216,8 +256,7 @@ void FluidCudaBackend::Impl::launchHostDecided(std::uint64_t k) {
                                frames.stream.get()));
     synchronize();
     if (hostCtrl.get()->proceed == 0) break;
-    for (const FluidStepRow& row : kFluidSteps)
-      if (row.place == StepPlace::Substep) launchStep(row, k);
+    forEachRowInOrder(StepPlace::Substep, FluidSolver::Wcsph, [&](const FluidStepRow& row) { launchStep(row, k); });
   }
   const bool sample = prepareDiagnostics(k);
   for (const FluidStepRow& row : kFluidSteps)

@@ -63,7 +63,12 @@ struct FluidCudaBackend::Impl {
   cuda::FrameExec exec;
   std::vector<cuda::GraphNode> graphNodes;
   cuda::BuiltGraph<cuda::GraphNode> built;
-  cudaGraphConditionalHandle handle = 0;
+  gpu::Handles handles; // the conditional nodes' handles of the graph built last
+  // The walls' boundary particles for DFSPH (dfsph.h: built on the host, uploaded once per reset; WHILE graph only).
+  cuda::DeviceArray<float4> boundaryPos;
+  cuda::DeviceArray<float> boundaryPsi;
+  cuda::DeviceArray<unsigned> boundaryStart, boundaryEnd;
+  cuda::DeviceArray<gpu::BoundaryArgs> boundary; // one, n = 0 without boundary particles
   std::size_t sortChildNodes = 0;
   cuda::Graph sortGraph;    // the captured sort (child graph template; HostDecided and sort timing launch it)
   cuda::GraphExec sortExec; // for setSortTiming
@@ -81,6 +86,7 @@ struct FluidCudaBackend::Impl {
     d.diagnostics = diagnosticsState.get();
     d.diagnosticsReport = d_diagnosticsReport;
     d.n = static_cast<int>(config.particles);
+    d.boundary = boundary.get();
     const std::vector<cuda::ExternalBuffer>& renderBuffers = frames.imported.renderBuffers;
     if (renderBuffers.empty()) {
       d.outputs.out[0] = computeOutput.get();
@@ -94,7 +100,7 @@ struct FluidCudaBackend::Impl {
 
   KernelSpec spec(Step step, std::uint64_t frame = 0) const {
     if (!resolved) resolved = gpu::kernelParams(config, frameDt, options);
-    return gpu::specFor(step, deviceState(), scratch, *resolved, grid, handle, frame);
+    return gpu::specFor(step, deviceState(), scratch, *resolved, grid, handles, frame);
   }
 
   void settingsChanged() {
@@ -110,6 +116,15 @@ struct FluidCudaBackend::Impl {
   // dependency. Rows run only when configured (the diagnostics node) are the caller's to skip.
   void addStep(cudaGraph_t g, std::vector<cudaGraphNode_t>& deps, const FluidStepRow& row, int substep);
   void addKernel(cudaGraph_t g, std::vector<cudaGraphNode_t>& deps, Step step, int substep);
+  // The rows of one scope of the substep in g, in table order (a SWITCH or WHILE row adds its nested graphs).
+  void addScope(cudaGraph_t g, std::vector<cudaGraphNode_t>& deps, StepScope scope, int substep);
+  // A conditional node (SWITCH with 2 branches or WHILE) after deps; returns its graphs.
+  cudaGraph_t* addConditional(cudaGraph_t g, std::vector<cudaGraphNode_t>& deps, cudaGraphConditionalHandle handle,
+                              cudaGraphConditionalNodeType type, unsigned size, const char* what);
+  // Whether the graph holds DFSPH (the solver SWITCH and the nested solve WHILEs): the WHILE graph only; the other
+  // launch variants run WCSPH's rows.
+  bool dfsphBuilt() const { return options.launch == FluidLaunch::WhileGraph; }
+  void uploadBoundary(); // dfsph.h's makeWallBoundary for the config, on the device
   // The rows of one place that this configuration runs (the diagnostics node only with diagnosticsEvery > 0).
   bool runs(const FluidStepRow& row) const { return !row.diagnostics || config.diagnosticsEvery > 0; }
   // The sort of one substep, captured from CUB into a graph once; the body adds it as a child graph node.

@@ -16,7 +16,8 @@ ScratchLayout scratchLayout(int particles, const sph_math::GridDims& grid) {
   l.keyBits = sph_math::cellKeyBits(grid);
   l.sortTempBytes = sortTempBytes(static_cast<int>(l.particles), l.keyBits);
   l.bytes = 4 * alignUp(l.particles * sizeof(unsigned)) + 2 * alignUp(l.cells * sizeof(unsigned)) +
-            3 * alignUp(l.particles * sizeof(float4)) + alignUp(l.sortTempBytes);
+            3 * alignUp(l.particles * sizeof(float4)) + 2 * alignUp(l.particles * sizeof(float)) +
+            alignUp(l.sortTempBytes);
   return l;
 }
 
@@ -38,6 +39,8 @@ Scratch ScratchLayout::at(void* base) const {
   s.posS = static_cast<float4*>(take(particles * sizeof(float4)));
   s.velS = static_cast<float4*>(take(particles * sizeof(float4)));
   s.accel = static_cast<float4*>(take(particles * sizeof(float4)));
+  s.alpha = static_cast<float*>(take(particles * sizeof(float)));
+  s.kappa = static_cast<float*>(take(particles * sizeof(float)));
   s.sortTemp = take(sortTempBytes);
   s.sortTempBytes = sortTempBytes;
   if (offset != bytes) throw std::logic_error("ScratchLayout::at: carving does not match scratchLayout()");
@@ -70,6 +73,16 @@ KernelParams kernelParams(const FluidConfig& c, float frameDt, const FluidCudaOp
   k.wallRestitution = p.wallRestitution;
   k.colourByDensity = c.colourBy == ColourBy::Density ? 1 : 0;
   k.colourScale = c.colourScale;
+  const DfsphSettings& d = c.dfsph;
+  k.solver = static_cast<int>(c.solver);
+  k.lambda = d.timeStepFactor;
+  k.spacing = p.spacing;
+  k.minDt = d.minDt;
+  k.maxDt = d.maxDt;
+  k.tolerance[static_cast<int>(sph_math::Solve::Divergence)] = d.divergenceTolerance;
+  k.tolerance[static_cast<int>(sph_math::Solve::Density)] = d.densityTolerance;
+  k.minIterations = d.minIterations;
+  k.maxIterations = d.maxIterations;
   return k;
 }
 

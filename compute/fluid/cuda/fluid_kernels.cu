@@ -12,6 +12,7 @@
 #include <cub/device/device_radix_sort.cuh>
 
 #include "compute/cuda/cuda_check.h"
+#include "compute/fluid/cuda/fluid_device.cuh"
 #include "compute/fluid/cuda/fluid_diagnostics_kernel.h"
 #include "compute/fluid/sph_math.h"
 
@@ -19,21 +20,6 @@ namespace graphsim::fluid::gpu {
 namespace {
 
 using sph_math::Vec3;
-
-constexpr int kBlock = 256;
-
-__device__ inline Vec3 xyz(float4 v) { return {v.x, v.y, v.z}; }
-__device__ inline float4 withW(Vec3 v, float w) { return make_float4(v.x, v.y, v.z, w); }
-
-__device__ inline void flagBlowUp(BlowUpState* s, const FrameControl* ctrl, FluidStep step, unsigned what, int i) {
-  static_assert(static_cast<unsigned>(FluidStep::Walls) < 16, "the stage has 4 bits of the blow-up code");
-  const unsigned stage = static_cast<unsigned>(step);
-  const unsigned long long code =
-      (static_cast<unsigned long long>(ctrl->done) << 8 | stage << 4 | what) << 32 | static_cast<unsigned>(i);
-  atomicMin(&s->first, code);
-}
-
-__device__ inline bool finite3(Vec3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
 
 struct FrameBeginArgs {
   FrameControl* ctrl;
@@ -50,6 +36,9 @@ __global__ void frameBeginKernel(FrameBeginArgs a) {
   c.done = 0;
   c.maxSpeedBits = 0;
   c.blocksDone = 0;
+  for (int s = 0; s < 2; ++s) c.itMin[s] = 0x7fffffff, c.itMax[s] = 0, c.itTotal[s] = 0;
+  c.peakBits = 0;
+  c.densityError = 0.0f;
   c.proceed = sph_math::frameContinues(a.frameDt, 0.0f, 0, a.maxSubsteps) ? 1 : 0;
   if (a.handle != 0) cudaGraphSetConditional(a.handle, c.proceed);
 }
@@ -57,11 +46,13 @@ __global__ void frameBeginKernel(FrameBeginArgs a) {
 struct CflArgs {
   const float4* vel;
   FrameControl* ctrl;
+  unsigned long long solverHandle; // the SWITCH's; 0: none (WCSPH only)
   int n;
   float cfl, h, cs, frameDt;
   int maxSubsteps;
   float fixedDt; // > 0: the fixed-substeps graph's dt, used instead of the frame rule
-  int pad;
+  int solver;    // FluidSolver: DFSPH's dt comes from the velocity alone
+  float lambda, spacing, minDt, maxDt;
 };
 
 // max |v| over the particles, then (lane 0 of the last warp to finish) the substep's dt from the CFL condition.
@@ -83,7 +74,10 @@ __global__ void __launch_bounds__(32) cflKernel(CflArgs a) {
   __threadfence();
   if (atomicAdd(&c.blocksDone, 1u) != gridDim.x - 1) return;
   const float maxSpeed = sqrtf(__uint_as_float(atomicAdd(&c.maxSpeedBits, 0u))); // as the CPU: sqrt of max |v|^2
-  const float dtCfl = sph_math::cflDt(a.cfl, a.h, a.cs, maxSpeed);
+  const float dtCfl = a.solver == static_cast<int>(FluidSolver::Dfsph)
+                          ? sph_math::velocityDt(a.lambda, a.spacing, maxSpeed, a.minDt, a.maxDt)
+                          : sph_math::cflDt(a.cfl, a.h, a.cs, maxSpeed);
+  if (a.solverHandle != 0) cudaGraphSetConditional(a.solverHandle, static_cast<unsigned>(a.solver));
   // The fixed-substeps graph never exceeds the CFL step either (a fixed dt above it would blow the fluid up).
   c.dt = a.fixedDt > 0.0f ? fminf(a.fixedDt, dtCfl)
                           : sph_math::substepDt(a.frameDt, c.covered, c.done, a.maxSubsteps, dtCfl);
@@ -134,76 +128,6 @@ __global__ void reorderKernel(ReorderArgs a) {
   a.posS[i] = a.pos[from];
   a.velS[i] = a.vel[from];
 }
-
-// The sorted range of particles in the three cells (cx-1 .. cx+1, y, z) clipped to the grid: the keys are
-// consecutive (x fastest), so their particles are one contiguous run in sorted order, visited in cell order.
-__device__ inline void rowRange(const unsigned* cellStart, const unsigned* cellEnd, const Grid& g, int cx, int y, int z,
-                                unsigned& begin, unsigned& end) {
-  const int x0 = max(cx - 1, 0), x1 = min(cx + 1, g.nx - 1);
-  const unsigned base = static_cast<unsigned>((z * g.ny + y) * g.nx);
-  begin = 0xffffffffu;
-  end = 0;
-  for (int x = x0; x <= x1; ++x) {
-    const unsigned s = cellStart[base + static_cast<unsigned>(x)];
-    if (s == 0xffffffffu) continue;
-    begin = min(begin, s);
-    end = max(end, cellEnd[base + static_cast<unsigned>(x)]);
-  }
-}
-
-// The neighbour stages run kLanes = 3 threads per particle: lane l walks the 9 cells of the slab z = cz - 1 + l (3
-// row runs), and the three partial sums are added in slab order, (s0 + s1) + s2, identically in every lane. Three
-// times the threads of one per particle: at 65,536 particles one thread per particle left 80 % of the H100's warp
-// slots empty and the loop latency-bound. Ten groups fill lanes 0-29 of a warp; lanes 30 and 31 idle (6 %).
-constexpr int kLanes = 3;
-constexpr int kGroupsPerWarp = 32 / kLanes;
-
-struct LaneOf {
-  int particle; // -1: no particle (idle lane or past the end); such lanes still take part in the shuffles
-  int lane;     // 0 .. kLanes-1
-  int leader;   // the warp lane of the group's lane 0
-};
-
-__device__ inline LaneOf laneOf(int n) {
-  const int warpLane = static_cast<int>(threadIdx.x & 31u);
-  const int warp = static_cast<int>((blockIdx.x * blockDim.x + threadIdx.x) >> 5);
-  const int group = warpLane / kLanes;
-  LaneOf l;
-  l.lane = warpLane - group * kLanes;
-  l.leader = group * kLanes;
-  l.particle = group < kGroupsPerWarp ? warp * kGroupsPerWarp + group : -1;
-  if (l.particle >= n) l.particle = -1;
-  if (group >= kGroupsPerWarp) { // idle lanes read lane 0's values: harmless
-    l.lane = 0;
-    l.leader = 0;
-  }
-  return l;
-}
-
-// (s0 + s1) + s2 of the group's three lanes, in every lane. All 32 lanes must call it.
-__device__ inline float groupSum(float v, int leader) {
-  const float s0 = __shfl_sync(0xffffffffu, v, leader);
-  const float s1 = __shfl_sync(0xffffffffu, v, leader + 1);
-  const float s2 = __shfl_sync(0xffffffffu, v, leader + 2);
-  return (s0 + s1) + s2;
-}
-
-// Calls fn(j) for every sorted particle j in this lane's slab of the 27 cells around x.
-template <typename Fn>
-__device__ inline void forEachCandidateInSlab(const unsigned* cellStart, const unsigned* cellEnd, const Grid& g, Vec3 x,
-                                              int lane, Fn&& fn) {
-  const int cx = sph_math::cellCoord(x.x, g.cellSize, g.nx);
-  const int cy = sph_math::cellCoord(x.y, g.cellSize, g.ny);
-  const int z = sph_math::cellCoord(x.z, g.cellSize, g.nz) - 1 + lane;
-  if (z < 0 || z >= g.nz) return;
-  for (int y = max(cy - 1, 0); y <= min(cy + 1, g.ny - 1); ++y) {
-    unsigned begin, end;
-    rowRange(cellStart, cellEnd, g, cx, y, z, begin, end);
-    for (unsigned j = begin; j < end; ++j) fn(j);
-  }
-}
-
-inline unsigned laneThreads(int n) { return static_cast<unsigned>((n + kGroupsPerWarp - 1) / kGroupsPerWarp) * 32u; }
 
 struct DensityArgs {
   const float4* posS;
@@ -411,31 +335,27 @@ __global__ void reportKernel(ReportArgs a) {
   h->time = c.time;
   h->blowUp = b.first;
   h->blowUpFrame = b.frameOfFirst;
+  for (int s = 0; s < 2; ++s) h->itMin[s] = c.itMin[s], h->itMax[s] = c.itMax[s], h->itTotal[s] = c.itTotal[s];
+  h->peakCompression = __uint_as_float(c.peakBits);
+  h->densityError = c.densityError;
   __threadfence_system();
   h->seq = seq + 2;
 }
 
-// A kernel's spec from its argument struct, written in place at the call: Args is deduced from the kernel alone
-// (enable_if<true, Args>::type is not deduced from the braces).
-template <typename Args>
-KernelSpec specOf(void (*kernel)(Args), const typename std::enable_if<true, Args>::type& a, unsigned threads,
-                  int block = kBlock) {
-  return cuda::kernelSpecOf(kernel, a, threads, static_cast<unsigned>(block));
-}
-
-unsigned count(int n) { return static_cast<unsigned>(n); }
-
 } // namespace
 
 KernelSpec specFor(FluidStep step, const DeviceState& d, const Scratch& s, const KernelParams& k,
-                   const sph_math::GridDims& dims, unsigned long long handle, std::uint64_t frame) {
+                   const sph_math::GridDims& dims, const Handles& handles, std::uint64_t frame) {
   const Grid g{dims.nx, dims.ny, dims.nz, dims.cellSize};
   const unsigned n = count(d.n);
+  const unsigned long long handle = handles.frame;
   switch (step) {
   case FluidStep::FrameBegin: return specOf(frameBeginKernel, {d.ctrl, frame, handle, k.frameDt, k.maxSubsteps}, 1, 1);
   case FluidStep::Cfl: {
     const unsigned warps = std::max(1u, std::min<unsigned>((n + 31u) / 32u, kCflWarps));
-    return specOf(cflKernel, {d.vel, d.ctrl, d.n, k.cflNumber, k.h, k.cs, k.frameDt, k.maxSubsteps, k.fixedDt, 0},
+    return specOf(cflKernel,
+                  {d.vel, d.ctrl, handles.solver, d.n, k.cflNumber, k.h, k.cs, k.frameDt, k.maxSubsteps, k.fixedDt,
+                   k.solver, k.lambda, k.spacing, k.minDt, k.maxDt},
                   warps * 32u, 32);
   }
   case FluidStep::Keys: return specOf(keysKernel, {d.pos, s.keys, s.vals, g, d.n, 0}, n);
@@ -471,8 +391,20 @@ KernelSpec specFor(FluidStep step, const DeviceState& d, const Scratch& s, const
   case FluidStep::Diagnostics:
     return fluidDiagnosticsSpec(
         {d.pos, d.vel, d.rhoP, d.ctrl, d.diagnostics, d.diagnosticsReport, d.n, k.restDensity, k.mass, 0});
+  case FluidStep::DensityFactor:
+  case FluidStep::DivergenceErrors:
+  case FluidStep::DensityErrors:
+  case FluidStep::DivergenceCheck:
+  case FluidStep::DensityCheck:
+  case FluidStep::DivergenceKappa:
+  case FluidStep::DensityKappa:
+  case FluidStep::NonPressure:
+  case FluidStep::Advect: return dfsphSpecFor(step, d, s, k, g, handles);
   case FluidStep::Sort:
-  case FluidStep::ClearCells: break; // not kernel nodes
+  case FluidStep::ClearCells:
+  case FluidStep::Solver:
+  case FluidStep::DivergenceLoop:
+  case FluidStep::DensityLoop: break; // not kernel nodes
   }
   throw std::logic_error(std::string("specFor: ") + std::string(stepRow(step).name) + " is not a kernel row");
 }

@@ -22,17 +22,22 @@ namespace graphsim::fluid::gpu {
 struct FrameControl {
   unsigned long long frame; // frame index k, set by frame_begin
   double time;              // simulated time since the reset [s]: the sum of every substep's dt, in double (as the CPU)
+  unsigned long long ticks; // DFSPH: the current iteration's exact error sum (sph_math::errorTicks), reset by check
   float covered;            // simulated time covered so far in this frame [s]
   int done;                 // substeps done so far in this frame
   float dt;                 // the current substep's dt [s], set by cfl
   unsigned maxSpeedBits;    // max |v| over the particles as float bits (non-negative floats order as integers)
   unsigned blocksDone;      // cfl's last-block counter
   int proceed;              // the loop condition the condition kernel computed (what the host reads in HostDecided)
-  int pad;
+  int solveDone;            // DFSPH: iterations (velocity updates) of the solve in progress
+  int solveApply;           // DFSPH: the check's verdict for the kappa kernel after it (1: apply, 0: converged)
+  int itMin[2], itMax[2], itTotal[2]; // per solve (sph_math::Solve) over the frame's substeps
+  unsigned peakBits;                  // max (rho / rho0 - 1, 0) at the substeps' starts, as float bits
+  float densityError;                 // the last density solve's average error
 };
 
-// The first blow-up since the reset: atomicMin of (code << 32 | particle). code = substep << 8 | stage << 4 | what,
-// stage the FluidStep of the kernel that flagged it (< 16).
+// The first blow-up since the reset: atomicMin of (code << 32 | particle). code = substep << 9 | stage << 4 | what,
+// stage the FluidStep of the kernel that flagged it (< 32).
 inline constexpr unsigned long long kNoBlowUp = ~0ull;
 enum BlowUpWhat : unsigned { kWhatNonFinite = 0, kWhatDensity = 1, kWhatOutside = 2 };
 struct BlowUpState {
@@ -48,9 +53,11 @@ struct HostReport {
   int substeps;
   float lastDt, covered;
   int pad;
-  double time;                    // FrameControl::time
-  unsigned long long blowUp;      // BlowUpState::first
-  unsigned long long blowUpFrame; // BlowUpState::frameOfFirst
+  double time;                        // FrameControl::time
+  unsigned long long blowUp;          // BlowUpState::first
+  unsigned long long blowUpFrame;     // BlowUpState::frameOfFirst
+  int itMin[2], itMax[2], itTotal[2]; // FrameControl's
+  float peakCompression, densityError;
 };
 
 struct Grid {
@@ -68,12 +75,24 @@ struct OutputArgs { // the render buffers: frame k writes out[k % slots]
 struct Scratch {
   unsigned *keys = nullptr, *keysAlt = nullptr, *vals = nullptr, *valsAlt = nullptr;
   unsigned *cellStart = nullptr, *cellEnd = nullptr;
-  float4 *posS = nullptr, *velS = nullptr, *accel = nullptr;
+  float4 *posS = nullptr, *velS = nullptr, *accel = nullptr; // accel: DFSPH's velocities after the non-pressure forces
+  float *alpha = nullptr, *kappa = nullptr;                  // DFSPH: the factor and kappa / rho per particle
   void* sortTemp = nullptr;
   std::size_t sortTempBytes = 0;
   bool sortedInAlt = false; // where CUB's DoubleBuffer leaves the result (fixed for a key-bit count: set by the sort)
   const unsigned* sortedKeys() const { return sortedInAlt ? keysAlt : keys; }
   const unsigned* sortedVals() const { return sortedInAlt ? valsAlt : vals; }
+};
+
+// The walls' boundary particles (compute/fluid/dfsph.h, Boundary): positions shifted by offset into their own grid.
+// In device memory (the kernels take its address: their arguments stay within KernelNodeSpec::kMaxArgBytes).
+struct BoundaryArgs {
+  const float4* pos = nullptr;
+  const float* psi = nullptr;
+  const unsigned *cellStart = nullptr, *cellEnd = nullptr;
+  Grid grid{1, 1, 1, 1.0f};
+  float offset = 0;
+  int n = 0; // 0: no boundary
 };
 
 struct FluidDiagnosticsDeviceState;
@@ -89,6 +108,7 @@ struct DeviceState {
   FluidDiagnosticsDeviceState* diagnostics = nullptr;
   FluidDiagnosticsHostReport* diagnosticsReport = nullptr; // device pointer of the mapped pinned sample
   OutputArgs outputs{};
+  const BoundaryArgs* boundary = nullptr; // device memory, always present (n = 0: none)
   int n = 0;
 };
 
@@ -104,14 +124,22 @@ struct KernelParams {
   float obstacleCentre[3] = {0, 0, 0}, obstacleRadius = 0, wallRestitution = 0, box[3] = {0, 0, 0};
   int colourByDensity = 0;
   float colourScale = 0;
+  int solver = 0; // FluidSolver: the SWITCH's value (cfl sets it)
+  float lambda = 0, spacing = 0, minDt = 0, maxDt = 0, tolerance[2] = {0, 0}; // DFSPH (tolerance per sph_math::Solve)
+  int minIterations = 0, maxIterations = 0;
+};
+
+// The graph's conditional handles (0: none): the substep WHILE, the solver SWITCH, DFSPH's two solve WHILEs.
+struct Handles {
+  unsigned long long frame = 0, solver = 0, divergence = 0, density = 0;
 };
 
 using KernelSpec = cuda::KernelNodeSpec; // the kit's one spec type (compute/cuda/kernel_node_spec.h)
 
-// The spec of one kernel node (a row with StepNode::Kernel), the same for every substep; handle: the WHILE node's
-// conditional handle (0: none); frame: frame_begin's frame index.
+// The spec of one kernel node (a row with StepNode::Kernel), the same for every substep; frame: frame_begin's frame
+// index.
 KernelSpec specFor(FluidStep step, const DeviceState& d, const Scratch& s, const KernelParams& k,
-                   const sph_math::GridDims& g, unsigned long long handle, std::uint64_t frame);
+                   const sph_math::GridDims& g, const Handles& handles, std::uint64_t frame);
 
 // The sort by cell key: CUB DeviceRadixSort::SortPairs on bits [0, keyBits) of keys/vals with their alternate
 // buffers (DoubleBuffer). sortTempBytes: the temp storage it needs. sortOnStream: one sort on `stream` (stream

@@ -1,0 +1,316 @@
+// The incompressible solver's kernels (issue 28; compute/fluid/dfsph.h is the CPU reference, whose sums these add in
+// the same order), and their cases of specFor. The rows: compute/fluid/fluid_steps.h (the DFSPH branch of the solver
+// SWITCH and its two solve WHILE bodies).
+#include <stdexcept>
+#include <string>
+
+#include "compute/fluid/cuda/fluid_device.cuh"
+
+namespace graphsim::fluid::gpu {
+namespace {
+
+// ---- DFSPH (compute/fluid/dfsph.h: the CPU reference, whose sums these add in the same order) ----
+// Each neighbour stage adds the fluid's three slab partial sums, (s0 + s1) + s2, then the boundary's the same way,
+// and the two as the CPU's neighbourSum + boundarySum.
+
+// The lane's slab of the boundary particles within h of x (x in the fluid's frame).
+template <typename T, typename Fn>
+__device__ inline T boundarySlab(const BoundaryArgs& b, Vec3 fluidX, int lane, float h2, Fn&& fn) {
+  T acc{};
+  if (b.n == 0) return acc;
+  const Vec3 x = fluidX + Vec3{b.offset, b.offset, b.offset};
+  forEachCandidateInSlab(b.cellStart, b.cellEnd, b.grid, x, lane, [&](unsigned k) {
+    const Vec3 d = x - xyz(__ldg(&b.pos[k]));
+    const float r2 = sph_math::dot(d, d);
+    acc = acc + (r2 < h2 ? fn(k, d, r2) : T{});
+  });
+  return acc;
+}
+
+__device__ inline Vec3 groupSum3(Vec3 v, int leader) {
+  return {groupSum(v.x, leader), groupSum(v.y, leader), groupSum(v.z, leader)};
+}
+
+struct FactorAcc {
+  float w, grad2;
+  Vec3 grad;
+};
+__device__ inline FactorAcc operator+(const FactorAcc& a, const FactorAcc& b) {
+  return {a.w + b.w, a.grad2 + b.grad2, a.grad + b.grad};
+}
+__device__ inline FactorAcc groupSumFactor(const FactorAcc& a, int leader) {
+  return {groupSum(a.w, leader), groupSum(a.grad2, leader), groupSum3(a.grad, leader)};
+}
+
+// Starts a solve: its iteration count and error sum at 0, its WHILE node's handle at 1 (the body runs at least once:
+// its first pass computes the errors and the check decides).
+__device__ inline void startSolve(FrameControl* ctrl, unsigned long long handle) {
+  if (blockIdx.x != 0 || threadIdx.x != 0) return;
+  ctrl->solveDone = 0;
+  ctrl->ticks = 0;
+  if (handle != 0) cudaGraphSetConditional(handle, 1);
+}
+
+struct DensityFactorArgs {
+  const float4* posS;
+  const unsigned *cellStart, *cellEnd;
+  float2* rhoP; // (rho, 0)
+  float* alpha;
+  const BoundaryArgs* boundary;
+  FrameControl* ctrl;
+  BlowUpState* blowUp;
+  unsigned long long divergenceHandle;
+  Grid grid;
+  int n;
+  float h, mass, rho0, maxDensity;
+  int pad;
+};
+
+__global__ void __launch_bounds__(128) densityFactorKernel(DensityFactorArgs a) {
+  startSolve(a.ctrl, a.divergenceHandle);
+  const LaneOf l = laneOf(a.n);
+  const float h2 = a.h * a.h;
+  FactorAcc f{0.0f, 0.0f, {0.0f, 0.0f, 0.0f}}, b = f;
+  if (l.particle >= 0) {
+    const Vec3 xi = xyz(a.posS[l.particle]);
+    forEachCandidateInSlab(a.cellStart, a.cellEnd, a.grid, xi, l.lane, [&](unsigned j) {
+      const Vec3 d = xi - xyz(__ldg(&a.posS[j]));
+      const float r2 = sph_math::dot(d, d);
+      if (r2 >= h2) {
+        f = f + FactorAcc{0.0f, 0.0f, {0.0f, 0.0f, 0.0f}};
+        return;
+      }
+      const Vec3 g = d * (a.mass * sph_math::kernelGradFactor(r2, a.h));
+      f = f + FactorAcc{sph_math::kernelW(r2, a.h), sph_math::dot(g, g), g};
+    });
+    const BoundaryArgs& bd = *a.boundary;
+    b = boundarySlab<FactorAcc>(bd, xi, l.lane, h2, [&](unsigned k, Vec3 d, float r2) {
+      const float psi = __ldg(&bd.psi[k]);
+      return FactorAcc{psi * sph_math::kernelW(r2, a.h), 0.0f, d * (psi * sph_math::kernelGradFactor(r2, a.h))};
+    });
+  }
+  f = groupSumFactor(f, l.leader);
+  b = groupSumFactor(b, l.leader);
+  if (l.particle < 0 || l.lane != 0) return;
+  const int i = l.particle;
+  const float rho = a.mass * f.w + b.w;
+  a.rhoP[i] = make_float2(rho, 0.0f);
+  a.alpha[i] = sph_math::dfsphFactor(rho, f.grad + b.grad, f.grad2);
+  const float compression = fmaxf(rho / a.rho0 - 1.0f, 0.0f);
+  if (compression > 0.0f && __float_as_uint(compression) > a.ctrl->peakBits)
+    atomicMax(&a.ctrl->peakBits, __float_as_uint(compression));
+  if (!isfinite(rho)) {
+    flagBlowUp(a.blowUp, a.ctrl, FluidStep::DensityFactor, kWhatNonFinite, i);
+  } else if (rho > a.maxDensity) {
+    flagBlowUp(a.blowUp, a.ctrl, FluidStep::DensityFactor, kWhatDensity, i);
+  }
+}
+
+struct SolveArgs { // the errors and kappa kernels of one solve
+  const float4* posS;
+  float4* vel; // the solve's velocities: velS (divergence) or the non-pressure ones (density)
+  const unsigned *cellStart, *cellEnd;
+  const float2* rhoP;
+  const float* alpha;
+  float* kappa; // kappa / rho
+  const BoundaryArgs* boundary;
+  FrameControl* ctrl;
+  Grid grid;
+  int n, which; // sph_math::Solve
+  float h, mass, rho0;
+  int pad;
+};
+
+// One iteration's errors and kappas, and the exact error sum (one 64-bit atomic per warp).
+__global__ void __launch_bounds__(128) solveErrorsKernel(SolveArgs a) {
+  const LaneOf l = laneOf(a.n);
+  const float h2 = a.h * a.h;
+  float rate = 0.0f, bound = 0.0f;
+  if (l.particle >= 0) {
+    const Vec3 xi = xyz(a.posS[l.particle]), vi = xyz(a.vel[l.particle]);
+    forEachCandidateInSlab(a.cellStart, a.cellEnd, a.grid, xi, l.lane, [&](unsigned j) {
+      const Vec3 d = xi - xyz(__ldg(&a.posS[j]));
+      const float r2 = sph_math::dot(d, d);
+      rate += r2 < h2 ? sph_math::densityRatePair(d, vi - xyz(a.vel[j]), sph_math::kernelGradFactor(r2, a.h), a.mass)
+                      : 0.0f;
+    });
+    const BoundaryArgs& bd = *a.boundary;
+    bound = boundarySlab<float>(bd, xi, l.lane, h2, [&](unsigned k, Vec3 d, float r2) {
+      return sph_math::densityRatePair(d, vi, sph_math::kernelGradFactor(r2, a.h), __ldg(&bd.psi[k]));
+    });
+  }
+  rate = groupSum(rate, l.leader) + groupSum(bound, l.leader);
+  unsigned long long ticks = 0;
+  if (l.particle >= 0 && l.lane == 0) {
+    const int i = l.particle;
+    const sph_math::SolveTerm t =
+        sph_math::solveTerm(static_cast<sph_math::Solve>(a.which), rate, a.rhoP[i].x, a.rho0, a.alpha[i], a.ctrl->dt);
+    a.kappa[i] = t.kappaOverRho;
+    ticks = sph_math::errorTicks(t.error);
+  }
+  for (int off = 16; off > 0; off >>= 1) ticks += __shfl_xor_sync(0xffffffffu, ticks, off);
+  if ((threadIdx.x & 31u) == 0 && ticks != 0) atomicAdd(&a.ctrl->ticks, ticks);
+}
+
+struct SolveCheckArgs {
+  FrameControl* ctrl;
+  unsigned long long handle; // the solve's WHILE
+  int n, which, minIterations, maxIterations;
+  float tolerance;
+  int pad;
+};
+
+// The loop rule on the exact sum (sph_math::solveContinues, as the CPU's solve()): go on (kappa applies, one more
+// iteration) or stop (kappa does nothing; the frame's iteration counts and the density error are recorded).
+__global__ void solveCheckKernel(SolveCheckArgs a) {
+  FrameControl& c = *a.ctrl;
+  const unsigned long long ticks = c.ticks;
+  c.ticks = 0;
+  const int done = c.solveDone;
+  const bool more = sph_math::solveContinues(ticks, a.n, a.tolerance, done, a.minIterations, a.maxIterations);
+  c.solveApply = more ? 1 : 0;
+  if (more) {
+    c.solveDone = done + 1;
+  } else {
+    c.itMin[a.which] = min(c.itMin[a.which], done);
+    c.itMax[a.which] = max(c.itMax[a.which], done);
+    c.itTotal[a.which] += done;
+    if (a.which == static_cast<int>(sph_math::Solve::Density))
+      c.densityError = static_cast<float>(sph_math::averageError(ticks, a.n));
+  }
+  cudaGraphSetConditional(a.handle, more ? 1u : 0u);
+}
+
+// v_i += dt sum_j pairAcceleration(kappa_i / rho_i, kappa_j / rho_j) (+ the boundary's, mirrored); nothing when the
+// check stopped the solve.
+__global__ void __launch_bounds__(128) solveKappaKernel(SolveArgs a) {
+  if (a.ctrl->solveApply == 0) return; // the same for every thread
+  const LaneOf l = laneOf(a.n);
+  const float h2 = a.h * a.h;
+  Vec3 f{0.0f, 0.0f, 0.0f}, b = f;
+  float ki = 0.0f;
+  if (l.particle >= 0) {
+    const Vec3 xi = xyz(a.posS[l.particle]);
+    ki = a.kappa[l.particle];
+    forEachCandidateInSlab(a.cellStart, a.cellEnd, a.grid, xi, l.lane, [&](unsigned j) {
+      const Vec3 d = xi - xyz(__ldg(&a.posS[j]));
+      const float r2 = sph_math::dot(d, d);
+      f = f + (r2 < h2
+                   ? sph_math::pairAcceleration(d, sph_math::kernelGradFactor(r2, a.h), a.mass, ki, a.kappa[j], 0.0f)
+                   : Vec3{0.0f, 0.0f, 0.0f});
+    });
+    const BoundaryArgs& bd = *a.boundary;
+    b = boundarySlab<Vec3>(bd, xi, l.lane, h2, [&](unsigned k, Vec3 d, float r2) {
+      return sph_math::pairAcceleration(d, sph_math::kernelGradFactor(r2, a.h), __ldg(&bd.psi[k]), ki, 0.0f, 0.0f);
+    });
+  }
+  const Vec3 acc = groupSum3(f, l.leader) + groupSum3(b, l.leader);
+  if (l.particle < 0 || l.lane != 0) return;
+  const float dt = a.ctrl->dt;
+  float4& v = a.vel[l.particle];
+  v = make_float4(v.x + acc.x * dt, v.y + acc.y * dt, v.z + acc.z * dt, v.w);
+}
+
+struct NonPressureArgs {
+  const float4 *posS, *velS;
+  float4* velD; // velS + dt (viscosity + gravity)
+  const float2* rhoP;
+  const unsigned *cellStart, *cellEnd;
+  FrameControl* ctrl;
+  unsigned long long densityHandle;
+  Grid grid;
+  int n;
+  float h, mass, cs, alpha, gx, gy, gz;
+};
+
+__global__ void __launch_bounds__(128) nonPressureKernel(NonPressureArgs a) {
+  startSolve(a.ctrl, a.densityHandle);
+  const LaneOf l = laneOf(a.n);
+  Vec3 acc{0.0f, 0.0f, 0.0f};
+  if (l.particle >= 0) {
+    const Vec3 xi = xyz(a.posS[l.particle]), vi = xyz(a.velS[l.particle]);
+    const float rhoI = a.rhoP[l.particle].x, h2 = a.h * a.h;
+    forEachCandidateInSlab(a.cellStart, a.cellEnd, a.grid, xi, l.lane, [&](unsigned j) {
+      const Vec3 d = xi - xyz(__ldg(&a.posS[j]));
+      const float r2 = sph_math::dot(d, d);
+      if (r2 >= h2 || a.alpha == 0.0f) {
+        acc = acc + Vec3{0.0f, 0.0f, 0.0f};
+        return;
+      }
+      const float pi =
+          sph_math::artificialViscosity(d, vi - xyz(__ldg(&a.velS[j])), rhoI, __ldg(&a.rhoP[j]).x, a.h, a.alpha, a.cs);
+      acc = acc + sph_math::pairAcceleration(d, sph_math::kernelGradFactor(r2, a.h), a.mass, 0.0f, 0.0f, pi);
+    });
+  }
+  acc = groupSum3(acc, l.leader);
+  if (l.particle < 0 || l.lane != 0) return;
+  const Vec3 g{acc.x + a.gx, acc.y + a.gy, acc.z + a.gz};
+  const float dt = a.ctrl->dt;
+  const float4 v = a.velS[l.particle];
+  a.velD[l.particle] = make_float4(v.x + g.x * dt, v.y + g.y * dt, v.z + g.z * dt, v.w);
+}
+
+struct AdvectArgs {
+  const float4 *posS, *velD;
+  float4 *pos, *vel;
+  const FrameControl* ctrl;
+  BlowUpState* blowUp;
+  int n, pad;
+};
+
+__global__ void advectKernel(AdvectArgs a) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= a.n) return;
+  const float dt = a.ctrl->dt;
+  const float4 x = a.posS[i], v = a.velD[i];
+  a.pos[i] = make_float4(x.x + v.x * dt, x.y + v.y * dt, x.z + v.z * dt, x.w);
+  a.vel[i] = v;
+  if (!finite3(xyz(a.pos[i])) || !finite3(xyz(v))) flagBlowUp(a.blowUp, a.ctrl, FluidStep::Advect, kWhatNonFinite, i);
+}
+
+} // namespace
+
+KernelSpec dfsphSpecFor(FluidStep step, const DeviceState& d, const Scratch& s, const KernelParams& k, const Grid& g,
+                        const Handles& handles) {
+  const auto solveArgs = [&](sph_math::Solve which) {
+    const int w = static_cast<int>(which);
+    float4* v = which == sph_math::Solve::Divergence ? s.velS : s.accel;
+    return SolveArgs{s.posS, v, s.cellStart, s.cellEnd, d.rhoP, s.alpha, s.kappa,       d.boundary,
+                     d.ctrl, g, d.n,         w,         k.h,    k.mass,  k.restDensity, 0};
+  };
+  const auto checkArgs = [&](sph_math::Solve which, unsigned long long h) {
+    const int w = static_cast<int>(which);
+    return SolveCheckArgs{d.ctrl, h, d.n, w, k.minIterations, k.maxIterations, k.tolerance[w], 0};
+  };
+  switch (step) {
+  case FluidStep::DensityFactor:
+    return specOf(densityFactorKernel,
+                  {s.posS, s.cellStart, s.cellEnd, d.rhoP, s.alpha, d.boundary, d.ctrl, d.blowUp, handles.divergence, g,
+                   d.n, k.h, k.mass, k.restDensity, k.maxDensity, 0},
+                  laneThreads(d.n), 128);
+  case FluidStep::DivergenceErrors:
+    return specOf(solveErrorsKernel, solveArgs(sph_math::Solve::Divergence), laneThreads(d.n), 128);
+  case FluidStep::DensityErrors:
+    return specOf(solveErrorsKernel, solveArgs(sph_math::Solve::Density), laneThreads(d.n), 128);
+  case FluidStep::DivergenceCheck:
+    return specOf(solveCheckKernel, checkArgs(sph_math::Solve::Divergence, handles.divergence), 1, 1);
+  case FluidStep::DensityCheck:
+    return specOf(solveCheckKernel, checkArgs(sph_math::Solve::Density, handles.density), 1, 1);
+  case FluidStep::DivergenceKappa:
+    return specOf(solveKappaKernel, solveArgs(sph_math::Solve::Divergence), laneThreads(d.n), 128);
+  case FluidStep::DensityKappa:
+    return specOf(solveKappaKernel, solveArgs(sph_math::Solve::Density), laneThreads(d.n), 128);
+  case FluidStep::NonPressure:
+    return specOf(nonPressureKernel,
+                  {s.posS, s.velS, s.accel, d.rhoP, s.cellStart, s.cellEnd, d.ctrl, handles.density, g, d.n, k.h,
+                   k.mass, k.cs, k.alpha, k.gravity[0], k.gravity[1], k.gravity[2]},
+                  laneThreads(d.n), 128);
+  case FluidStep::Advect:
+    return specOf(advectKernel, {s.posS, s.accel, d.pos, d.vel, d.ctrl, d.blowUp, d.n, 0}, count(d.n));
+  default: break;
+  }
+  throw std::logic_error(std::string("dfsphSpecFor: ") + std::string(stepRow(step).name) +
+                         " is not a DFSPH kernel row");
+}
+
+} // namespace graphsim::fluid::gpu

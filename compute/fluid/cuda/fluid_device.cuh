@@ -1,0 +1,114 @@
+// The fluid kernels' shared device helpers (fluid_kernels.cu: WCSPH and the frame; dfsph_kernels.cu: the incompressible
+// solver): the blow-up flag, the three-lanes-per-particle neighbour walk and its sums, and the spec of a kernel from
+// its argument struct. Included by those two .cu files only.
+#pragma once
+
+#include <type_traits>
+
+#include "compute/fluid/cuda/fluid_kernels.h"
+#include "compute/fluid/sph_math.h"
+
+namespace graphsim::fluid::gpu {
+
+using sph_math::Vec3;
+
+constexpr int kBlock = 256;
+
+__device__ inline Vec3 xyz(float4 v) { return {v.x, v.y, v.z}; }
+__device__ inline float4 withW(Vec3 v, float w) { return make_float4(v.x, v.y, v.z, w); }
+
+__device__ inline void flagBlowUp(BlowUpState* s, const FrameControl* ctrl, FluidStep step, unsigned what, int i) {
+  static_assert(static_cast<unsigned>(FluidStep::Report) < 32, "the stage has 5 bits of the blow-up code");
+  const unsigned stage = static_cast<unsigned>(step);
+  const unsigned long long code =
+      (static_cast<unsigned long long>(ctrl->done) << 9 | stage << 4 | what) << 32 | static_cast<unsigned>(i);
+  atomicMin(&s->first, code);
+}
+
+__device__ inline bool finite3(Vec3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
+
+// The sorted range of particles in the three cells (cx-1 .. cx+1, y, z) clipped to the grid: the keys are
+// consecutive (x fastest), so their particles are one contiguous run in sorted order, visited in cell order.
+__device__ inline void rowRange(const unsigned* cellStart, const unsigned* cellEnd, const Grid& g, int cx, int y, int z,
+                                unsigned& begin, unsigned& end) {
+  const int x0 = max(cx - 1, 0), x1 = min(cx + 1, g.nx - 1);
+  const unsigned base = static_cast<unsigned>((z * g.ny + y) * g.nx);
+  begin = 0xffffffffu;
+  end = 0;
+  for (int x = x0; x <= x1; ++x) {
+    const unsigned s = cellStart[base + static_cast<unsigned>(x)];
+    if (s == 0xffffffffu) continue;
+    begin = min(begin, s);
+    end = max(end, cellEnd[base + static_cast<unsigned>(x)]);
+  }
+}
+
+// The neighbour stages run kLanes = 3 threads per particle: lane l walks the 9 cells of the slab z = cz - 1 + l (3
+// row runs), and the three partial sums are added in slab order, (s0 + s1) + s2, identically in every lane. Three
+// times the threads of one per particle: at 65,536 particles one thread per particle left 80 % of the H100's warp
+// slots empty and the loop latency-bound. Ten groups fill lanes 0-29 of a warp; lanes 30 and 31 idle (6 %).
+constexpr int kLanes = 3;
+constexpr int kGroupsPerWarp = 32 / kLanes;
+
+struct LaneOf {
+  int particle; // -1: no particle (idle lane or past the end); such lanes still take part in the shuffles
+  int lane;     // 0 .. kLanes-1
+  int leader;   // the warp lane of the group's lane 0
+};
+
+__device__ inline LaneOf laneOf(int n) {
+  const int warpLane = static_cast<int>(threadIdx.x & 31u);
+  const int warp = static_cast<int>((blockIdx.x * blockDim.x + threadIdx.x) >> 5);
+  const int group = warpLane / kLanes;
+  LaneOf l;
+  l.lane = warpLane - group * kLanes;
+  l.leader = group * kLanes;
+  l.particle = group < kGroupsPerWarp ? warp * kGroupsPerWarp + group : -1;
+  if (l.particle >= n) l.particle = -1;
+  if (group >= kGroupsPerWarp) { // idle lanes read lane 0's values: harmless
+    l.lane = 0;
+    l.leader = 0;
+  }
+  return l;
+}
+
+// (s0 + s1) + s2 of the group's three lanes, in every lane. All 32 lanes must call it.
+__device__ inline float groupSum(float v, int leader) {
+  const float s0 = __shfl_sync(0xffffffffu, v, leader);
+  const float s1 = __shfl_sync(0xffffffffu, v, leader + 1);
+  const float s2 = __shfl_sync(0xffffffffu, v, leader + 2);
+  return (s0 + s1) + s2;
+}
+
+// Calls fn(j) for every sorted particle j in this lane's slab of the 27 cells around x.
+template <typename Fn>
+__device__ inline void forEachCandidateInSlab(const unsigned* cellStart, const unsigned* cellEnd, const Grid& g, Vec3 x,
+                                              int lane, Fn&& fn) {
+  const int cx = sph_math::cellCoord(x.x, g.cellSize, g.nx);
+  const int cy = sph_math::cellCoord(x.y, g.cellSize, g.ny);
+  const int z = sph_math::cellCoord(x.z, g.cellSize, g.nz) - 1 + lane;
+  if (z < 0 || z >= g.nz) return;
+  for (int y = max(cy - 1, 0); y <= min(cy + 1, g.ny - 1); ++y) {
+    unsigned begin, end;
+    rowRange(cellStart, cellEnd, g, cx, y, z, begin, end);
+    for (unsigned j = begin; j < end; ++j) fn(j);
+  }
+}
+
+inline unsigned laneThreads(int n) { return static_cast<unsigned>((n + kGroupsPerWarp - 1) / kGroupsPerWarp) * 32u; }
+
+// A kernel's spec from its argument struct, written in place at the call: Args is deduced from the kernel alone
+// (enable_if<true, Args>::type is not deduced from the braces).
+template <typename Args>
+KernelSpec specOf(void (*kernel)(Args), const typename std::enable_if<true, Args>::type& a, unsigned threads,
+                  int block = kBlock) {
+  return cuda::kernelSpecOf(kernel, a, threads, static_cast<unsigned>(block));
+}
+
+inline unsigned count(int n) { return static_cast<unsigned>(n); }
+
+// The spec of one of DFSPH's kernel rows (dfsph_kernels.cu); specFor's cases for them.
+KernelSpec dfsphSpecFor(FluidStep step, const DeviceState& d, const Scratch& s, const KernelParams& k, const Grid& g,
+                        const Handles& handles);
+
+} // namespace graphsim::fluid::gpu
