@@ -349,6 +349,9 @@ KernelSpec specFor(FluidStep step, const DeviceState& d, const Scratch& s, const
   const Grid g{dims.nx, dims.ny, dims.nz, dims.cellSize};
   const unsigned n = count(d.n);
   const unsigned long long handle = handles.frame;
+  const StepScope scope = stepRow(step).scope; // DFSPH's rows: its branch and its loops' bodies (dfsph_kernels.cu)
+  if (scope == StepScope::Dfsph || scope == StepScope::DivergenceLoop || scope == StepScope::DensityLoop)
+    return dfsphSpecFor(step, d, s, k, g, handles);
   switch (step) {
   case FluidStep::FrameBegin: return specOf(frameBeginKernel, {d.ctrl, frame, handle, k.frameDt, k.maxSubsteps}, 1, 1);
   case FluidStep::Cfl: {
@@ -391,20 +394,7 @@ KernelSpec specFor(FluidStep step, const DeviceState& d, const Scratch& s, const
   case FluidStep::Diagnostics:
     return fluidDiagnosticsSpec(
         {d.pos, d.vel, d.rhoP, d.ctrl, d.diagnostics, d.diagnosticsReport, d.n, k.restDensity, k.mass, 0});
-  case FluidStep::DensityFactor:
-  case FluidStep::DivergenceErrors:
-  case FluidStep::DensityErrors:
-  case FluidStep::DivergenceCheck:
-  case FluidStep::DensityCheck:
-  case FluidStep::DivergenceKappa:
-  case FluidStep::DensityKappa:
-  case FluidStep::NonPressure:
-  case FluidStep::Advect: return dfsphSpecFor(step, d, s, k, g, handles);
-  case FluidStep::Sort:
-  case FluidStep::ClearCells:
-  case FluidStep::Solver:
-  case FluidStep::DivergenceLoop:
-  case FluidStep::DensityLoop: break; // not kernel nodes
+  default: break; // not kernel nodes (sort, clear_cells, the SWITCH)
   }
   throw std::logic_error(std::string("specFor: ") + std::string(stepRow(step).name) + " is not a kernel row");
 }
