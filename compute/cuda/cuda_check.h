@@ -38,15 +38,6 @@ void logCudaError(cudaError_t code, const char* expression, const char* file, in
       ::graphsim::cuda::throwCudaError(cudaCheckResult_, #expr, __FILE__, __LINE__, (context));                        \
   } while (false)
 
-// After a kernel<<<...>>> launch outside a graph: a bad launch configuration is only reported by cudaGetLastError.
-// stage names the kernel, so the message says which launch failed.
-#define CUDA_CHECK_LAUNCH(stage)                                                                                       \
-  do {                                                                                                                 \
-    const cudaError_t cudaCheckResult_ = cudaGetLastError();                                                           \
-    if (cudaCheckResult_ != cudaSuccess)                                                                               \
-      ::graphsim::cuda::throwCudaError(cudaCheckResult_, "kernel launch", __FILE__, __LINE__, (stage));                \
-  } while (false)
-
 #define CUDA_LOG(expr)                                                                                                 \
   do {                                                                                                                 \
     const cudaError_t cudaCheckResult_ = (expr);                                                                       \

@@ -75,13 +75,25 @@ const NcclApi& nccl() {
   throw NcclError(static_cast<int>(r), message);
 }
 
-} // namespace
-
 #define NCCL_CHECK(expr, comm)                                                                                         \
   do {                                                                                                                 \
     const ncclResult_t ncclCheckResult_ = (expr);                                                                      \
     if (ncclCheckResult_ != ncclSuccess) throwNccl(ncclCheckResult_, #expr, (comm));                                   \
   } while (false)
+
+// record(r, streams[r]) for every rank inside one NCCL group, which is ended also when a record throws.
+void recordGroup(const std::vector<cudaStream_t>& streams, const std::function<void(int, cudaStream_t)>& record) {
+  NCCL_CHECK(nccl().groupStart(), nullptr);
+  try {
+    for (std::size_t r = 0; r < streams.size(); ++r) record(static_cast<int>(r), streams[r]);
+  } catch (...) {
+    (void)nccl().groupEnd();
+    throw;
+  }
+  NCCL_CHECK(nccl().groupEnd(), nullptr);
+}
+
+} // namespace
 
 bool ncclBuiltIn() { return true; }
 
@@ -168,14 +180,7 @@ std::vector<Graph> Collectives::capture(const std::vector<cudaStream_t>& streams
                      "capturing rank " + std::to_string(r) + "'s collectives");
       ++begun;
     }
-    NCCL_CHECK(nccl().groupStart(), nullptr);
-    try {
-      for (int r = 0; r < n; ++r) record(r, streams[static_cast<std::size_t>(r)]);
-    } catch (...) {
-      (void)nccl().groupEnd();
-      throw;
-    }
-    NCCL_CHECK(nccl().groupEnd(), nullptr);
+    recordGroup(streams, record);
   } catch (...) {
     endCaptures(false);
     throw;
@@ -189,14 +194,7 @@ void Collectives::issue(const std::vector<cudaStream_t>& streams,
                         const std::function<void(int, cudaStream_t)>& record) const {
   if (static_cast<int>(streams.size()) != ranks())
     throw std::invalid_argument("Collectives::issue: one stream per rank");
-  NCCL_CHECK(nccl().groupStart(), nullptr);
-  try {
-    for (int r = 0; r < ranks(); ++r) record(r, streams[static_cast<std::size_t>(r)]);
-  } catch (...) {
-    (void)nccl().groupEnd();
-    throw;
-  }
-  NCCL_CHECK(nccl().groupEnd(), nullptr);
+  recordGroup(streams, record);
 }
 
 void Collectives::allGatherFloats(int rank, float* buffer, std::size_t count, cudaStream_t stream) const {

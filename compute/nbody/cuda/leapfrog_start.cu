@@ -1,10 +1,19 @@
-// The half-kick kernel of the leapfrog start (leapfrog_start.h).
+// startLeapfrogOnDevice (leapfrog_start.h): three launches on the stream, no graph (it runs once per reset).
 #include "compute/nbody/cuda/leapfrog_start.h"
+
+#include "compute/cuda/kernel_launch.h"
 
 namespace graphsim::cuda {
 namespace {
 
 constexpr unsigned kBlock = 256;
+
+struct HalfKickArgs { // v -= a * halfDt
+  float4* vel;
+  const float4* accel;
+  int n;
+  float halfDt;
+};
 
 // The host reference rounds (v - a dt/2) from double once; this rounds in float, a difference far below what the
 // forces kernel's own rounding already leaves in a(0).
@@ -17,11 +26,13 @@ __global__ void __launch_bounds__(kBlock) halfKickKernel(HalfKickArgs a) {
 
 } // namespace
 
-KernelNodeSpec halfKickSpec(const HalfKickArgs& a) {
-  const unsigned n = static_cast<unsigned>(a.n > 0 ? a.n : 0);
-  const unsigned blocks = (n + kBlock - 1) / kBlock;
-  return KernelNodeSpec::make(reinterpret_cast<const void*>(halfKickKernel), dim3(blocks > 0 ? blocks : 1u),
-                              dim3(kBlock), a);
+void startLeapfrogOnDevice(const BodiesView& b, const LeapfrogStartParams& p, cudaStream_t stream) {
+  // The same arguments as the graph's forces and colour nodes (NBodyFrameGraph::stageSpec).
+  launchKernel(forcesSpec(forcesArgs(b, p.G, p.eps2)), stream, [] { return "forces (a(0) for the leapfrog start)"; });
+  const HalfKickArgs half{b.vel, b.accel, b.n, 0.5f * p.dt};
+  launchKernel(kernelSpecOf(halfKickKernel, half, static_cast<unsigned>(b.n > 0 ? b.n : 0), kBlock), stream,
+               [] { return "half-kick (leapfrog start)"; });
+  launchKernel(colourSpec({b.vel, b.colour, b.n, p.colourScale}), stream, [] { return "colour (leapfrog start)"; });
 }
 
 } // namespace graphsim::cuda

@@ -2,7 +2,7 @@
 // v(-dt/2) = v(0) - a(0) dt/2 and the colour attribute of those velocities: what startLeapfrog
 // (nbody_initial_conditions.h) and NBodyCpuBackend::reset compute on the host in double, here in float with the
 // product's own forces kernel. O(N^2) work that takes milliseconds on the GPU, against about 90 s on 16 cores at 10^6
-// bodies. Plain CUDA runtime header (nvcc compiles it as C++17 in leapfrog_start.cu).
+// bodies. Plain CUDA runtime header.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -21,14 +21,5 @@ struct LeapfrogStartParams {
 // bodies.vel holds v(0) on entry; afterwards (asynchronously, on `stream`) accel holds a(0), vel v(-dt/2) and
 // colour the speed colour of v(-dt/2). Does not synchronise. Throws CudaError naming the launch that failed.
 void startLeapfrogOnDevice(const BodiesView& bodies, const LeapfrogStartParams& params, cudaStream_t stream);
-
-// The half-kick kernel (leapfrog_start.cu): v -= a * halfDt.
-struct HalfKickArgs {
-  float4* vel;
-  const float4* accel;
-  int n;
-  float halfDt;
-};
-KernelNodeSpec halfKickSpec(const HalfKickArgs& a);
 
 } // namespace graphsim::cuda

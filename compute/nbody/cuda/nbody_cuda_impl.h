@@ -170,13 +170,12 @@ struct NBodyCudaBackend::Impl {
         } else {
           comparisonLaunch(*graph, cuda::FrameLaunch{frame, outputFor(frame), frames.stream.get()});
         }
-        for (Peer& p : peers) {
-          // The peers' graphs need no wait: their first collective waits for rank 0's, which waited for renderDone.
-          const OnDevice on(p.device, device);
+        // The peers' graphs need no wait: their first collective waits for rank 0's, which waited for renderDone.
+        onPeers([&](Peer& p) {
           p.timing.begin(frame, p.stream.get());
           p.graph->launch(frame, nullptr, p.stream.get());
           p.timing.end(frame, p.stream.get());
-        }
+        });
       } catch (const CudaError& e) {
         if (injectedNode.empty()) throw;
         throw CudaError(e.code, std::string(e.what()) + " [node " + injectedNode +
@@ -349,26 +348,26 @@ struct NBodyCudaBackend::Impl {
     cuda::DeviceArray<float4> freshOutput;
     if (!interop()) freshOutput = cuda::DeviceArray<float4>(capacity);
     float4* output = interop() ? outputFor(frames.lastLaunched.value_or(0)) : freshOutput.get();
-    if (!graph) {
-      const cuda::FrameSemaphores semaphores = frames.semaphores(); // copied by the graph
-      graph.emplace(fresh.view(), next.substeps, next.params, next.enabled, interop() ? &semaphores : nullptr, output,
-                    cuda::ReportBlowUpArgs{blowUpState.get(), d_blowUpWord}, cuda::DiagnosticsBuffers{}, 0,
-                    &slices.perRank[0]);
-    } else {
-      graph->setSlice(slices.perRank[0]);
-      graph->rebuild(fresh.view(), next.substeps, next.params, next.enabled, output, cause);
-    }
+    // A rank's graph built over its slice, or rebuilt with it. semaphores: rank 0's with interop (copied by the graph).
+    const auto place = [&](std::optional<cuda::NBodyFrameGraph>& g, const cuda::BodiesView& view,
+                           const cuda::FrameSemaphores* semaphores, float4* out, cuda::ReportBlowUpArgs blowUpArgs,
+                           const cuda::GraphSlice& slice) {
+      if (!g) {
+        g.emplace(view, next.substeps, next.params, next.enabled, semaphores, out, blowUpArgs,
+                  cuda::DiagnosticsBuffers{}, 0, &slice);
+        return;
+      }
+      g->setSlice(slice);
+      g->rebuild(view, next.substeps, next.params, next.enabled, out, cause);
+    };
+    const cuda::FrameSemaphores semaphores = frames.semaphores();
+    place(graph, fresh.view(), interop() ? &semaphores : nullptr, output, {blowUpState.get(), d_blowUpWord},
+          slices.perRank[0]);
     for (std::size_t i = 0; i < peers.size(); ++i) {
       Peer& p = peers[i];
       const OnDevice on(p.device, device);
-      if (!p.graph) {
-        p.graph.emplace(peerBodies[i].view(), next.substeps, next.params, next.enabled, nullptr, nullptr,
-                        cuda::ReportBlowUpArgs{p.blowUpState.get(), p.d_blowUpWord}, cuda::DiagnosticsBuffers{}, 0,
-                        &slices.perRank[i + 1]);
-      } else {
-        p.graph->setSlice(slices.perRank[i + 1]);
-        p.graph->rebuild(peerBodies[i].view(), next.substeps, next.params, next.enabled, nullptr, cause);
-      }
+      place(p.graph, peerBodies[i].view(), nullptr, nullptr, {p.blowUpState.get(), p.d_blowUpWord},
+            slices.perRank[i + 1]);
       p.bodies = std::move(peerBodies[i]);
       p.tileFlags = std::move(peerFlags[i]);
     }

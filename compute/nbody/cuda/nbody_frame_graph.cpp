@@ -21,9 +21,7 @@ NBodyFrameGraph::NBodyFrameGraph(const BodiesView& bodies, int substeps, const N
   if (blowUp_.state == nullptr || blowUp_.hostWord == nullptr) {
     throw std::invalid_argument("NBodyFrameGraph: the blow-up report needs its device state and host word");
   }
-  if (diagnosticsEvery_ > 0 && (diagnostics_.state == nullptr || diagnostics_.hostReport == nullptr)) {
-    throw std::invalid_argument("NBodyFrameGraph: the diagnostics node needs its device state and host report");
-  }
+  requireDiagnosticsBuffers(diagnosticsEvery_);
   if (semaphores != nullptr) {
     if (semaphores->renderDone == nullptr || semaphores->simDone == nullptr) {
       throw std::invalid_argument("NBodyFrameGraph: interop needs both semaphores");
@@ -33,6 +31,23 @@ NBodyFrameGraph::NBodyFrameGraph(const BodiesView& bodies, int substeps, const N
   (void)replaceGraph(exec_, nodes_, build(), counters_, {});
   syncEnableStates();
 }
+
+void NBodyFrameGraph::requireDiagnosticsBuffers(int every) const {
+  if (every > 0 && (diagnostics_.state == nullptr || diagnostics_.hostReport == nullptr))
+    throw std::invalid_argument("NBodyFrameGraph: the diagnostics node needs its device state and host report");
+}
+
+template <typename T>
+void NBodyFrameGraph::rebuildWith(T& setting, T value, const std::string& cause) {
+  const T old = std::exchange(setting, value);
+  try {
+    rebuild(bodies_, substeps_, params_, enabled_, output_, cause);
+  } catch (...) {
+    setting = old;
+    throw;
+  }
+}
+template void NBodyFrameGraph::rebuildWith<bool>(bool&, bool, const std::string&); // setProfiling
 
 void NBodyFrameGraph::setSlice(const GraphSlice& slice) {
   if (slice.reduceForces.size() != slice.gatherPositions.size()) {
@@ -251,20 +266,13 @@ void NBodyFrameGraph::applyChangedKernels(bool allStages) {
 
 void NBodyFrameGraph::setDiagnosticsEvery(int every) {
   if (every < 0) throw std::invalid_argument("NBodyFrameGraph: diagnostics interval " + std::to_string(every) + " < 0");
-  const bool hadNode = diagnosticsEvery_ > 0;
-  if (every > 0 && (diagnostics_.state == nullptr || diagnostics_.hostReport == nullptr)) {
-    throw std::invalid_argument("NBodyFrameGraph: the diagnostics node needs its device state and host report");
+  requireDiagnosticsBuffers(every);
+  if ((diagnosticsEvery_ > 0) == (every > 0)) {
+    diagnosticsEvery_ = every;
+    return;
   }
-  const int old = diagnosticsEvery_;
-  diagnosticsEvery_ = every;
-  if (hadNode == (every > 0)) return;
-  try {
-    rebuild(bodies_, substeps_, params_, enabled_, output_,
-            std::string("diagnostics ") + (every > 0 ? "on: node added" : "off: node removed"));
-  } catch (...) {
-    diagnosticsEvery_ = old;
-    throw;
-  }
+  rebuildWith(diagnosticsEvery_, every,
+              std::string("diagnostics ") + (every > 0 ? "on: node added" : "off: node removed"));
 }
 
 void NBodyFrameGraph::setDiagnosticsEnabled(bool enabled) {
@@ -374,15 +382,9 @@ void NBodyFrameGraph::rebuild(const BodiesView& bodies, int substeps, const NBod
 
 void NBodyFrameGraph::setProgrammaticLaunch(bool enabled) {
   if (enabled == programmatic_) return;
-  programmatic_ = enabled;
-  try {
-    rebuild(
-        bodies_, substeps_, params_, enabled_, output_,
-        std::string("programmatic launch ") + (enabled ? "on" : "off") + ": the kernel-to-kernel edges changed type");
-  } catch (...) {
-    programmatic_ = !enabled;
-    throw;
-  }
+  rebuildWith(
+      programmatic_, enabled,
+      std::string("programmatic launch ") + (enabled ? "on" : "off") + ": the kernel-to-kernel edges changed type");
 }
 
 void NBodyFrameGraph::dumpDot(const std::filesystem::path& path) const { dumpGraphDot(exec_.shown(), path); }

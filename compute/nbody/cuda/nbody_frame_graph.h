@@ -219,7 +219,11 @@ private:
   bool diagnosticsSamples(std::uint64_t frame) const;
   KernelNodeSpec diagnosticsSpecFor(std::uint64_t frame) const;
   void prepareDiagnostics(std::uint64_t frame);
-  void syncEnableStates(); // makes the exec's enable states match enabled_
+  void syncEnableStates();                         // makes the exec's enable states match enabled_
+  void requireDiagnosticsBuffers(int every) const; // std::invalid_argument: every > 0 without the node's memory
+  // setting = value, then rebuild (for cause); on a throw setting gets its old value back.
+  template <typename T>
+  void rebuildWith(T& setting, T value, const std::string& cause);
 
   BodiesView bodies_;
   std::optional<GraphSlice> slice_;

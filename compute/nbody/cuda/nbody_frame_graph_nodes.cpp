@@ -74,15 +74,9 @@ void NBodyFrameGraph::setProfiling(bool enabled) {
     }
     markFrame_.assign(markEvents_.size(), std::nullopt);
   }
-  profiling_ = enabled;
   nodeMs_.clear();
   nodeList_.times = true;
-  try {
-    rebuild(bodies_, substeps_, params_, enabled_, output_);
-  } catch (...) {
-    profiling_ = !enabled;
-    throw;
-  }
+  rebuildWith(profiling_, enabled, {});
   counters_.lastFallbackReason = std::string("profiling ") + (enabled ? "on: " : "off: ") +
                                  std::to_string(kernels + 1) + " event-record nodes " +
                                  (enabled ? "added" : "removed") + ", re-instantiated";

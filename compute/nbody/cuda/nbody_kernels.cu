@@ -136,14 +136,9 @@ __global__ void __launch_bounds__(1) reportBlowUpKernel(ReportBlowUpArgs a) {
   s.launches = s.launches + 1;
 }
 
-dim3 bodyGrid(int n) {
-  const unsigned blocks = (static_cast<unsigned>(n > 0 ? n : 0) + kBlock - 1) / kBlock;
-  return dim3(blocks > 0 ? blocks : 1u);
-}
-
-template <typename Args>
+template <typename Args> // one thread per body
 KernelNodeSpec bodySpec(void (*kernel)(Args), const Args& a) {
-  return KernelNodeSpec::make(reinterpret_cast<const void*>(kernel), bodyGrid(a.n), dim3(kBlock), a);
+  return kernelSpecOf(kernel, a, static_cast<unsigned>(a.n > 0 ? a.n : 0), kBlock);
 }
 
 } // namespace
@@ -154,8 +149,6 @@ KernelNodeSpec dampingSpec(const DampingArgs& a) { return bodySpec(dampingKernel
 KernelNodeSpec boundarySpec(const BoundaryArgs& a) { return bodySpec(boundaryKernel, a); }
 KernelNodeSpec colourSpec(const ColourArgs& a) { return bodySpec(colourKernel, a); }
 KernelNodeSpec writeRenderSpec(const WriteRenderArgs& a) { return bodySpec(writeRenderKernel, a); }
-KernelNodeSpec reportBlowUpSpec(const ReportBlowUpArgs& a) {
-  return KernelNodeSpec::make(reinterpret_cast<const void*>(reportBlowUpKernel), dim3(1), dim3(1), a);
-}
+KernelNodeSpec reportBlowUpSpec(const ReportBlowUpArgs& a) { return kernelSpecOf(reportBlowUpKernel, a, 1, 1); }
 
 } // namespace graphsim::cuda

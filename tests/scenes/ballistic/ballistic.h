@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "compute/cuda/chain_frames.h"
 #include "compute/float4.h"
 #include "compute/interop.h"
 #include "compute/node_info.h"
@@ -132,25 +133,17 @@ private:
   State s_;
 };
 
-// interop: the renderer's exports (their fds belong to the backend); nullopt: host copy or compute only.
-class CudaBackend final : public BackendBase {
+// The kit's chain frame graph (compute/cuda/chain_frames.h) runs the rows; the kernels and specFor are
+// ballistic_cuda.cu's. Arrays 0 and 1: pos and vel.
+class CudaBackend final : public BackendBase, public cuda::ChainFrames {
 public:
-  CudaBackend(const Config& c, int device, std::optional<InteropDesc> interop, std::chrono::milliseconds timeout);
-  ~CudaBackend();
-  std::string_view name() const { return "cuda"; }
-  UpdateCounters counters() const;
-  void launchFrame(std::uint64_t k); // never waits
-  void copyRenderOutput(Float4* dst);
-  void synchronize() const; // bounded: TimeoutError
-  double lastSimGpuMs() const;
-  double lastUpdateHostUs() const;
-  void dumpGraphDot(const std::filesystem::path& path) const;
-  State state();
-  void setState(const State& s);
-
-private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
+  CudaBackend(const Config& c, int device, const std::optional<InteropDesc>& interop,
+              std::chrono::milliseconds timeout);
+  State state() const {
+    std::vector<std::vector<Float4>> a = downloadArrays();
+    return {std::move(a[0]), std::move(a[1])};
+  }
+  void setState(const State& s) { uploadArrays({&s.pos, &s.vel}); }
 };
 
 } // namespace graphsim::ballistic
