@@ -241,6 +241,17 @@ std::vector<BadInput> badInputs() {
       badFluid("fluid_config_enabled_unknown", "fen.json", R"({"enabled": {"walls": false}})", "enabled.walls"),
       badFluid("fluid_config_enabled_not_bool", "fen2.json", R"({"enabled": {"gravity": 0}})", "enabled.gravity"),
       badFluid("fluid_config_point_radius", "fpr.json", R"({"render": {"point_radius": 0.1}})", "point_radius"),
+      // Issue 28: the solver and DFSPH's settings, each refused by name.
+      badFluid("fluid_config_solver_unknown", "fsol.json", R"({"solver": "pbf"})", "solver"),
+      badFluid("fluid_config_dfsph_tolerance_zero", "fdtol.json", R"({"dfsph": {"densityTolerance": 0}})",
+               "dfsph.densityTolerance"),
+      badFluid("fluid_config_dfsph_tolerance_all", "fdtol2.json", R"({"dfsph": {"divergenceTolerance": 1}})",
+               "dfsph.divergenceTolerance"),
+      badFluid("fluid_config_dfsph_lambda_zero", "fdlam.json", R"({"dfsph": {"timeStepFactor": 0}})",
+               "dfsph.timeStepFactor"),
+      badFluid("fluid_config_dfsph_min_above_max", "fdit.json",
+               R"({"dfsph": {"minIterations": 8, "maxIterations": 4}})", "minIterations = 8 is above maxIterations"),
+      badFluid("fluid_config_dfsph_unknown_key", "fdkey.json", R"({"dfsph": {"tolerance": 0.01}})", "dfsph.tolerance"),
       // Issue 19: empty paths, a stemless capture, integers over 64 bits as typed, keys escaped (exits_test.cpp).
       {"config_empty_path", {"run", "--config", ""}, "--config: empty path"},
       {"dump_graph_empty_path", {"run", "--dump-graph", ""}, "--dump-graph: empty path"},

@@ -48,7 +48,7 @@ double measureCpuSubstepRate(const FluidConfig& config) {
 constexpr auto kParamKeys = paramKeys(fluid::kFluidParams, false);
 constexpr auto kJsonKeys = [] {
   constexpr std::string_view before[] = {"initial", "particles"};
-  constexpr std::string_view after[] = {"frameDt", "colourBy", "colourScale", "enabled"};
+  constexpr std::string_view after[] = {"frameDt", "colourBy", "colourScale", "enabled", "solver", "dfsph"};
   std::array<std::string_view, std::size(before) + kParamKeys.size + std::size(after)> keys{};
   std::size_t n = 0;
   for (std::string_view k : before) keys[n++] = k;
@@ -89,6 +89,24 @@ std::optional<std::string> whyObstacleOutside(const fluid::FluidParams& p) {
   return std::nullopt;
 }
 
+// "solver": "wcsph" | "dfsph", and "dfsph": {its settings' rows}, refused by name (the rows' ranges, then min <= max).
+constexpr auto kDfsphKeys = paramKeys(fluid::kDfsphSettings, false);
+void applySolver(FluidConfig& c, const JsonReader& r) {
+  std::string solver(fluid::kFluidSolverNames[static_cast<int>(c.solver)]);
+  r.oneOf("solver", solver, {fluid::kFluidSolverNames[0], fluid::kFluidSolverNames[1]});
+  c.solver = solver == fluid::kFluidSolverNames[1] ? fluid::FluidSolver::Dfsph : fluid::FluidSolver::Wcsph;
+  if (!r.has("dfsph")) return;
+  const JsonReader d = r.child("dfsph");
+  d.allowOnly(kDfsphKeys.view());
+  readParams(d, c.dfsph, fluid::kDfsphSettings);
+  try {
+    fluid::validateDfsphSettings(c.dfsph);
+  } catch (const std::invalid_argument& e) { // "fluid: minIterations = 8 is above maxIterations = 4"
+    const std::string why = e.what();
+    r.fail("dfsph", "is refused: " + why.substr(why.find(": ") + 2));
+  }
+}
+
 void applyEnabled(fluid::FluidSwitches& enabled, const JsonReader& r) {
   const JsonReader e = r.child("enabled");
   std::array<std::string_view, fluid::kFluidToggleCount> names{};
@@ -103,7 +121,8 @@ public:
   FluidScene()
       : Scene({.name = "fluid",
                .description =
-                   "SPH fluid (weakly compressible): a dam break around a sphere obstacle in a box, adaptive substeps",
+                   "SPH fluid (weakly compressible; incompressible with the scene file's \"solver\": \"dfsph\"): a dam "
+                   "break around a sphere obstacle in a box, adaptive substeps",
                .countNoun = "particles",
                .maxCount = fluid::kMaxFluidParticles,
                .jsonKeys = kJsonKeys,
@@ -122,6 +141,7 @@ public:
     c.colourBy = colourBy == "speed" ? fluid::ColourBy::Speed : fluid::ColourBy::Density;
     r.numberOpen("colourScale", c.colourScale, 0.0, true, 1e6, false);
     if (r.has("enabled")) applyEnabled(c.enabled, r);
+    applySolver(c, r);
     if (r.has("render") && r.at("render").is_object() && r.at("render").contains("point_radius"))
       r.child("render").fail("point_radius",
                              "is not for the fluid scene: particles are drawn at their physical "
