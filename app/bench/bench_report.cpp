@@ -171,6 +171,7 @@ nlohmann::ordered_json toJson(const BenchReport& r) {
       e["validation_messages"] = v.validationMessages;
       e["captures"] = v.captures;
       for (const auto& [key, value] : v.sceneFigures) e[key] = optionalNumber(value);
+      for (const auto& [key, object] : v.sceneObjects) e[key] = *object;
       if (v.diagnostics) e["diagnostics"] = diagnosticsJson(*v.diagnostics);
       if (v.sceneDiagnostics) e["diagnostics"] = *v.sceneDiagnostics;
     }

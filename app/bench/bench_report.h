@@ -78,6 +78,8 @@ struct VariantResult {
   // "diagnostics" object and the table's line under the row; null / empty: none.
   std::shared_ptr<const nlohmann::ordered_json> sceneDiagnostics;
   std::string sceneDiagnosticsLine;
+  // A scene's own JSON objects of the variant, by key (the fluid's "solver"); written after the figures.
+  std::vector<std::pair<std::string, std::shared_ptr<const nlohmann::ordered_json>>> sceneObjects;
 };
 
 struct BenchReport {

@@ -40,26 +40,58 @@ struct FluidVariant {
   fluid::FluidCudaOptions options;
 };
 
-// Substeps of each frame as the backend reports them (asynchronously on CUDA): their mean and median.
+// What the backend reports of each measured frame (asynchronously on CUDA): substeps, the solver's iterations, the
+// compression and the share of frameDt covered.
 class SubstepLog {
 public:
   void saw(const std::optional<fluid::FluidFrameInfo>& f, std::uint64_t warmup) {
-    if (f && f->frame >= warmup) byFrame_[f->frame] = f->substeps;
+    if (f && f->frame >= warmup) byFrame_[f->frame] = *f;
   }
   std::optional<double> mean() const {
     if (byFrame_.empty()) return std::nullopt;
     double sum = 0;
-    for (const auto& [frame, n] : byFrame_) sum += n;
+    for (const auto& [frame, f] : byFrame_) sum += f.substeps;
     return sum / static_cast<double>(byFrame_.size());
   }
   int median() const {
     std::vector<double> all;
-    for (const auto& [frame, n] : byFrame_) all.push_back(n);
+    for (const auto& [frame, f] : byFrame_) all.push_back(f.substeps);
     return all.empty() ? 1 : std::max(1, static_cast<int>(app::median(all)));
+  }
+  // "solver": per solve the fewest, mean and most iterations of a substep; the peak of the particle-wise compression
+  // and of the density solve's average error; the least share of frameDt a frame covered and the simulated seconds
+  // per measured second (the real-time factor).
+  nlohmann::ordered_json solverJson(const fluid::FluidConfig& c, double measuredSeconds) const {
+    fluid::IterationSpan divergence, density;
+    long long steps = 0;
+    double peak = 0, error = 0, leastCovered = 1, simulated = 0;
+    for (const auto& [frame, f] : byFrame_) {
+      steps += f.substeps;
+      for (auto [span, from] : {std::pair{&divergence, &f.divergence}, std::pair{&density, &f.density}}) {
+        if (from->total == 0) continue;
+        span->min = std::min(span->min, from->min), span->max = std::max(span->max, from->max);
+        span->total += from->total;
+      }
+      peak = std::max(peak, static_cast<double>(f.peakCompression));
+      error = std::max(error, f.densityError);
+      leastCovered = std::min(leastCovered, static_cast<double>(f.covered / c.frameDt));
+      simulated += f.covered;
+    }
+    const auto span = [&](const fluid::IterationSpan& s) -> nlohmann::ordered_json {
+      if (s.total == 0) return nullptr;
+      return {{"min", s.min}, {"mean", static_cast<double>(s.total) / static_cast<double>(steps)}, {"max", s.max}};
+    };
+    return {{"name", fluid::kFluidSolverNames[static_cast<int>(c.solver)]},
+            {"divergence_iterations", span(divergence)},
+            {"density_iterations", span(density)},
+            {"peak_compression", peak},
+            {"peak_density_error", error},
+            {"least_frame_covered", byFrame_.empty() ? 0.0 : leastCovered},
+            {"real_time_factor", measuredSeconds > 0 ? simulated / measuredSeconds : 0.0}};
   }
 
 private:
-  std::map<std::uint64_t, int> byFrame_;
+  std::map<std::uint64_t, fluid::FluidFrameInfo> byFrame_;
 };
 
 // A fluid engine as bench drives it: the substeps seen, the diagnostics, the render mapping.
@@ -87,6 +119,7 @@ public:
     return j;
   }
   const SubstepLog& substeps() const { return substeps_; }
+  const fluid::FluidConfig& config() const { return backend_.config(); }
   const fluid::FluidDiagnosticsTrack& fluidDiagnostics() const { return diagnostics_; }
   int diagnosticsEvery() const { return backend_.config().diagnosticsEvery; }
   std::size_t deviceBytes() const { return cuda_ != nullptr ? cuda_->deviceBytes() : 0; }
@@ -146,6 +179,8 @@ void addFigures(VariantResult& r, const FluidBenchProducer& p, std::optional<dou
       {"gpu_bytes_per_particle",
        p.deviceBytes() > 0 ? std::optional(static_cast<double>(p.deviceBytes()) / particles) : std::nullopt},
       {"host_us_median", r.host.total}};
+  r.sceneObjects = {{"solver", std::make_shared<const nlohmann::ordered_json>(
+                                   p.substeps().solverJson(p.config(), r.measuredSeconds))}};
   r.interactionsPerSecond = 0;
   r.gflops = 0;
 }
@@ -246,6 +281,11 @@ void runFluidCuda(const BenchOptions& o, BenchReport& report) {
   for (const FluidVariant& v : variants) {
     if (interruptRequested()) {
       report.variants.push_back(skippedVariant(v.name, v.description, interruptedReason()));
+      continue;
+    }
+    if (fluidConfig(o.scene).solver == fluid::FluidSolver::Dfsph &&
+        v.options.launch != fluid::FluidLaunch::WhileGraph) {
+      report.variants.push_back(skippedVariant(v.name, v.description, "dfsph runs in the WHILE graph only (so far)"));
       continue;
     }
     setup.variantName = v.name;
