@@ -10,6 +10,8 @@
 #include <sstream>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "app/base/errors.h"
 #include "app/base/json_reader.h"
 #include "app/io/output_file.h"

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 namespace graphsim::app {
 namespace {
 
@@ -38,6 +40,15 @@ void JsonReader::allowOnly(std::span<const std::string_view> allowed) const {
       fail(key, "is not a known key (allowed: " + list + ")");
     }
   }
+}
+
+bool JsonReader::has(std::string_view key) const { return object_.contains(key); }
+
+const json& JsonReader::at(std::string_view key) const { return object_.at(std::string(key)); }
+
+void JsonReader::number(std::string_view key, float& out, double lo, double hi, std::string_view why) const {
+  if (!has(key)) return;
+  out = checkedNumber(at(key), key, lo, hi, why);
 }
 
 float JsonReader::checkedNumber(const json& v, std::string_view key, double lo, double hi, std::string_view why) const {

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "app/base/errors.h"
 
@@ -28,18 +28,15 @@ public:
   }
   void allowOnly(std::span<const std::string_view> allowed) const;
 
-  bool has(std::string_view key) const { return object_.contains(key); }
-  const nlohmann::json& at(std::string_view key) const { return object_.at(std::string(key)); }
+  bool has(std::string_view key) const;
+  const nlohmann::json& at(std::string_view key) const;
   std::string keyPath(std::string_view key) const {
     return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
   }
   const std::string& source() const { return source_; }
 
   // why: said after the range when a bound is not obvious.
-  void number(std::string_view key, float& out, double lo, double hi, std::string_view why = {}) const {
-    if (!has(key)) return;
-    out = checkedNumber(at(key), key, lo, hi, why);
-  }
+  void number(std::string_view key, float& out, double lo, double hi, std::string_view why = {}) const;
   float checkedNumber(const nlohmann::json& v, std::string_view key, double lo, double hi,
                       std::string_view why = {}) const;
   // A number in (lo, hi] or [lo, hi) and the like: loOpen / hiOpen exclude the bound.

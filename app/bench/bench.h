@@ -3,9 +3,10 @@
 #pragma once
 
 #include "app/bench/bench_options.h"
-#include "app/bench/bench_report.h"
 
 namespace graphsim::app {
+
+struct BenchReport; // app/bench/bench_report.h
 
 // Runs everything the options ask for. Throws EnvironmentError (exit 3), UsageError,
 // TimeoutError, CudaError or other errors as runHeadless does.

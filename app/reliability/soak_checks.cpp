@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <nlohmann/json.hpp>
+
 #include "app/base/progress.h"
 #include "app/reliability/soak.h"
 

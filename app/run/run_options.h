@@ -10,7 +10,6 @@
 #include <vector>
 
 #include "app/faults/fault_injection.h"
-#include "app/record/session_record.h"
 #include "app/scenes/scene_config.h"
 #include "app/video/camera_path.h"
 #include "app/video/video_settings.h"
@@ -18,6 +17,8 @@
 #include "render/swapchain.h"
 
 namespace graphsim::app {
+
+struct SessionRecording; // app/record/session_record.h
 
 enum class BackendKind { Auto, Cpu, Cuda };
 

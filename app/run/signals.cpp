@@ -20,6 +20,15 @@ static_assert(std::atomic<int>::is_always_lock_free);
 
 struct sigaction gOldInt, gOldTerm, gOldHup, gOldPipe, gOldXfsz;
 
+// Async-signal-safe (memset, sigemptyset and sigaction are): onInterrupt calls it.
+void ignoreSignal(int signal, struct sigaction* old) {
+  struct sigaction ignore;
+  std::memset(&ignore, 0, sizeof ignore);
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  ::sigaction(signal, &ignore, old);
+}
+
 extern "C" void onInterrupt(int signal) {
   // The first signal names the interruption: a SIGTERM during a SIGHUP drain does not turn 129 into 143.
   int none = 0;
@@ -27,11 +36,7 @@ extern "C" void onInterrupt(int signal) {
   if (signal == SIGHUP) {
     // The terminal or the ssh connection is gone: a progress line or the summary written to a pipe nobody reads
     // would raise SIGPIPE and kill the drain. Ignored from here on (not restored: the process is about to exit).
-    struct sigaction ignore;
-    std::memset(&ignore, 0, sizeof ignore);
-    ignore.sa_handler = SIG_IGN;
-    sigemptyset(&ignore.sa_mask);
-    ::sigaction(SIGPIPE, &ignore, nullptr); // async-signal-safe
+    ignoreSignal(SIGPIPE, nullptr);
   }
 }
 
@@ -43,14 +48,6 @@ void progressHook(const std::string& what, double fraction, double seconds) {
   endProgressLine();
   std::fprintf(stderr, "graphsim: start-up: %s: %.0f%% after %.1f s%s\n", what.c_str(), fraction * 100.0, seconds,
                fraction < 1.0 ? " (Ctrl-C stops it)" : "");
-}
-
-void ignoreSignal(int signal, struct sigaction* old) {
-  struct sigaction ignore;
-  std::memset(&ignore, 0, sizeof ignore);
-  ignore.sa_handler = SIG_IGN;
-  sigemptyset(&ignore.sa_mask);
-  ::sigaction(signal, &ignore, old);
 }
 
 } // namespace

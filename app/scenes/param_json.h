@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "app/base/json_reader.h"
 #include "compute/param_table.h"
@@ -45,13 +45,14 @@ void readParams(const JsonReader& r, P& p, const ParamRow<P> (&table)[N]) {
   }
 }
 
-// The Live rows' values under their keys (floats exact through JSON's doubles).
-template <class P, std::size_t N>
-nlohmann::json liveParamsJson(const P& p, const ParamRow<P> (&table)[N]) {
-  nlohmann::json out = nlohmann::json::object();
+// The Live rows' values under their keys (floats exact through JSON's doubles). Json is a template parameter so
+// that this header needs only json_fwd.hpp: the body compiles where it is called, with <nlohmann/json.hpp>.
+template <class P, std::size_t N, class Json = nlohmann::json>
+Json liveParamsJson(const P& p, const ParamRow<P> (&table)[N]) {
+  Json out = Json::object();
   for (const ParamRow<P>& row : table) {
     if (row.key.empty() || row.role != ParamRole::Live) continue;
-    nlohmann::json value;
+    Json value;
     if (const int* i = row.integer(p)) {
       value = *i;
     } else if (row.components() == 3) {

@@ -113,12 +113,6 @@ void refuseHugeIntegers(const std::string& text, const std::string& name) {
 
 } // namespace
 
-std::vector<std::string> sceneNames() {
-  std::vector<std::string> names;
-  for (const Scene* scene : scenes()) names.emplace_back(scene->name());
-  return names;
-}
-
 void applyJson(SceneSettings& settings, const json& doc, std::string_view source) {
   const Scene& scene = findScene(settings.scene);
   const JsonReader r(doc, std::string(source), "");

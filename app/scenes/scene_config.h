@@ -7,7 +7,6 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -15,8 +14,6 @@
 
 namespace graphsim::app {
 
-// Names of the registered scenes, in --help order.
-std::vector<std::string> sceneNames();
 // Overlays a JSON document on settings (of the scene settings.scene). Unknown keys, wrong types and out-of-range
 // values throw UsageError whose message starts with `source` and names the key path ("params.dt") and what is
 // allowed. n-body: params.softening has the lower bound kMinSoftening (compute/nbody/nbody.h says why).

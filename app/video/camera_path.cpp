@@ -9,6 +9,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <nlohmann/json.hpp>
+
 #include "app/base/errors.h"
 #include "app/base/input_file.h"
 #include "app/base/json_reader.h"

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include <nlohmann/json.hpp>
+
 #include "tests/ui/panel_test_support.h"
 
 namespace graphsim::app {

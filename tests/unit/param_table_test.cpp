@@ -5,6 +5,8 @@
 #include <cstddef>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "app/base/errors.h"
 #include "app/scenes/param_json.h"
 #include "compute/fluid/fluid_params.h"

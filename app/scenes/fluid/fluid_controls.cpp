@@ -4,6 +4,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "app/base/json_reader.h"
 #include "app/scenes/fluid/fluid_controller.h"
 #include "app/scenes/fluid/fluid_scene.h"

@@ -10,7 +10,7 @@
 
 #include <functional>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "compute/fluid/fluid_backend.h"
 

@@ -8,6 +8,8 @@
 #include <limits>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "app/base/errors.h"
 #include "app/scenes/fluid/fluid_controls.h"
 #include "app/scenes/fluid/fluid_scene.h"

@@ -7,6 +7,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <nlohmann/json.hpp>
+
 #include "app/base/errors.h"
 #include "app/base/json_reader.h"
 #include "app/reliability/soak.h"

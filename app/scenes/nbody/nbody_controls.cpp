@@ -3,6 +3,8 @@
 #include <stdexcept>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "app/base/errors.h"
 #include "app/base/json_reader.h"
 #include "app/scenes/nbody/nbody_controller.h"

@@ -9,7 +9,7 @@
 
 #include <functional>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "compute/nbody/nbody.h"
 

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "app/run/nbody_engine.h"
 #include "app/scenes/nbody/nbody_controller.h"
 #include "app/scenes/nbody/nbody_controls.h"
