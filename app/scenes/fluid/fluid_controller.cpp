@@ -8,7 +8,7 @@ namespace graphsim::app {
 
 FluidController::FluidController(const fluid::FluidConfig& initial, std::int64_t maxParticles)
     : params_(initial.params), enabled_(initial.enabled), particles_(initial.particles),
-      maxParticles_(std::max(maxParticles, initial.particles)), frameDt_(initial.frameDt) {}
+      maxParticles_(std::max(maxParticles, initial.particles)), frameDt_(initial.frameDt), solver_(initial.solver) {}
 
 void FluidController::setParticles(std::int64_t particles) {
   if (particles < 1 || particles > maxParticles_) {
@@ -28,6 +28,7 @@ void FluidController::applyTo(fluid::FluidBackend& backend, const FrameEdits& ed
     config.params = next;
     config.frameDt = frameDt_;
     config.enabled = enabled_;
+    config.solver = solver_;
     backend.reset(config); // the spacing follows from the count
     applied_ = backend.config().params;
     appliedFrameDt_ = -1;
@@ -43,6 +44,7 @@ void FluidController::applyTo(fluid::FluidBackend& backend, const FrameEdits& ed
     if (backend.enabled(row.toggle) != want) backend.setEnabled(row.toggle, want);
   }
   if (backend.diagnosticsEnabled() != diagnosticsEnabled_) backend.setDiagnosticsEnabled(diagnosticsEnabled_);
+  if (backend.config().solver != solver_) backend.setSolver(solver_);
   next.spacing = backend.config().params.spacing;
   if (!applied_ || *applied_ != next) { // every field (FluidParams::operator==)
     backend.setParams(next);

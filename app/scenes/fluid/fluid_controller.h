@@ -29,6 +29,8 @@ public:
   void setParams(const fluid::FluidParams& params) { params_ = params; } // spacing and box are ignored
   void setEnabled(fluid::FluidToggle toggle, bool enabled) { enabled_[static_cast<std::size_t>(toggle)] = enabled; }
   void setDiagnosticsEnabled(bool enabled) { diagnosticsEnabled_ = enabled; }
+  void setSolver(fluid::FluidSolver solver) { solver_ = solver; } // live: the graph's SWITCH (no rebuild)
+  fluid::FluidSolver solver() const { return solver_; }
   bool diagnosticsWanted() const { return diagnosticsEnabled_; }
   void setParticles(std::int64_t particles); // std::invalid_argument outside [1, maxParticles]
   // The wanted states the Graph section's checkboxes set (SceneProducer::nodeSwitch).
@@ -57,6 +59,7 @@ private:
   std::int64_t maxParticles_;
   float frameDt_;
   bool diagnosticsEnabled_ = true;
+  fluid::FluidSolver solver_;
   std::optional<fluid::FluidParams> applied_;
   float appliedFrameDt_ = -1;
   std::uint64_t lastCountedFrame_ = UINT64_MAX;

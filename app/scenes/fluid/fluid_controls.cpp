@@ -27,6 +27,7 @@ json fluidControls(const FluidController& c) {
   json live = fluidPhysicsJson(c.params());
   live["enabled"] = fluidEnabledJson(c);
   live["particles"] = c.particles();
+  live["solver"] = fluid::kFluidSolverNames[static_cast<int>(c.solver())];
   return {{"live", std::move(live)}};
 }
 
@@ -39,11 +40,12 @@ std::function<void()> checkFluidControls(const JsonReader& r, const fluid::Fluid
   for (const fluid::FluidToggleInfo& row : fluid::kFluidToggles)
     config.enabled[static_cast<std::size_t>(row.toggle)] = c.wanted(row.toggle);
   config.particles = c.particles();
+  config.solver = c.solver();
   if (r.has("live")) {
     const JsonReader live = r.child("live");
     static constexpr auto kLiveKeys = paramKeys(fluid::kFluidParams, true); // not the box: structural
     std::vector<std::string_view> allowed(kLiveKeys.view().begin(), kLiveKeys.view().end());
-    allowed.insert(allowed.end(), {"enabled", "particles"});
+    allowed.insert(allowed.end(), {"enabled", "particles", "solver"});
     live.allowOnly(allowed);
     fluidScene().applyJson(wanted, live);
     if (config.particles > c.maxParticles())
@@ -55,6 +57,7 @@ std::function<void()> checkFluidControls(const JsonReader& r, const fluid::Fluid
     for (const fluid::FluidToggleInfo& row : fluid::kFluidToggles)
       c.setEnabled(row.toggle, next.enabled[static_cast<std::size_t>(row.toggle)]);
     if (next.particles != c.particles()) c.setParticles(next.particles);
+    c.setSolver(next.solver);
   };
 }
 

@@ -2,7 +2,8 @@
 // setControls, app/record): what the panel, the keys and the obstacle drag change while it runs.
 //
 //   {"live": {"restDensity": …, "stiffness": …, "viscosity": …, "gravity": […], "cflNumber": …, "maxSubsteps": …,
-//             "wallRestitution": …, "obstacle": {"centre": […], "radius": …}, "enabled": {…}, "particles": N},
+//             "wallRestitution": …, "obstacle": {"centre": […], "radius": …}, "enabled": {…}, "particles": N,
+//             "solver": "wcsph" | "dfsph"},
 //    "paused": P, "step": B, "reset": B}
 //
 // "paused", "step" and "reset" are SceneProducer's (app/scenes/scene.h); these functions write and read the rest.

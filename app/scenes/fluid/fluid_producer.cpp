@@ -83,13 +83,17 @@ public:
     clampObstacle(params);
     controller_.setParams(params);
   }
-  // "last frame 12 substeps, dt 1.39 ms" from the backend's (asynchronous) last frame; empty before the first.
+  // "last frame 12 substeps, dt 1.39 ms" from the backend's (asynchronous) last frame (DFSPH: and its density
+  // solve's iterations per substep, mean and most); empty before the first.
   std::string frameDetail() const override {
     const std::optional<fluid::FluidFrameInfo> f = backend_.lastFrame();
     if (!f) return {};
-    char text[96];
-    std::snprintf(text, sizeof text, "last frame %d substep%s, dt %.3f ms", f->substeps, f->substeps == 1 ? "" : "s",
-                  1e3 * static_cast<double>(f->lastDt));
+    char text[160];
+    int n = std::snprintf(text, sizeof text, "last frame %d substep%s, dt %.3f ms", f->substeps,
+                          f->substeps == 1 ? "" : "s", 1e3 * static_cast<double>(f->lastDt));
+    if (f->density.total > 0 && f->substeps > 0 && n > 0)
+      std::snprintf(text + n, sizeof text - static_cast<std::size_t>(n), ", density iterations %.1f (max %d)",
+                    static_cast<double>(f->density.total) / f->substeps, f->density.max);
     return text;
   }
   std::string diagnosticsSummary() const override {
@@ -192,9 +196,22 @@ void FluidProducer::drawParameters(const FrameStats& stats, PanelLayout& layout)
   drawPhysics(layout);
   drawCount(layout);
   drawToggles(layout);
+  int solver = static_cast<int>(controller_.solver()); // the graph's SWITCH: a node update, no rebuild
+  if (ImGui::Combo("solver", &solver, "wcsph (weakly compressible)\0dfsph (incompressible)\0"))
+    controller_.setSolver(static_cast<fluid::FluidSolver>(solver));
   if (const std::optional<fluid::FluidFrameInfo> f = backend_.lastFrame()) {
     ImGui::Text("last frame %llu: %d substeps, dt %.3f ms, covered %.2f ms", static_cast<unsigned long long>(f->frame),
                 f->substeps, 1e3 * static_cast<double>(f->lastDt), 1e3 * static_cast<double>(f->covered));
+    if (f->covered < 0.999f * backend_.config().frameDt && f->substeps > 0) // a capped frame: slow motion
+      ImGui::TextColored(ImVec4(1.0f, 0.75f, 0.0f, 1.0f), "the frame hit max substeps: it covered %.0f %% of frameDt",
+                         100.0 * static_cast<double>(f->covered / backend_.config().frameDt));
+    if (f->density.total > 0 && f->substeps > 0)
+      ImGui::Text(
+          "dfsph iterations per substep: density %.1f (max %d), divergence %.1f; peak compression %.2f %%, "
+          "density error %.3f %%",
+          static_cast<double>(f->density.total) / f->substeps, f->density.max,
+          static_cast<double>(f->divergence.total) / f->substeps, 100.0 * static_cast<double>(f->peakCompression),
+          100.0 * f->densityError);
   } else {
     ImGui::TextDisabled("last frame: not known yet");
   }
