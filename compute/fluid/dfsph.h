@@ -51,12 +51,13 @@ struct SolveStats {
 // The walls as particles (Akinci et al. 2012): `layers` layers on the lattice of spacing d behind each face of the box,
 // static, sorted by cell in their own grid of cells of h over the box grown by the layers, their positions shifted by
 // `offset` (= layers x d) on each axis into that grid's frame (a fluid position adds it to look them up). Each carries
-// psi_b = rho0 / sum_k W(x_b - x_k) over the boundary particles k, the mass that a fluid particle next to it counts in
+// the volume V_b = 1 / sum_k W(x_b - x_k) over the boundary particles k; psi_b = rho0 V_b (computed where used, so a
+// rest-density edit needs no rebuild) is the mass that a fluid particle next to it counts in
 // its density, so that fluid at a wall has the density of fluid inside. A fluid particle's sums add the boundary's
 // terms with psi for m, v_b = 0, and kappa_b / rho_b mirrored from the fluid particle (pressure mirroring).
 struct Boundary {
   std::vector<Float4> pos; // sorted by cell, shifted by offset
-  std::vector<float> psi;
+  std::vector<float> volume;
   float offset = 0;
   FluidGrid grid;
   std::size_t size() const { return pos.size(); }

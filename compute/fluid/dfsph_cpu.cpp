@@ -97,7 +97,7 @@ Boundary makeWallBoundary(const FluidParams& params, int layers) {
   buildSortedGrid(grown, s, w);
   b.pos = std::move(s.pos), b.grid = std::move(w.grid);
   const float h = smoothingLength(params), h2 = h * h;
-  b.psi.resize(b.size());
+  b.volume.resize(b.size());
   forEachParticleParallel(b.size(), [&](std::size_t i) {
     const Vec3 xi = xyz(b.pos[i]);
     const float sum = neighbourSum<float>(b.grid, xi, [&](std::uint32_t k) {
@@ -105,7 +105,7 @@ Boundary makeWallBoundary(const FluidParams& params, int layers) {
       const float r2 = sph_math::dot(r, r);
       return r2 < h2 ? sph_math::kernelW(r2, h) : 0.0f;
     });
-    b.psi[i] = params.restDensity / sum;
+    b.volume[i] = 1.0f / sum;
   });
   return b;
 }
@@ -115,7 +115,7 @@ namespace {
 void ensureBoundary(const FluidParams& params, const DfsphSettings& settings, DfsphWorkspace& work) {
   const FluidParams& was = work.boundaryParams;
   const bool same = work.boundaryLayers == settings.boundaryLayers && was.spacing == params.spacing &&
-                    was.restDensity == params.restDensity && std::equal(was.boxSize, was.boxSize + 3, params.boxSize);
+                    std::equal(was.boxSize, was.boxSize + 3, params.boxSize);
   if (same) return;
   work.boundary = settings.boundaryLayers > 0 ? makeWallBoundary(params, settings.boundaryLayers) : Boundary{};
   work.boundaryParams = params;
@@ -153,7 +153,7 @@ void computeDensityFactor(const FluidParams& params, FluidState& state, DfsphWor
     });
     // The boundary adds to the density and to the gradient sum, not to the sum of squares (it does not move).
     const FactorSums b = boundarySum<FactorSums>(work.boundary, xi, h2, [&](std::uint32_t k, Vec3 d, float r2) {
-      const float psi = work.boundary.psi[k];
+      const float psi = params.restDensity * work.boundary.volume[k];
       return FactorSums{psi * sph_math::kernelW(r2, h), 0.0f, d * (psi * sph_math::kernelGradFactor(r2, h))};
     });
     state.density[i] = mass * s.w + b.w;
@@ -181,7 +181,8 @@ unsigned long long solveErrors(sph_math::Solve which, const FluidParams& params,
                                              : 0.0f;
                             }) +
         boundarySum<float>(work.boundary, xi, h2, [&](std::uint32_t k, Vec3 d, float r2) {
-          return sph_math::densityRatePair(d, vi, sph_math::kernelGradFactor(r2, h), work.boundary.psi[k]);
+          return sph_math::densityRatePair(d, vi, sph_math::kernelGradFactor(r2, h),
+                                        params.restDensity * work.boundary.volume[k]);
         });
     const sph_math::SolveTerm t =
         sph_math::solveTerm(which, rate, state.density[i], params.restDensity, work.alpha[i], dt);
@@ -207,7 +208,8 @@ void applyKappa(const FluidParams& params, float dt, FluidState& state, const Df
                                             : Vec3{0.0f, 0.0f, 0.0f};
                            }) +
         boundarySum<Vec3>(work.boundary, xi, h2, [&](std::uint32_t k, Vec3 d, float r2) {
-          return sph_math::pairAcceleration(d, sph_math::kernelGradFactor(r2, h), work.boundary.psi[k], ki, 0.0f, 0.0f);
+          return sph_math::pairAcceleration(d, sph_math::kernelGradFactor(r2, h),
+                                        params.restDensity * work.boundary.volume[k], ki, 0.0f, 0.0f);
         });
     Float4& v = state.vel[i];
     v = {v.x + a.x * dt, v.y + a.y * dt, v.z + a.z * dt, v.w};

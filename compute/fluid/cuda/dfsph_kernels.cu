@@ -85,7 +85,7 @@ __global__ void __launch_bounds__(128) densityFactorKernel(DensityFactorArgs a) 
     });
     const BoundaryArgs& bd = *a.boundary;
     b = boundarySlab<FactorAcc>(bd, xi, l.lane, h2, [&](unsigned k, Vec3 d, float r2) {
-      const float psi = __ldg(&bd.psi[k]);
+      const float psi = a.rho0 * __ldg(&bd.volume[k]);
       return FactorAcc{psi * sph_math::kernelW(r2, a.h), 0.0f, d * (psi * sph_math::kernelGradFactor(r2, a.h))};
     });
   }
@@ -136,7 +136,7 @@ __global__ void __launch_bounds__(128) solveErrorsKernel(SolveArgs a) {
     });
     const BoundaryArgs& bd = *a.boundary;
     bound = boundarySlab<float>(bd, xi, l.lane, h2, [&](unsigned k, Vec3 d, float r2) {
-      return sph_math::densityRatePair(d, vi, sph_math::kernelGradFactor(r2, a.h), __ldg(&bd.psi[k]));
+      return sph_math::densityRatePair(d, vi, sph_math::kernelGradFactor(r2, a.h), a.rho0 * __ldg(&bd.volume[k]));
     });
   }
   rate = groupSum(rate, l.leader) + groupSum(bound, l.leader);
@@ -201,7 +201,8 @@ __global__ void __launch_bounds__(128) solveKappaKernel(SolveArgs a) {
     });
     const BoundaryArgs& bd = *a.boundary;
     b = boundarySlab<Vec3>(bd, xi, l.lane, h2, [&](unsigned k, Vec3 d, float r2) {
-      return sph_math::pairAcceleration(d, sph_math::kernelGradFactor(r2, a.h), __ldg(&bd.psi[k]), ki, 0.0f, 0.0f);
+      return sph_math::pairAcceleration(d, sph_math::kernelGradFactor(r2, a.h), a.rho0 * __ldg(&bd.volume[k]), ki,
+                                        0.0f, 0.0f);
     });
   }
   const Vec3 acc = groupSum3(f, l.leader) + groupSum3(b, l.leader);

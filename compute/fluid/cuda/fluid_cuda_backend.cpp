@@ -74,14 +74,14 @@ void FluidCudaBackend::Impl::uploadBoundary() {
   const Boundary b = dfsphBuilt() && config.dfsph.boundaryLayers > 0
                          ? makeWallBoundary(config.params, config.dfsph.boundaryLayers)
                          : Boundary{};
-  boundaryPos = cuda::DeviceArray<float4>(b.size()), boundaryPsi = cuda::DeviceArray<float>(b.size());
+  boundaryPos = cuda::DeviceArray<float4>(b.size()), boundaryVolume = cuda::DeviceArray<float>(b.size());
   boundaryStart = cuda::DeviceArray<unsigned>(b.grid.cellStart.size());
   boundaryEnd = cuda::DeviceArray<unsigned>(b.grid.cellEnd.size());
-  cuda::upload(boundaryPos, b.pos), cuda::upload(boundaryPsi, b.psi);
+  cuda::upload(boundaryPos, b.pos), cuda::upload(boundaryVolume, b.volume);
   cuda::upload(boundaryStart, b.grid.cellStart), cuda::upload(boundaryEnd, b.grid.cellEnd);
   const sph_math::GridDims& g = b.grid.dims;
   const gpu::BoundaryArgs args{boundaryPos.get(),
-                               boundaryPsi.get(),
+                               boundaryVolume.get(),
                                boundaryStart.get(),
                                boundaryEnd.get(),
                                gpu::Grid{g.nx, g.ny, g.nz, g.cellSize},
@@ -362,7 +362,7 @@ std::size_t FluidCudaBackend::deviceBytes() const {
   // The compute-only render target stands in for the render buffers: excluded, as they are.
   return m.pos.bytes() + m.vel.bytes() + m.rhoP.bytes() + m.layout.bytes + sizeof(gpu::FrameControl) +
          sizeof(gpu::BlowUpState) + sizeof(gpu::FluidDiagnosticsDeviceState) + m.boundaryPos.bytes() +
-         m.boundaryPsi.bytes() + m.boundaryStart.bytes() + m.boundaryEnd.bytes();
+         m.boundaryVolume.bytes() + m.boundaryStart.bytes() + m.boundaryEnd.bytes();
 }
 
 void FluidCudaBackend::dumpGraphDot(const std::filesystem::path& path) const {

@@ -66,7 +66,7 @@ struct FluidCudaBackend::Impl {
   gpu::Handles handles; // the conditional nodes' handles of the graph built last
   // The walls' boundary particles for DFSPH (dfsph.h: built on the host, uploaded once per reset; WHILE graph only).
   cuda::DeviceArray<float4> boundaryPos;
-  cuda::DeviceArray<float> boundaryPsi;
+  cuda::DeviceArray<float> boundaryVolume;
   cuda::DeviceArray<unsigned> boundaryStart, boundaryEnd;
   cuda::DeviceArray<gpu::BoundaryArgs> boundary; // one, n = 0 without boundary particles
   std::size_t sortChildNodes = 0;

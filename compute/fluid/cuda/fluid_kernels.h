@@ -88,7 +88,7 @@ struct Scratch {
 // In device memory (the kernels take its address: their arguments stay within KernelNodeSpec::kMaxArgBytes).
 struct BoundaryArgs {
   const float4* pos = nullptr;
-  const float* psi = nullptr;
+  const float* volume = nullptr; // psi = rho0 x volume
   const unsigned *cellStart = nullptr, *cellEnd = nullptr;
   Grid grid{1, 1, 1, 1.0f};
   float offset = 0;
