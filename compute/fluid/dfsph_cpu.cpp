@@ -182,7 +182,7 @@ unsigned long long solveErrors(sph_math::Solve which, const FluidParams& params,
                             }) +
         boundarySum<float>(work.boundary, xi, h2, [&](std::uint32_t k, Vec3 d, float r2) {
           return sph_math::densityRatePair(d, vi, sph_math::kernelGradFactor(r2, h),
-                                        params.restDensity * work.boundary.volume[k]);
+                                           params.restDensity * work.boundary.volume[k]);
         });
     const sph_math::SolveTerm t =
         sph_math::solveTerm(which, rate, state.density[i], params.restDensity, work.alpha[i], dt);
@@ -198,19 +198,19 @@ void applyKappa(const FluidParams& params, float dt, FluidState& state, const Df
   forEachParticleParallel(state.size(), [&](std::size_t i) { // reads kappas and positions, writes v_i only
     const Vec3 xi = xyz(state.pos[i]);
     const float ki = work.kappaOverRho[i];
-    const Vec3 a =
-        neighbourSum<Vec3>(grid, xi,
-                           [&](std::uint32_t j) {
-                             const Vec3 d = xi - xyz(state.pos[j]);
-                             const float r2 = sph_math::dot(d, d);
-                             return r2 < h2 ? sph_math::pairAcceleration(d, sph_math::kernelGradFactor(r2, h), mass, ki,
-                                                                         work.kappaOverRho[j], 0.0f)
-                                            : Vec3{0.0f, 0.0f, 0.0f};
-                           }) +
-        boundarySum<Vec3>(work.boundary, xi, h2, [&](std::uint32_t k, Vec3 d, float r2) {
-          return sph_math::pairAcceleration(d, sph_math::kernelGradFactor(r2, h),
-                                        params.restDensity * work.boundary.volume[k], ki, 0.0f, 0.0f);
-        });
+    const Vec3 a = neighbourSum<Vec3>(grid, xi,
+                                      [&](std::uint32_t j) {
+                                        const Vec3 d = xi - xyz(state.pos[j]);
+                                        const float r2 = sph_math::dot(d, d);
+                                        return r2 < h2
+                                                   ? sph_math::pairAcceleration(d, sph_math::kernelGradFactor(r2, h),
+                                                                                mass, ki, work.kappaOverRho[j], 0.0f)
+                                                   : Vec3{0.0f, 0.0f, 0.0f};
+                                      }) +
+                   boundarySum<Vec3>(work.boundary, xi, h2, [&](std::uint32_t k, Vec3 d, float r2) {
+                     return sph_math::pairAcceleration(d, sph_math::kernelGradFactor(r2, h),
+                                                       params.restDensity * work.boundary.volume[k], ki, 0.0f, 0.0f);
+                   });
     Float4& v = state.vel[i];
     v = {v.x + a.x * dt, v.y + a.y * dt, v.z + a.z * dt, v.w};
   });

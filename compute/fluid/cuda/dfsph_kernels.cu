@@ -201,8 +201,8 @@ __global__ void __launch_bounds__(128) solveKappaKernel(SolveArgs a) {
     });
     const BoundaryArgs& bd = *a.boundary;
     b = boundarySlab<Vec3>(bd, xi, l.lane, h2, [&](unsigned k, Vec3 d, float r2) {
-      return sph_math::pairAcceleration(d, sph_math::kernelGradFactor(r2, a.h), a.rho0 * __ldg(&bd.volume[k]), ki,
-                                        0.0f, 0.0f);
+      return sph_math::pairAcceleration(d, sph_math::kernelGradFactor(r2, a.h), a.rho0 * __ldg(&bd.volume[k]), ki, 0.0f,
+                                        0.0f);
     });
   }
   const Vec3 acc = groupSum3(f, l.leader) + groupSum3(b, l.leader);
