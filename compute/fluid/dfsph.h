@@ -64,11 +64,23 @@ struct Boundary {
 };
 Boundary makeWallBoundary(const FluidParams& params, int layers);
 
+// Where DFSPH's walls reflect: with boundary particles, half a particle radius from a face, below where the boundary's
+// pressure holds the fluid at rest (a radius), so that the boundary, not the reflection, carries the fluid (at a
+// radius, a settled tank's bottom layer sat on the reflection, which then carried a quarter of its weight); without
+// them, a radius, as WCSPH's.
+inline float dfsphWallRadius(const FluidParams& params, const DfsphSettings& settings) {
+  return settings.boundaryLayers > 0 ? 0.5f * particleRadius(params) : particleRadius(params);
+}
+
 // Per-particle arrays of a step, kept between steps so that a step allocates nothing once sized; the boundary is
 // rebuilt when the box, spacing, density or layers change.
 struct DfsphWorkspace {
   FluidWorkspace fluid;
   std::vector<float> alpha, kappaOverRho;
+  // sum over the step's velocity updates (both solves) of kappa_i / rho_i: the pressure that acted over the step is
+  // p_i = rho_i^2 appliedKappa_i, since a velocity update is the symmetric SPH pressure force with p / rho^2 = kappa /
+  // rho (dfsphPressure). A diagnostic of the CPU reference (the hydrostatic test); the kernels do not keep it.
+  std::vector<float> appliedKappa;
   Boundary boundary;
   FluidParams boundaryParams;
   int boundaryLayers = -1;
@@ -84,8 +96,11 @@ SolveStats solve(sph_math::Solve which, const FluidParams& params, const DfsphSe
 // The errors and kappas of one iteration (work.kappaOverRho); returns the exact error sum (sph_math::errorTicks).
 unsigned long long solveErrors(sph_math::Solve which, const FluidParams& params, float dt, const FluidState& state,
                                DfsphWorkspace& work);
-// v_i += dt sum_j pairAcceleration(kappa_i / rho_i, kappa_j / rho_j): the pressure's velocity change.
-void applyKappa(const FluidParams& params, float dt, FluidState& state, const DfsphWorkspace& work);
+// v_i += dt sum_j pairAcceleration(kappa_i / rho_i, kappa_j / rho_j): the pressure's velocity change; adds kappa_i /
+// rho_i to work.appliedKappa.
+void applyKappa(const FluidParams& params, float dt, FluidState& state, DfsphWorkspace& work);
+// The pressure of each particle over the last step (in sorted order): rho_i^2 appliedKappa_i [Pa].
+std::vector<float> dfsphPressure(const FluidState& state, const DfsphWorkspace& work);
 // The non-pressure forces (the same artificial viscosity as WCSPH's, alpha as given; gravity as given) over dt.
 void applyNonPressure(const FluidParams& params, float alpha, sph_math::Vec3 gravity, float dt, FluidState& state,
                       DfsphWorkspace& work);

@@ -192,7 +192,7 @@ unsigned long long solveErrors(sph_math::Solve which, const FluidParams& params,
   return ticks;
 }
 
-void applyKappa(const FluidParams& params, float dt, FluidState& state, const DfsphWorkspace& work) {
+void applyKappa(const FluidParams& params, float dt, FluidState& state, DfsphWorkspace& work) {
   const float h = smoothingLength(params), h2 = h * h, mass = particleMass(params);
   const FluidGrid& grid = work.fluid.grid;
   forEachParticleParallel(state.size(), [&](std::size_t i) { // reads kappas and positions, writes v_i only
@@ -214,6 +214,15 @@ void applyKappa(const FluidParams& params, float dt, FluidState& state, const Df
     Float4& v = state.vel[i];
     v = {v.x + a.x * dt, v.y + a.y * dt, v.z + a.z * dt, v.w};
   });
+  work.appliedKappa.resize(state.size(), 0.0f);
+  for (std::size_t i = 0; i < state.size(); ++i) work.appliedKappa[i] += work.kappaOverRho[i];
+}
+
+std::vector<float> dfsphPressure(const FluidState& state, const DfsphWorkspace& work) {
+  std::vector<float> p(state.size(), 0.0f);
+  for (std::size_t i = 0; i < std::min(p.size(), work.appliedKappa.size()); ++i)
+    p[i] = state.density[i] * state.density[i] * work.appliedKappa[i];
+  return p;
 }
 
 SolveStats solve(sph_math::Solve which, const FluidParams& params, const DfsphSettings& settings, float dt,
@@ -264,6 +273,7 @@ DfsphStep dfsphStep(const FluidParams& params, const DfsphSettings& settings, Fl
   ensureBoundary(params, settings, work);
   buildSortedGrid(params, state, work.fluid);
   computeDensityFactor(params, state, work);
+  work.appliedKappa.assign(state.size(), 0.0f);
   done("density_factor");
   for (const float rho : state.density)
     step.peakCompression = std::max(step.peakCompression, rho / params.restDensity - 1.0f);
@@ -278,7 +288,7 @@ DfsphStep dfsphStep(const FluidParams& params, const DfsphSettings& settings, Fl
   }
   done("advect");
   if (on.obstacle) applyObstacle(params, state);
-  applyWalls(params, state);
+  applyWalls(params, dfsphWallRadius(params, settings), state);
   done("walls");
   state.time += static_cast<double>(dt);
   return step;

@@ -79,14 +79,18 @@ GRAPHSIM_HD inline Vec3 pairAcceleration(Vec3 d, float gradFactor, float mass, f
 // integrate: symplectic Euler, v(t + dt) = v(t) + a dt, x(t + dt) = x(t) + v(t + dt) dt. Gravity is part of a.
 using math::integrate;
 
-// walls: one axis of the box. A particle closer than its radius to a face is put back at that distance and an
-// outward velocity is mirrored and scaled by the restitution e in [0, 1] (e = 1 elastic, e = 0 stops it).
+// walls: one axis of the box. A particle closer than its radius to a face is mirrored back across that distance
+// (x = 2 lo - x, then kept within [lo, hi]) and an outward velocity is mirrored and scaled by the restitution e in
+// [0, 1] (e = 1 elastic, e = 0 stops it). Mirroring, not clamping, keeps two particles apart: a clamp puts every
+// particle that crosses two or three faces in one step on the same edge or corner point, and two particles at one
+// point have no kernel gradient between them, so no pressure can part them (DFSPH's solve then pumps velocity into
+// the pair until the step blows up; docs/FLUID.md).
 GRAPHSIM_HD inline void reflectAxis(float& x, float& v, float lo, float hi, float restitution) {
   if (x < lo) {
-    x = lo;
+    x = fminf(2.0f * lo - x, hi);
     if (v < 0.0f) v = -v * restitution;
   } else if (x > hi) {
-    x = hi;
+    x = fmaxf(2.0f * hi - x, lo);
     if (v > 0.0f) v = -v * restitution;
   }
 }

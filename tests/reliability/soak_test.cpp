@@ -60,7 +60,7 @@ TEST(Soak, FluidCpuSoakMatchesItsReplayBitForBit) {
   EXPECT_TRUE(contains(r.out, "graphsim soak: 420 of 420 frames, fluid scene")) << r.out;
   EXPECT_TRUE(contains(r.out, "42 every 10 frames against the cpu replay (bit for bit), 0 failed, 42 bit-identical"))
       << r.out;
-  expectNoneZero(r, {"(toggles 0,", "parameter moves 0,", "particle counts 0)"});
+  expectNoneZero(r, {"(toggles 0,", "parameter moves 0,", "solver switches 0,", "particle counts 0)"});
 }
 
 TEST(Soak, CudaSoak1000FramesMatchesTheCpuReplayWithinTolerance) {

@@ -1,5 +1,5 @@
-// The fluid scene's soak (app/reliability/soak.h runs the loop): every 3-12 frames a toggle (viscosity, obstacle,
-// gravity, colour) or a parameter move (a kFluidParams row with a
+// The fluid scene's soak (app/reliability/soak.h runs the loop): every 3-12 frames a solver switch (wcsph <-> dfsph,
+// one change in eight), a toggle (viscosity, obstacle, gravity, colour) or a parameter move (a kFluidParams row with a
 // soak range: rest density, stiffness, viscosity, gravity, CFL, max substeps, obstacle radius and position), every
 // 200-400 frames a particle count (a reset), each through the session's FluidController (the panel's path) and, in the
 // same frame, through a second FluidController driving a FluidCpuBackend (the replay). Every checkpoint checks the
@@ -31,8 +31,8 @@ using fluid::FluidParams;
 constexpr double kCentreTolerance = 0.05, kSpeedTolerance = 0.25; // speed: of the replay's largest speed
 
 struct FluidChangeCounts {
-  std::uint64_t toggles = 0, parameters = 0, particleCounts = 0;
-  std::uint64_t total() const { return toggles + parameters + particleCounts; }
+  std::uint64_t toggles = 0, parameters = 0, particleCounts = 0, solvers = 0;
+  std::uint64_t total() const { return toggles + parameters + particleCounts + solvers; }
 };
 
 // One kFluidParams row with a soak range (where a user reaches with the panel and the dam break stays a dam break).
@@ -111,9 +111,9 @@ public:
   }
 
   void printChanges() const override {
-    std::printf("changes: %llu (toggles %llu, parameter moves %llu, particle counts %llu)\n",
+    std::printf("changes: %llu (toggles %llu, parameter moves %llu, solver switches %llu, particle counts %llu)\n",
                 static_cast<unsigned long long>(counts_.total()), static_cast<unsigned long long>(counts_.toggles),
-                static_cast<unsigned long long>(counts_.parameters),
+                static_cast<unsigned long long>(counts_.parameters), static_cast<unsigned long long>(counts_.solvers),
                 static_cast<unsigned long long>(counts_.particleCounts));
   }
   void printCheckpoints() const override;
@@ -121,6 +121,14 @@ public:
 
 private:
   void small(FluidController& run) {
+    if (random_.between(0, 7) == 0) { // the solver SWITCH: a node update on CUDA, never a rebuild
+      const fluid::FluidSolver next =
+          run.solver() == fluid::FluidSolver::Wcsph ? fluid::FluidSolver::Dfsph : fluid::FluidSolver::Wcsph;
+      run.setSolver(next);
+      replay_.setSolver(next);
+      ++counts_.solvers;
+      return;
+    }
     if (random_.between(0, 2) == 0) {
       const auto pick = static_cast<std::size_t>(random_.between(0, fluid::kFluidToggleCount - 1));
       const fluid::FluidToggle toggle = fluid::kFluidToggles[pick].toggle;

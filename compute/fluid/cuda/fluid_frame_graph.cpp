@@ -54,6 +54,7 @@ KernelParams kernelParams(const FluidConfig& c, float frameDt, const FluidCudaOp
   KernelParams k;
   k.h = smoothingLength(p);
   k.radius = particleRadius(p);
+  k.wallRadius = c.solver == FluidSolver::Dfsph ? dfsphWallRadius(p, c.dfsph) : k.radius;
   k.mass = particleMass(p);
   k.cs = speedOfSound(p);
   k.restDensity = p.restDensity;
