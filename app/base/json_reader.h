@@ -51,7 +51,7 @@ public:
   std::int64_t checkedInteger(std::string_view key, std::int64_t lo, std::int64_t hi) const;
   void unsignedInteger(std::string_view key, std::uint64_t& out) const;
   void string(std::string_view key, std::string& out) const;
-  // One of `allowed`: "initial must be one of dam-break, rest; got \"cube\"".
+  // One of `allowed`: "initial must be one of dam-break, rest, column; got \"cube\"".
   void oneOf(std::string_view key, std::string& out, std::initializer_list<std::string_view> allowed) const;
   void boolean(std::string_view key, bool& out) const;
   JsonReader child(std::string_view key) const { return JsonReader(at(key), source_, keyPath(key)); }

@@ -16,10 +16,20 @@ struct BlockShare {
   double x, y, z;
 };
 
-BlockShare blockShare(const std::string& initial) {
+BlockShare blockShare(const FluidConfig& config) {
+  const std::string& initial = config.initial;
   if (initial == "dam-break") return {0.4, 0.8, 1.0};
   if (initial == "rest") return {1.0, 0.5, 1.0};
-  throw std::invalid_argument("fluid: initial = \"" + initial + "\" is not one of dam-break, rest");
+  if (initial == "column") { // Martin & Moyce's square column: a x 2a x a at x = 0, a = the box's depth
+    const float* box = config.params.boxSize;
+    if (!(box[0] >= box[2] && box[1] >= 2.0f * box[2])) {
+      throw std::invalid_argument("fluid: initial = \"column\" (a square column a x 2a x a, a = boxSize.z = " +
+                                  std::to_string(box[2]) + " m) needs boxSize.x >= a and boxSize.y >= 2a; the box is " +
+                                  std::to_string(box[0]) + " x " + std::to_string(box[1]) + " m");
+    }
+    return {static_cast<double>(box[2]) / box[0], 2.0 * box[2] / box[1], 1.0};
+  }
+  throw std::invalid_argument("fluid: initial = \"" + initial + "\" is not one of dam-break, rest, column");
 }
 
 void requireParticles(std::int64_t particles) {
@@ -45,7 +55,7 @@ std::int64_t along(double extent, float s) {
 }
 
 Lattice latticeFor(const FluidConfig& config, float s) {
-  const BlockShare share = blockShare(config.initial);
+  const BlockShare share = blockShare(config);
   const std::int64_t nx = along(share.x * config.params.boxSize[0], s);
   const std::int64_t nz = along(share.z * config.params.boxSize[2], s);
   return {nx, nz, (config.particles + nx * nz - 1) / (nx * nz)};
@@ -78,7 +88,7 @@ void validateGeometry(const FluidConfig& config, float s) {
 } // namespace
 
 float spacingFor(const FluidConfig& config) {
-  const BlockShare share = blockShare(config.initial);
+  const BlockShare share = blockShare(config);
   requireParticles(config.particles);
   const double volume =
       share.x * config.params.boxSize[0] * share.y * config.params.boxSize[1] * share.z * config.params.boxSize[2];
@@ -86,7 +96,11 @@ float spacingFor(const FluidConfig& config) {
 }
 
 FluidParams validateFluidConfig(const FluidConfig& config) {
-  blockShare(config.initial);
+  for (int a = 0; a < 3; ++a) {
+    const float b = config.params.boxSize[a];
+    if (!(b > 0.0f) || std::isinf(b)) refuse(std::string("boxSize.") + kAxis[a], b, "(0, inf) m");
+  }
+  blockShare(config);
   requireParticles(config.particles);
   if (!(config.frameDt > 0.0f && config.frameDt <= 0.1f)) refuse("frameDt", config.frameDt, "(0, 0.1] s");
   if (!(config.colourScale > 0.0f) || std::isinf(config.colourScale)) {
@@ -102,10 +116,6 @@ FluidParams validateFluidConfig(const FluidConfig& config) {
   if (config.solver != FluidSolver::Wcsph && config.solver != FluidSolver::Dfsph)
     refuse("solver", static_cast<float>(config.solver), "{wcsph, dfsph}");
   validateDfsphSettings(config.dfsph);
-  for (int a = 0; a < 3; ++a) {
-    const float b = config.params.boxSize[a];
-    if (!(b > 0.0f) || std::isinf(b)) refuse(std::string("boxSize.") + kAxis[a], b, "(0, inf) m");
-  }
   FluidParams params = config.params;
   params.spacing = spacingFor(config);
   validateGeometry(config, params.spacing);

@@ -27,7 +27,7 @@ enum class ColourBy : int { Speed, Density };
 
 // Structural settings: changing one resets the state (and rebuilds or updates the CUDA graph).
 struct FluidConfig {
-  std::string initial = "dam-break"; // dam-break | rest
+  std::string initial = "dam-break"; // dam-break | rest | column (Martin & Moyce: a x 2a x a, a = boxSize.z)
   std::int64_t particles = 65536;    // [1, kMaxFluidParticles]; the lattice spacing follows from it (spacingFor)
   FluidParams params;                // params.spacing is overwritten by reset() from the particle count
   float frameDt = 1.0f / 60.0f;      // simulated seconds per frame, (0, 0.1]
@@ -97,7 +97,8 @@ public:
 };
 
 // The lattice spacing that puts `particles` particles in the initial block of `config.initial` (dam-break: a block
-// of 0.4 x 0.8 x 1 of the box in the corner at the origin; rest: the bottom 0.5 of the box).
+// of 0.4 x 0.8 x 1 of the box in the corner at the origin; rest: the bottom 0.5 of the box; column: a square column
+// a x 2a x a at the origin, a = boxSize.z).
 float spacingFor(const FluidConfig& config);
 
 } // namespace graphsim::fluid

@@ -13,7 +13,7 @@
 
 namespace graphsim::fluid {
 
-// Throws std::invalid_argument naming the field and its range: initial (dam-break | rest), particles
+// Throws std::invalid_argument naming the field and its range: initial (dam-break | rest | column), particles
 // [1, kMaxFluidParticles] (and enough of them for h = 2 * spacingFor(config) to fit in the box), frameDt (0, 0.1],
 // colourScale (0, inf), colourBy, params.boxSize, the lattice block fitting in the box, then validateFluidParams of
 // the params with spacing = spacingFor(config). Returns those params.

@@ -1,5 +1,6 @@
 // Scenes on the command line (issue 13), run as a user would: --scene list, --help naming the scenes, a headless
-// fluid run on the CPU backend with a capture and its summary, and a fluid blow-up ending a headless run.
+// fluid run on the CPU backend with a capture and its summary, the Martin & Moyce preset, and a fluid blow-up ending a
+// headless run.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -50,6 +51,17 @@ TEST(Scenes, HeadlessFluidRunOnTheCpuCapturesAndSummarises) {
   EXPECT_TRUE(contains(r.err, "last frame ")) << "the summary names the last frame's substeps: " << r.err;
   EXPECT_TRUE(contains(r.err, " substeps, dt ")) << r.err;
   EXPECT_TRUE(contains(r.err, "validation messages: 0")) << r.err;
+}
+
+// The Martin & Moyce preset (a square water column collapsing, DFSPH): the example config runs as shipped.
+TEST(Scenes, TheMartinMoyceColumnPresetRunsOnTheCpu) {
+  const std::string preset = std::string(GRAPHSIM_SOURCE_DIR) + "/assets/scenes/martin-moyce.json";
+  const ProcessResult r = runGraphsim({"run", "--scene", "fluid", "--config", preset, "--backend", "cpu", "--headless",
+                                       "--particles", "2000", "--frames", "3"},
+                                      300);
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_TRUE(contains(r.err, "graphsim: 3 frames of 2000 particles in")) << r.err;
+  EXPECT_TRUE(contains(r.err, "density iterations")) << "DFSPH ran: " << r.err;
 }
 
 TEST(Scenes, FluidBlowUpEndsAHeadlessRunWithExitOne) {

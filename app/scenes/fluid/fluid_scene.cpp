@@ -134,7 +134,7 @@ public:
 
   void applyJson(SceneSettings& settings, const JsonReader& r) const override {
     FluidConfig& c = fluidConfig(settings);
-    r.oneOf("initial", c.initial, {"dam-break", "rest"});
+    r.oneOf("initial", c.initial, {"dam-break", "rest", "column"});
     r.integer("particles", c.particles, 1, fluid::kMaxFluidParticles);
     readParams(r, c.params, fluid::kFluidParams);
     r.numberOpen("frameDt", c.frameDt, 0.0, true, 0.1, false);
