@@ -75,38 +75,36 @@ Boundary makeWallBoundary(const FluidParams& params, int layers) {
   const float d = params.spacing;
   Boundary b;
   b.offset = static_cast<float>(layers) * d;
-  FluidParams grown = params; // the box with the layers: the boundary's own cells, none clamped
-  std::vector<float> axis[3]; // per axis, shifted by offset: the layers below, the lattice inside, the layers above
+  FluidParams grown = params;          // the box with the layers: the boundary's own cells, none clamped
+  std::vector<float> axis[3], cell[3]; // per axis, shifted by offset: the layers below, the lattice inside, the layers
+                                       // above; and each coordinate's spacing there
   for (int a = 0; a < 3; ++a) {
     grown.boxSize[a] = params.boxSize[a] + 2.0f * b.offset;
     const int inside = std::max(1, static_cast<int>(std::lround(params.boxSize[a] / d)));
     const float step = params.boxSize[a] / static_cast<float>(inside);
-    for (int k = 0; k < layers; ++k) axis[a].push_back((static_cast<float>(k) + 0.5f) * d);
-    for (int i = 0; i < inside; ++i) axis[a].push_back(b.offset + (static_cast<float>(i) + 0.5f) * step);
+    for (int k = 0; k < layers; ++k) axis[a].push_back((static_cast<float>(k) + 0.5f) * d), cell[a].push_back(d);
+    for (int i = 0; i < inside; ++i)
+      axis[a].push_back(b.offset + (static_cast<float>(i) + 0.5f) * step), cell[a].push_back(step);
     for (int k = 0; k < layers; ++k)
-      axis[a].push_back(b.offset + params.boxSize[a] + (static_cast<float>(k) + 0.5f) * d);
+      axis[a].push_back(b.offset + params.boxSize[a] + (static_cast<float>(k) + 0.5f) * d), cell[a].push_back(d);
   }
   auto within = [&](int a, float x) { return x > b.offset && x < b.offset + params.boxSize[a]; };
   FluidState s;
-  for (const float z : axis[2])
-    for (const float y : axis[1])
-      for (const float x : axis[0])
-        if (!(within(0, x) && within(1, y) && within(2, z))) s.pos.push_back({x, y, z, 0.0f});
+  for (std::size_t k = 0; k < axis[2].size(); ++k)
+    for (std::size_t j = 0; j < axis[1].size(); ++j)
+      for (std::size_t i = 0; i < axis[0].size(); ++i)
+        if (!(within(0, axis[0][i]) && within(1, axis[1][j]) && within(2, axis[2][k]))) {
+          // w: the lattice cell's volume, carried through the sort
+          s.pos.push_back({axis[0][i], axis[1][j], axis[2][k], cell[0][i] * cell[1][j] * cell[2][k]});
+        }
   s.vel.assign(s.size(), Float4{});
   FluidWorkspace w;
   buildSortedGrid(grown, s, w);
   b.pos = std::move(s.pos), b.grid = std::move(w.grid);
-  const float h = smoothingLength(params), h2 = h * h;
+  // A fluid particle's volume is m / rho0 = d^3 / (d^3 sum_lattice W), so that the lattice has rho0: the same share.
+  const float share = particleMass(params) / (params.restDensity * d * d * d);
   b.volume.resize(b.size());
-  forEachParticleParallel(b.size(), [&](std::size_t i) {
-    const Vec3 xi = xyz(b.pos[i]);
-    const float sum = neighbourSum<float>(b.grid, xi, [&](std::uint32_t k) {
-      const Vec3 r = xi - xyz(b.pos[k]);
-      const float r2 = sph_math::dot(r, r);
-      return r2 < h2 ? sph_math::kernelW(r2, h) : 0.0f;
-    });
-    b.volume[i] = 1.0f / sum;
-  });
+  for (std::size_t i = 0; i < b.size(); ++i) b.volume[i] = b.pos[i].w * share, b.pos[i].w = 0.0f;
   return b;
 }
 
@@ -288,7 +286,7 @@ DfsphStep dfsphStep(const FluidParams& params, const DfsphSettings& settings, Fl
   }
   done("advect");
   if (on.obstacle) applyObstacle(params, state);
-  applyWalls(params, dfsphWallRadius(params, settings), state);
+  applyWalls(params, dfsphWallRadius(params, settings), true, state);
   done("walls");
   state.time += static_cast<double>(dt);
   return step;

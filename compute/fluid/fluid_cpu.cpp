@@ -181,12 +181,14 @@ void integrate(FluidState& state, const FluidWorkspace& work, Vec3 gravity, floa
 
 // The CUDA graph runs walls, then obstacle (docs/FLUID.md). The obstacle lies within [R, box - R] per axis, so a
 // push out of it ends at most a particle radius beyond a face, still within [0, box].
-void applyWalls(const FluidParams& params, FluidState& state) { applyWalls(params, particleRadius(params), state); }
+void applyWalls(const FluidParams& params, FluidState& state) {
+  applyWalls(params, particleRadius(params), false, state);
+}
 
-void applyWalls(const FluidParams& params, float radius, FluidState& state) {
+void applyWalls(const FluidParams& params, float radius, bool mirror, FluidState& state) {
   const Vec3 box = toVec3(params.boxSize);
   forEachParticle(state, [&](Vec3& x, Vec3& v, std::size_t) {
-    sph_math::reflectAtWalls(x, v, box, radius, params.wallRestitution);
+    sph_math::reflectAtWalls(x, v, box, radius, params.wallRestitution, mirror);
   });
 }
 

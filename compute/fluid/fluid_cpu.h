@@ -74,9 +74,10 @@ void computeForces(const FluidParams& params, float alpha, const FluidState& sta
                    FluidWorkspace& work);
 // Symplectic Euler with a = work.accel + gravity (the gravity switch passes 0).
 void integrate(FluidState& state, const FluidWorkspace& work, sph_math::Vec3 gravity, float dt);
-// The walls reflect a particle closer than `radius` to a face (default: particleRadius).
+// The walls reflect a particle closer than `radius` to a face (default: particleRadius), clamping it there or, with
+// `mirror` (DFSPH), mirroring it back (sph_math::reflectAxis).
 void applyWalls(const FluidParams& params, FluidState& state);
-void applyWalls(const FluidParams& params, float radius, FluidState& state);
+void applyWalls(const FluidParams& params, float radius, bool mirror, FluidState& state);
 void applyObstacle(const FluidParams& params, FluidState& state);
 
 // The three grid stages (keys, sort, ranges) then the reorder: afterwards particle i of state is sorted particle i.

@@ -79,27 +79,29 @@ GRAPHSIM_HD inline Vec3 pairAcceleration(Vec3 d, float gradFactor, float mass, f
 // integrate: symplectic Euler, v(t + dt) = v(t) + a dt, x(t + dt) = x(t) + v(t + dt) dt. Gravity is part of a.
 using math::integrate;
 
-// walls: one axis of the box. A particle closer than its radius to a face is mirrored back across that distance
-// (x = 2 lo - x, then kept within [lo, hi]) and an outward velocity is mirrored and scaled by the restitution e in
-// [0, 1] (e = 1 elastic, e = 0 stops it). Mirroring, not clamping, keeps two particles apart: a clamp puts every
+// walls: one axis of the box. A particle closer than its radius to a face is put back at that distance (WCSPH) or
+// mirrored back across it (`mirror`, DFSPH: x = 2 lo - x, kept within [lo, hi]), and an outward velocity is mirrored
+// and scaled by the restitution e in [0, 1] (e = 1 elastic, e = 0 stops it). Why DFSPH mirrors: a clamp puts every
 // particle that crosses two or three faces in one step on the same edge or corner point, and two particles at one
-// point have no kernel gradient between them, so no pressure can part them (DFSPH's solve then pumps velocity into
-// the pair until the step blows up; docs/FLUID.md).
-GRAPHSIM_HD inline void reflectAxis(float& x, float& v, float lo, float hi, float restitution) {
+// point have no kernel gradient between them, so no pressure parts them; DFSPH's solve then pumps velocity into the
+// pair until the step blows up (docs/FLUID.md). WCSPH's pressure parts them, and its clamp keeps a particle at rest
+// on the floor exactly at lo, so that the CPU and CUDA agree particle by particle.
+GRAPHSIM_HD inline void reflectAxis(float& x, float& v, float lo, float hi, float restitution, bool mirror) {
   if (x < lo) {
-    x = fminf(2.0f * lo - x, hi);
+    x = mirror ? fminf(2.0f * lo - x, hi) : lo;
     if (v < 0.0f) v = -v * restitution;
   } else if (x > hi) {
-    x = fmaxf(2.0f * hi - x, lo);
+    x = mirror ? fmaxf(2.0f * hi - x, lo) : hi;
     if (v > 0.0f) v = -v * restitution;
   }
 }
 
 // A NaN position compares false with both faces, so reflectAxis leaves it NaN: the blow-up check must see it.
-GRAPHSIM_HD inline void reflectAtWalls(Vec3& x, Vec3& v, Vec3 boxSize, float radius, float restitution) {
-  reflectAxis(x.x, v.x, radius, boxSize.x - radius, restitution);
-  reflectAxis(x.y, v.y, radius, boxSize.y - radius, restitution);
-  reflectAxis(x.z, v.z, radius, boxSize.z - radius, restitution);
+GRAPHSIM_HD inline void reflectAtWalls(Vec3& x, Vec3& v, Vec3 boxSize, float radius, float restitution,
+                                       bool mirror = false) {
+  reflectAxis(x.x, v.x, radius, boxSize.x - radius, restitution, mirror);
+  reflectAxis(x.y, v.y, radius, boxSize.y - radius, restitution, mirror);
+  reflectAxis(x.z, v.z, radius, boxSize.z - radius, restitution, mirror);
 }
 
 // obstacle: a sphere (centre c, radius R). A particle whose centre is closer than R + radius to c is pushed out

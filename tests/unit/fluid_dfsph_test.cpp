@@ -280,8 +280,9 @@ TEST(DfsphFrame, ADamBreakOver2000StepsKeepsEveryParticleInTheBoxWithLittleCompr
       static_cast<double>(density.total) / kDamBreakSteps, density.max, divergence.min,
       static_cast<double>(divergence.total) / kDamBreakSteps, divergence.max);
   // Particle-wise: the average stays at the tolerance (asserted above) while single particles hitting a wall or the
-  // floor see a few per cent for a step (5.2 % at 768 particles; 15.7 % with reflecting walls and no boundary).
-  EXPECT_LT(peak, 0.08f) << "particle-wise peak compression";
+  // floor see several per cent for a step (8.6 % here with the lattice boundary volumes, 5.0 % with Akinci's, which
+  // left fluid at edges 3.4 % compressed at rest; 15.7 % with reflecting walls and no boundary).
+  EXPECT_LT(peak, 0.10f) << "particle-wise peak compression";
 }
 
 } // namespace

@@ -20,7 +20,8 @@ TEST(FluidColumn, IsASquareColumnTwiceAsHighAsWideAgainstTheWall) {
   const FluidState s = makeInitialState(c);
   ASSERT_EQ(s.size(), 2000u);
   float hi[3] = {0, 0, 0};
-  for (const Float4& x : s.pos) hi[0] = std::max(hi[0], x.x), hi[1] = std::max(hi[1], x.y), hi[2] = std::max(hi[2], x.z);
+  for (const Float4& x : s.pos)
+    hi[0] = std::max(hi[0], x.x), hi[1] = std::max(hi[1], x.y), hi[2] = std::max(hi[2], x.z);
   const float d = spacingFor(c);
   EXPECT_NEAR(hi[0] + 0.5f * d, 0.1f, 0.5f * d) << "a wide";
   EXPECT_NEAR(hi[1] + 0.5f * d, 0.2f, 0.5f * d) << "2a high";

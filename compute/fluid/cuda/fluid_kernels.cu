@@ -242,7 +242,7 @@ struct WallsArgs {
   const FrameControl* ctrl;
   int n;
   float bx, by, bz, radius, restitution;
-  int pad;
+  int mirror; // DFSPH: mirror a crossing particle back (sph_math::reflectAxis)
 };
 
 __global__ void wallsKernel(WallsArgs a) {
@@ -250,7 +250,7 @@ __global__ void wallsKernel(WallsArgs a) {
   if (i >= a.n) return;
   Vec3 x = xyz(a.pos[i]);
   Vec3 v = xyz(a.vel[i]);
-  sph_math::reflectAtWalls(x, v, Vec3{a.bx, a.by, a.bz}, a.radius, a.restitution);
+  sph_math::reflectAtWalls(x, v, Vec3{a.bx, a.by, a.bz}, a.radius, a.restitution, a.mirror != 0);
   a.pos[i] = withW(x, 0.0f);
   a.vel[i] = withW(v, 0.0f);
   const bool inside = x.x >= 0.0f && x.x <= a.bx && x.y >= 0.0f && x.y <= a.by && x.z >= 0.0f && x.z <= a.bz;
@@ -382,9 +382,10 @@ KernelSpec specFor(FluidStep step, const DeviceState& d, const Scratch& s, const
                    k.radius, k.wallRestitution},
                   n);
   case FluidStep::Walls:
-    return specOf(
-        wallsKernel,
-        {d.pos, d.vel, d.blowUp, d.ctrl, d.n, k.box[0], k.box[1], k.box[2], k.wallRadius, k.wallRestitution, 0}, n);
+    return specOf(wallsKernel,
+                  {d.pos, d.vel, d.blowUp, d.ctrl, d.n, k.box[0], k.box[1], k.box[2], k.wallRadius, k.wallRestitution,
+                   k.solver == static_cast<int>(FluidSolver::Dfsph) ? 1 : 0},
+                  n);
   case FluidStep::Condition: return specOf(conditionKernel, {d.ctrl, handle, k.frameDt, k.maxSubsteps}, 1, 1);
   case FluidStep::WriteRender: return specOf(writeRenderKernel, {d.pos, d.ctrl, d.outputs, d.n, 0.5f}, n);
   case FluidStep::Colour:
