@@ -74,7 +74,8 @@ TEST(FluidDfsphGpu, NestedWhileNodesRunTheCpuIterationCountsAndTheFlowFollowsThe
   // After frame 0 the counts follow two drifting states (21-33 of 50 frames agreed exactly in runs on an H200, with
   // the same total work): held to a fifth of the frames and the 50 frames' density iterations within 10 %.
   EXPECT_GE(sameCounts, kFrames / 5) << "frames with equal substeps and density iterations";
-  EXPECT_NEAR(static_cast<double>(gpuIterations), static_cast<double>(cpuIterations), 0.1 * cpuIterations);
+  EXPECT_NEAR(static_cast<double>(gpuIterations), static_cast<double>(cpuIterations),
+              0.1 * static_cast<double>(cpuIterations));
   std::printf(
       "%d of %d frames with equal substep and density-iteration counts; density iterations cpu %lld cuda %lld; "
       "mean height cpu %.4f cuda %.4f m\n",
