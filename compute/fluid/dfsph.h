@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "compute/fluid/fluid_cpu.h"
+#include "compute/fluid/fluid_steps.h"
 #include "compute/param_table.h"
 
 namespace graphsim::fluid {
@@ -67,12 +68,17 @@ struct Boundary {
 };
 Boundary makeWallBoundary(const FluidParams& params, int layers);
 
-// Where DFSPH's walls reflect: with boundary particles, half a particle radius from a face, below where the boundary's
-// pressure holds the fluid at rest (a radius), so that the boundary, not the reflection, carries the fluid (at a
-// radius, a settled tank's bottom layer sat on the reflection, which then carried a quarter of its weight); without
-// them, a radius, as WCSPH's.
-inline float dfsphWallRadius(const FluidParams& params, const DfsphSettings& settings) {
-  return settings.boundaryLayers > 0 ? 0.5f * particleRadius(params) : particleRadius(params);
+// How the walls reflect under a solver (sph_math::reflectAxis), for the CPU's applyWalls and the walls kernel alike.
+// WCSPH: clamp at a particle radius. DFSPH: mirror, and with boundary particles at half a radius, below where the
+// boundary's pressure holds the fluid at rest (a radius), so that the boundary, not the reflection, carries the fluid
+// (at a radius, a settled tank's bottom layer sat on the reflection, which then carried a quarter of its weight).
+struct WallRule {
+  float radius;
+  bool mirror;
+};
+inline WallRule wallRule(FluidSolver solver, const FluidParams& params, const DfsphSettings& settings) {
+  if (solver != FluidSolver::Dfsph) return {particleRadius(params), false};
+  return {settings.boundaryLayers > 0 ? 0.5f * particleRadius(params) : particleRadius(params), true};
 }
 
 // Per-particle arrays of a step, kept between steps so that a step allocates nothing once sized; the boundary is

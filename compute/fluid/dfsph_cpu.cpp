@@ -286,7 +286,8 @@ DfsphStep dfsphStep(const FluidParams& params, const DfsphSettings& settings, Fl
   }
   done("advect");
   if (on.obstacle) applyObstacle(params, state);
-  applyWalls(params, dfsphWallRadius(params, settings), true, state);
+  const WallRule walls = wallRule(FluidSolver::Dfsph, params, settings);
+  applyWalls(params, walls.radius, walls.mirror, state);
   done("walls");
   state.time += static_cast<double>(dt);
   return step;

@@ -1,6 +1,7 @@
 // The fluid against experiment on the CPU reference (issue 28): the `column` initial condition and the collapse of a
 // square water column against Martin & Moyce 1952 (compute/fluid/fluid_validation.h), at a resolution CI can afford;
-// the GPU test (tests/gpu/fluid_dfsph_gpu_test.cpp) holds the 65,536-particle run to 10 %.
+// the GPU test (tests/gpu/fluid_dfsph_gpu_test.cpp) runs 65,536 particles and prints the comparison with the 10 %
+// target.
 #include <gtest/gtest.h>
 
 #include <algorithm>

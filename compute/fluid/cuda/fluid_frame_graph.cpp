@@ -54,7 +54,8 @@ KernelParams kernelParams(const FluidConfig& c, float frameDt, const FluidCudaOp
   KernelParams k;
   k.h = smoothingLength(p);
   k.radius = particleRadius(p);
-  k.wallRadius = c.solver == FluidSolver::Dfsph ? dfsphWallRadius(p, c.dfsph) : k.radius;
+  const WallRule walls = wallRule(c.solver, p, c.dfsph);
+  k.wallRadius = walls.radius, k.wallMirror = walls.mirror ? 1 : 0;
   k.mass = particleMass(p);
   k.cs = speedOfSound(p);
   k.restDensity = p.restDensity;

@@ -384,7 +384,7 @@ KernelSpec specFor(FluidStep step, const DeviceState& d, const Scratch& s, const
   case FluidStep::Walls:
     return specOf(wallsKernel,
                   {d.pos, d.vel, d.blowUp, d.ctrl, d.n, k.box[0], k.box[1], k.box[2], k.wallRadius, k.wallRestitution,
-                   k.solver == static_cast<int>(FluidSolver::Dfsph) ? 1 : 0},
+                   k.wallMirror},
                   n);
   case FluidStep::Condition: return specOf(conditionKernel, {d.ctrl, handle, k.frameDt, k.maxSubsteps}, 1, 1);
   case FluidStep::WriteRender: return specOf(writeRenderKernel, {d.pos, d.ctrl, d.outputs, d.n, 0.5f}, n);

@@ -116,8 +116,9 @@ struct DeviceState {
 // fluid_frame_graph.cpp): the values node updates change. A switch that is a kernel argument is resolved here
 // (viscosity off: alpha = 0; gravity off: g = 0).
 struct KernelParams {
-  float h = 0, radius = 0, mass = 0, cs = 0; // smoothing length, particle radius and mass, speed of sound
-  float wallRadius = 0;                      // where the walls reflect: radius under WCSPH, dfsphWallRadius under DFSPH
+  float h = 0, radius = 0, mass = 0, cs = 0;            // smoothing length, particle radius and mass, speed of sound
+  float wallRadius = 0;                                 // wallRule's: where the walls reflect
+  int wallMirror = 0;                                   // wallRule's: 1 mirrors (DFSPH), 0 clamps
   float restDensity = 0, stiffness = 0, maxDensity = 0; // maxDensity: the blow-up threshold
   float alpha = 0, gravity[3] = {0, 0, 0};
   float cflNumber = 0, frameDt = 0, fixedDt = 0; // fixedDt > 0: FixedSubsteps' frameDt / S
