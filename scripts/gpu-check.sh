@@ -48,7 +48,7 @@ for tool in ${tools//,/ }; do
   # the CUB block reduction of the cfl kernel only when that kernel runs inside the WHILE body (CUDA 13.0, driver
   # 580; the same kernel launched on a stream is clean): those two check the same kernels launched from the host.
   fluid='FluidGpu.*:-FluidGpu.FiftyFrames*'
-  [ "$tool" = racecheck ] || [ "$tool" = synccheck ] && fluid='FluidGpu.StreamLaunched*'
+  [ "$tool" = racecheck ] || [ "$tool" = synccheck ] && fluid='FluidGpu.StreamLaunched*:FluidDfsphGpu.StreamLaunched*'
   step "fluid-$tool" timeout 280 compute-sanitizer --tool "$tool" --error-exitcode 9 "$bin/gpu_tests" \
     --gtest_filter="$fluid"
 done

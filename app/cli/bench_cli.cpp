@@ -33,11 +33,15 @@ kernels on a stream, semaphores through cudaWait/SignalExternalSemaphoresAsync),
 of a rebuilt graph every frame), reinstantiate (a new instantiation every frame), host-copy (no interop:
 device->host copy, Vulkan staging upload), serial (F = 1). LIST is comma-separated, or all, or none.
 
-Fluid variants (--scene fluid; all four always run, --variants is not used): product (WHILE graph: the GPU decides
-each frame's substeps; preallocated scratch), stream (the same kernels on a stream, the host reading the frame's
-state back after every substep to decide on the next), fixed-substeps (the body unrolled S times, S = the
-product's median substeps, no conditional node), memory-nodes (scratch from graph memory alloc/free nodes). Each
-row adds particle_steps_per_second, substeps_per_frame, sort_share and gpu_bytes_per_particle.
+Fluid variants (--scene fluid; all always run, --variants is not used): product (WHILE graph: the GPU decides
+each frame's substeps and, with the dfsph solver, each solve's iterations in WHILE nodes nested in it; preallocated
+scratch), stream (the same kernels on a stream, the host reading the state back after every substep and every
+solver iteration to decide on the next), fixed-substeps (the body unrolled S times, S = the product's median
+substeps, and each dfsph solve unrolled its median iterations; no conditional node), memory-nodes (scratch from
+graph memory alloc/free nodes); with dfsph also wcsph (the same graph with the WCSPH solver, substeps uncapped so
+that frames cover frameDt) and wcsph-stiff (that, stiffened to the product's peak compression: equal accuracy).
+Each row adds particle_steps_per_second, substeps_per_frame, sort_share, gpu_bytes_per_particle and the "solver"
+object (iterations, peak compression, covered share, real-time factor).
 
 Without interop (--interop off, or auto when the devices cannot share memory) the product row is the host-copy
 path and the variants that need interop are skipped, with the reason in the table and the JSON ("data_path").

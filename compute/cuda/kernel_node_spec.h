@@ -15,7 +15,8 @@ namespace graphsim::cuda {
 
 // Complete parameters of one kernel node.
 struct KernelNodeSpec {
-  static constexpr std::size_t kMaxArgBytes = 128; // the largest argument struct of any scene's kernels
+  static constexpr std::size_t kMaxArgBytes =
+      144; // the largest argument struct of any scene's kernels (DFSPH's non_pressure)
 
   const void* func = nullptr;
   dim3 grid{1, 1, 1};

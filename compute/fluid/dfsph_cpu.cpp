@@ -278,6 +278,14 @@ DfsphStep dfsphStep(const FluidParams& params, const DfsphSettings& settings, Fl
   step.divergence = solve(sph_math::Solve::Divergence, params, settings, dt, state, work);
   applyNonPressure(params, on.viscosity ? params.viscosity : 0.0f,
                    on.gravity ? toVec3(params.gravity) : Vec3{0.0f, 0.0f, 0.0f}, dt, state, work);
+  const WallRule walls = wallRule(FluidSolver::Dfsph, params, settings);
+  const Vec3 box = toVec3(params.boxSize);
+  const float slack = sph_math::kWallApproachSlack * params.spacing;
+  for (std::size_t i = 0; i < state.size(); ++i) { // what the walls would do, as velocities the solve can see
+    Vec3 v = xyz(state.vel[i]);
+    sph_math::capWallApproach(xyz(state.pos[i]), v, box, walls.radius, slack, dt);
+    state.vel[i] = {v.x, v.y, v.z, state.vel[i].w};
+  }
   step.density = solve(sph_math::Solve::Density, params, settings, dt, state, work);
   for (std::size_t i = 0; i < state.size(); ++i) { // positions from the divergence- and density-corrected velocities
     Float4& x = state.pos[i];
@@ -286,7 +294,6 @@ DfsphStep dfsphStep(const FluidParams& params, const DfsphSettings& settings, Fl
   }
   done("advect");
   if (on.obstacle) applyObstacle(params, state);
-  const WallRule walls = wallRule(FluidSolver::Dfsph, params, settings);
   applyWalls(params, walls.radius, walls.mirror, state);
   done("walls");
   state.time += static_cast<double>(dt);

@@ -51,11 +51,15 @@ struct FluidFrameInfo {
   float lastDt = 0;        // dt of its last substep [s]
   float covered = 0;       // simulated time the frame covered [s] (< frameDt when max substeps clamped it)
   double simTime = 0;      // simulated time since the reset after this frame [s] (FluidState::time)
-  // DFSPH (no iterations with WCSPH): per solve the fewest, total and most iterations of the frame's substeps, the
-  // particle-wise peak compression at the substeps' starts and the last density solve's average error.
+  // DFSPH (no iterations with WCSPH): per solve the fewest, total and most iterations of the frame's substeps and the
+  // last density solve's average error; the particle-wise peak compression at the substeps' density passes (WCSPH
+  // too on CUDA, for bench's equal-accuracy comparison; DFSPH only on the CPU).
   IterationSpan divergence, density;
   float peakCompression = 0;
   double densityError = 0;
+  // The largest peakCompression of the frames since the last reset or state upload: on CUDA the report kernel keeps
+  // it, so frames whose report the host never saw (it reads the latest) count too.
+  float peakSinceReset = 0;
 };
 
 // A blow-up: NaN, a particle outside the box, or a density beyond kBlowUpDensityFactor * rest density.

@@ -151,8 +151,10 @@ void FluidCpuBackend::stepFrame(std::uint64_t k) {
     diagnosticsFirstPending_ = false;
   }
   computeColour();
+  const float peakBefore = lastFrame_ ? lastFrame_->peakSinceReset : 0.0f;
   lastFrame_ = FluidFrameInfo{k,         f.substeps,        f.lastDt,      f.covered, state_.time, d.divergence,
                               d.density, d.peakCompression, d.densityError};
+  lastFrame_->peakSinceReset = std::max(peakBefore, d.peakCompression);
   nextFrame_ = k + 1;
 }
 

@@ -17,11 +17,16 @@
 namespace graphsim::fluid {
 
 // How a frame's substeps are launched: the product and what bench compares it with.
+// WhileGraph holds both solvers under the SWITCH; the other two hold the configured solver's rows alone (a solver
+// change there is a reset).
 enum class FluidLaunch {
-  WhileGraph,    // the product: a conditional WHILE node runs the substep body until the GPU says the frame is done
-  FixedSubsteps, // a graph with the body unrolled `fixedSubsteps` times, dt = frameDt / that (no conditional node)
-  HostDecided,   // stream launches of the same kernels; after each substep the host reads back the frame's covered
-                 // time and substep count to decide whether to go on (what an app without conditional nodes does)
+  WhileGraph,    // the product: a conditional WHILE node runs the substep body until the GPU says the frame is done;
+                 // DFSPH's two solves are WHILE nodes nested in it
+  FixedSubsteps, // a graph with the body unrolled `fixedSubsteps` times, dt = frameDt / that, and DFSPH's solves
+                 // unrolled `fixedIterations` times each (no conditional node)
+  HostDecided,   // stream launches of the same kernels; the host reads back the frame's covered time and substep count
+                 // after each substep, and DFSPH's loop state after each solver iteration, to decide whether to go on
+                 // (what an app without conditional nodes does, and every public GPU DFSPH)
 };
 
 // Where the sort's temp storage and the substep's scratch (keys, values, cell table) live.
@@ -34,6 +39,9 @@ struct FluidCudaOptions {
   FluidLaunch launch = FluidLaunch::WhileGraph;
   FluidScratch scratch = FluidScratch::Preallocated;
   int fixedSubsteps = 4; // FluidLaunch::FixedSubsteps only, [1, kMaxFluidSubsteps]
+  // FluidLaunch::FixedSubsteps with dfsph: the velocity updates of the divergence and the density solve in every step
+  // (each solve's minimum and maximum), [1, 10000].
+  int fixedIterations[2] = {2, 2};
   std::chrono::milliseconds waitTimeout{5000};
 };
 
@@ -52,7 +60,8 @@ public:
   void setEnabled(FluidToggle toggle, bool enabled) override;
   bool enabled(FluidToggle toggle) const override;
   void setFrameDt(float frameDt) override;
-  // Throws std::invalid_argument for dfsph outside the WHILE graph (FixedSubsteps and HostDecided run WCSPH's rows).
+  // Outside the WHILE graph (FixedSubsteps and HostDecided hold one solver's rows) a change is a reset: the graph is
+  // rebuilt.
   void setSolver(FluidSolver solver) override;
   void step() override; // launchFrame(next) and wait (bounded)
   void download(FluidState& state) override;

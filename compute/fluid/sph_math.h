@@ -104,6 +104,26 @@ GRAPHSIM_HD inline void reflectAtWalls(Vec3& x, Vec3& v, Vec3 boxSize, float rad
   reflectAxis(x.z, v.z, radius, boxSize.z - radius, restitution, mirror);
 }
 
+// DFSPH, before the density solve: a particle whose velocity would carry it more than `slack` beyond the walls'
+// reflection plane (radius from a face) in this step is slowed along that axis to arrive at the plane instead. The
+// solve then predicts the stop, so its neighbours behind it are held back; otherwise the walls stage mirrors it back
+// after the solve, up to 2 v dt towards them, and a particle next to it can gain 8-12 % density in that one stage
+// (docs/FLUID.md). The slack (kWallApproachSlack spacings) keeps the cap off a fluid at rest, whose bottom layer
+// sits just above the plane and must stay carried by the boundary's pressure, not by this cap.
+inline constexpr float kWallApproachSlack = 0.05f; // [lattice spacings]
+GRAPHSIM_HD inline void capWallApproachAxis(float x, float& v, float lo, float hi, float slack, float dt) {
+  if (x + v * dt < lo - slack) {
+    v = (lo - x) / dt;
+  } else if (x + v * dt > hi + slack) {
+    v = (hi - x) / dt;
+  }
+}
+GRAPHSIM_HD inline void capWallApproach(Vec3 x, Vec3& v, Vec3 boxSize, float radius, float slack, float dt) {
+  capWallApproachAxis(x.x, v.x, radius, boxSize.x - radius, slack, dt);
+  capWallApproachAxis(x.y, v.y, radius, boxSize.y - radius, slack, dt);
+  capWallApproachAxis(x.z, v.z, radius, boxSize.z - radius, slack, dt);
+}
+
 // obstacle: a sphere (centre c, radius R). A particle whose centre is closer than R + radius to c is pushed out
 // along the normal to that distance; its inward normal velocity is mirrored and scaled by the restitution. A
 // particle exactly at c (no normal) is pushed up (+y).

@@ -1,7 +1,7 @@
 // The incompressible solver on the GPU (issue 28): DFSPH's branch of the solver SWITCH with its two solve WHILE nodes
 // nested in the substep WHILE, against the CPU reference (compute/fluid/dfsph.h) from the same state; the solver
-// switched live by a node update (no rebuild); a node update inside the SWITCH branch taking effect; the collapse of a
-// water column against Martin & Moyce's experiment. Without a CUDA
+// switched live by a node update (no rebuild); bench's host-decided and unrolled variants; a node update inside the
+// SWITCH branch taking effect; the collapse of a water column against Martin & Moyce's experiment. Without a CUDA
 // device every test is skipped with the reason.
 #include <gtest/gtest.h>
 
@@ -109,10 +109,83 @@ TEST(FluidDfsphGpu, TheSolverSwitchesLiveWithoutReinstantiation) {
     return std::any_of(nodes.begin(), nodes.end(), [&](const NodeInfo& n) { return n.name == name; });
   };
   EXPECT_TRUE(has("solver") && has("divergence_solve") && has("density_kappa") && has("forces"));
-  FluidCudaOptions fixed;
+}
+
+// bench's comparisons: the host deciding each solver iteration from the control block it reads back runs the same
+// kernels in the same order as the nested WHILE nodes, so counts and state are bit for bit the product's; the
+// unrolled graph runs exactly its fixed iterations; outside the WHILE graph a solver change rebuilds the graph (what
+// the SWITCH avoids).
+TEST(FluidDfsphGpu, TheHostDecidedLoopMatchesTheNestedWhileNodesAndTheUnrolledGraphRunsItsFixedCounts) {
+  GRAPHSIM_REQUIRE_CUDA_DEVICE();
+  const FluidConfig config = dfsphDamBreak(8192);
+  FluidCudaOptions host, fixed;
+  host.launch = FluidLaunch::HostDecided;
   fixed.launch = FluidLaunch::FixedSubsteps;
-  FluidCudaBackend unrolled(config, 0, nullptr, fixed);
-  EXPECT_THROW(unrolled.setSolver(FluidSolver::Dfsph), std::invalid_argument);
+  fixed.fixedSubsteps = 3;
+  fixed.fixedIterations[0] = 2, fixed.fixedIterations[1] = 5;
+  FluidCudaBackend product(config, 0), decided(config, 0, nullptr, host), unrolled(config, 0, nullptr, fixed);
+  float runPeak = 0;
+  for (int f = 0; f < 10; ++f) {
+    product.step(), decided.step(), unrolled.step();
+    const FluidFrameInfo a = *product.lastFrame(), b = *decided.lastFrame(), u = *unrolled.lastFrame();
+    EXPECT_EQ(b.substeps, a.substeps) << "frame " << f;
+    EXPECT_EQ(b.divergence.total, a.divergence.total) << "frame " << f;
+    EXPECT_EQ(b.density.total, a.density.total) << "frame " << f;
+    EXPECT_EQ(b.densityError, a.densityError) << "frame " << f;
+    EXPECT_EQ(b.peakCompression, a.peakCompression) << "frame " << f;
+    EXPECT_EQ(b.peakSinceReset, a.peakSinceReset) << "frame " << f;
+    EXPECT_GE(a.peakSinceReset, a.peakCompression) << "frame " << f;
+    runPeak = std::max(runPeak, a.peakCompression);
+    EXPECT_EQ(a.peakSinceReset, runPeak) << "the report kernel's running peak, frame " << f;
+    EXPECT_EQ(u.substeps, 3) << "frame " << f;
+    EXPECT_TRUE(u.divergence.min == 2 && u.divergence.max == 2 && u.divergence.total == 6) << "frame " << f;
+    EXPECT_TRUE(u.density.min == 5 && u.density.max == 5 && u.density.total == 15) << "frame " << f;
+  }
+  FluidState sa, sb;
+  product.download(sa);
+  decided.download(sb);
+  ASSERT_EQ(sa.size(), sb.size());
+  EXPECT_TRUE(std::equal(sa.pos.begin(), sa.pos.end(), sb.pos.begin(), [](const Float4& p, const Float4& q) {
+    return p.x == q.x && p.y == q.y && p.z == q.z;
+  })) << "host-decided positions differ from the WHILE graph's";
+  for (FluidCudaBackend* b : {&decided, &unrolled}) {
+    const UpdateCounters before = b->counters();
+    b->setSolver(FluidSolver::Wcsph);
+    b->step();
+    EXPECT_EQ(b->lastFrame()->density.total, 0) << "WCSPH ran after the change";
+    const UpdateCounters after = b->counters();
+    if (b == &unrolled) {
+      EXPECT_EQ(after.reinstantiations + after.wholeGraphUpdates,
+                before.reinstantiations + before.wholeGraphUpdates + 1);
+    }
+  }
+}
+
+// The solve launched from the host alone (no conditional node): what compute-sanitizer's racecheck and synccheck run
+// (scripts/gpu-check.sh; they do not complete or misreport a graph with conditional nodes). Frame 0 runs the CPU's
+// iteration counts.
+TEST(FluidDfsphGpu, StreamLaunchedSolveFollowsTheCpuReference) {
+  GRAPHSIM_REQUIRE_CUDA_DEVICE();
+  const FluidConfig config = dfsphDamBreak(8192);
+  FluidCudaOptions host;
+  host.launch = FluidLaunch::HostDecided;
+  FluidCpuBackend cpu(config);
+  FluidCudaBackend gpu(config, 0, nullptr, host);
+  for (int f = 0; f < 2; ++f) {
+    cpu.step();
+    gpu.step();
+    const FluidFrameInfo a = *cpu.lastFrame(), b = *gpu.lastFrame();
+    if (f == 0) {
+      EXPECT_EQ(b.substeps, a.substeps);
+      EXPECT_EQ(b.divergence.total, a.divergence.total);
+      EXPECT_EQ(b.density.total, a.density.total);
+    }
+    EXPECT_GT(b.density.total, 0) << "frame " << f;
+  }
+  FluidState sa, sb;
+  cpu.download(sa);
+  gpu.download(sb);
+  EXPECT_NEAR(meanY(sb), meanY(sa), 1e-4) << "mean height, m";
 }
 
 // Gravity off is a node update of non_pressure's argument, a node inside the SWITCH's DFSPH branch inside the

@@ -2,8 +2,12 @@
 // comparisons in one run, on the generic bench loop (app/bench/bench_variants.h: runVariant):
 //   product         FluidLaunch::WhileGraph, FluidScratch::Preallocated: the GPU decides each frame's substeps
 //   stream          FluidLaunch::HostDecided: the same kernels on a stream, the host reading back after each substep
-//   fixed-substeps  FluidLaunch::FixedSubsteps with S = the product's median substep count (no conditional node)
+//                   and (DFSPH) each solver iteration
+//   fixed-substeps  FluidLaunch::FixedSubsteps with S = the product's median substep count and (DFSPH) each solve's
+//                   median iterations per step (no conditional node)
 //   memory-nodes    the product with FluidScratch::GraphMemoryNodes (scratch allocated and freed inside the graph)
+//   wcsph           (a DFSPH scene) the product's graph with WCSPH at the scene's stiffness, substeps uncapped
+//   wcsph-stiff     (a DFSPH scene) that, stiffened to the product's peak compression: equal accuracy
 // Per variant, besides the common figures: particle_steps_per_second (particles x substeps / s),
 // substeps_per_frame (mean), sort_share (the sort's GPU time over the frame's, from setSortTiming in a separate
 // short pass), gpu_bytes_per_particle (deviceBytes / particles); host_overhead_us.total is the host's median.
@@ -12,10 +16,13 @@
 // (docs/DIAGNOSTICS.md).
 // On the CPU backend only the CPU reference runs; the CUDA variants are listed as not run, with the reason.
 #include <algorithm>
+#include <cmath>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -27,6 +34,7 @@
 #include "app/scenes/fluid/fluid_producer.h"
 #include "app/scenes/fluid/fluid_scene.h"
 #include "compute/fluid/fluid_cpu_backend.h"
+#include "compute/number_text.h"
 #include "render/particle_renderer.h"
 #include "render/vulkan_context.h"
 
@@ -45,7 +53,9 @@ struct FluidVariant {
 class SubstepLog {
 public:
   void saw(const std::optional<fluid::FluidFrameInfo>& f, std::uint64_t warmup) {
-    if (f && f->frame >= warmup) byFrame_[f->frame] = *f;
+    if (!f) return;
+    runPeak_ = std::max(runPeak_, f->peakSinceReset);
+    if (f->frame >= warmup) byFrame_[f->frame] = *f;
   }
   std::optional<double> mean() const {
     if (byFrame_.empty()) return std::nullopt;
@@ -58,13 +68,27 @@ public:
     for (const auto& [frame, f] : byFrame_) all.push_back(f.substeps);
     return all.empty() ? 1 : std::max(1, static_cast<int>(app::median(all)));
   }
+  // The median over frames of a solve's mean velocity updates per step, rounded (1 without DFSPH frames).
+  int medianIterations(bool density) const {
+    std::vector<double> all;
+    for (const auto& [frame, f] : byFrame_) {
+      const fluid::IterationSpan& s = density ? f.density : f.divergence;
+      if (f.substeps > 0 && s.total > 0) all.push_back(static_cast<double>(s.total) / f.substeps);
+    }
+    return all.empty() ? 1 : std::max(1, static_cast<int>(std::lround(app::median(all))));
+  }
+  // The particle-wise peak compression of the whole run, warm-up included (the dam break's first impact can fall in
+  // it) and the frames whose report the host did not see.
+  double peakCompression() const { return runPeak_; }
   // "solver": per solve the fewest, mean and most iterations of a substep; the peak of the particle-wise compression
   // and of the density solve's average error; the least share of frameDt a frame covered and the simulated seconds
   // per measured second (the real-time factor).
-  nlohmann::ordered_json solverJson(const fluid::FluidConfig& c, double measuredSeconds) const {
+  // The report of a frame reaches the host asynchronously and some frames' are overwritten before it looks, so the
+  // factor is the mean covered time of the frames seen times the measured frame rate.
+  nlohmann::ordered_json solverJson(const fluid::FluidConfig& c, double framesPerSecond) const {
     fluid::IterationSpan divergence, density;
     long long steps = 0;
-    double peak = 0, error = 0, leastCovered = 1, simulated = 0;
+    double error = 0, leastCovered = 1, simulated = 0;
     for (const auto& [frame, f] : byFrame_) {
       steps += f.substeps;
       for (auto [span, from] : {std::pair{&divergence, &f.divergence}, std::pair{&density, &f.density}}) {
@@ -72,7 +96,6 @@ public:
         span->min = std::min(span->min, from->min), span->max = std::max(span->max, from->max);
         span->total += from->total;
       }
-      peak = std::max(peak, static_cast<double>(f.peakCompression));
       error = std::max(error, f.densityError);
       leastCovered = std::min(leastCovered, static_cast<double>(f.covered / c.frameDt));
       simulated += f.covered;
@@ -84,14 +107,16 @@ public:
     return {{"name", fluid::kFluidSolverNames[static_cast<int>(c.solver)]},
             {"divergence_iterations", span(divergence)},
             {"density_iterations", span(density)},
-            {"peak_compression", peak},
+            {"peak_compression", peakCompression()},
             {"peak_density_error", error},
             {"least_frame_covered", byFrame_.empty() ? 0.0 : leastCovered},
-            {"real_time_factor", measuredSeconds > 0 ? simulated / measuredSeconds : 0.0}};
+            {"real_time_factor",
+             byFrame_.empty() ? 0.0 : simulated / static_cast<double>(byFrame_.size()) * framesPerSecond}};
   }
 
 private:
   std::map<std::uint64_t, fluid::FluidFrameInfo> byFrame_;
+  float runPeak_ = 0;
 };
 
 // A fluid engine as bench drives it: the substeps seen, the diagnostics, the render mapping.
@@ -179,8 +204,8 @@ void addFigures(VariantResult& r, const FluidBenchProducer& p, std::optional<dou
       {"gpu_bytes_per_particle",
        p.deviceBytes() > 0 ? std::optional(static_cast<double>(p.deviceBytes()) / particles) : std::nullopt},
       {"host_us_median", r.host.total}};
-  r.sceneObjects = {{"solver", std::make_shared<const nlohmann::ordered_json>(
-                                   p.substeps().solverJson(p.config(), r.measuredSeconds))}};
+  r.sceneObjects = {
+      {"solver", std::make_shared<const nlohmann::ordered_json>(p.substeps().solverJson(p.config(), r.fps))}};
   r.interactionsPerSecond = 0;
   r.gflops = 0;
 }
@@ -199,10 +224,17 @@ std::optional<double> measureSortShare(const BenchOptions& o, int device, const 
   return sort * last->substeps / frame;
 }
 
-// medianSubsteps: set to the run's median substeps per frame when non-null (fixed-substeps' S).
+// What the unrolled and the equal-accuracy variants take from an earlier run.
+struct RunShape {
+  int substeps = 1;           // median substeps per frame
+  int iterations[2] = {1, 1}; // per solve (divergence, density), median of a frame's mean per step
+  double peakCompression = 0; // particle-wise, over the measured frames
+};
+
+// config: the scene's, or a variant's change of it; shape: the run's figures when non-null.
 LoopResult runFluidVariant(const LoopSetup& setup, render::VulkanContext* context, const DataPath* path,
                            const fluid::FluidCudaOptions* options, std::optional<double> sortShare,
-                           int* medianSubsteps = nullptr) {
+                           const fluid::FluidConfig& config, RunShape* shape = nullptr) {
   const BenchOptions& o = *setup.options;
   const auto mode = options == nullptr ? render::BodyBufferMode::HostVisible
                     : path->interop    ? render::BodyBufferMode::Exported
@@ -211,7 +243,6 @@ LoopResult runFluidVariant(const LoopSetup& setup, render::VulkanContext* contex
   if (context != nullptr) renderer.emplace(*context, rendererConfig(o, mode, o.framesInFlight));
   render::ParticleRenderer* r = renderer ? &*renderer : nullptr;
   const auto built = Clock::now();
-  const fluid::FluidConfig& config = fluidConfig(o.scene); // on the renderer's path (none: simulation only)
   const std::unique_ptr<FluidBenchProducer> made =
       options != nullptr
           ? makeOver<FluidBenchProducer>(makeFluidCudaEngine(config, r, setup.cudaDevice, *options, {}), r, o.warmup)
@@ -224,9 +255,19 @@ LoopResult runFluidVariant(const LoopSetup& setup, render::VulkanContext* contex
   LoopResult result = runVariant(v, std::chrono::duration<double>(Clock::now() - built).count());
   addFigures(result.result, producer, sortShare);
   addDiagnostics(result.result, producer);
-  if (medianSubsteps != nullptr) *medianSubsteps = producer.substeps().median();
+  if (shape != nullptr) {
+    const SubstepLog& log = producer.substeps();
+    *shape = {log.median(), {log.medianIterations(false), log.medianIterations(true)}, log.peakCompression()};
+  }
   result.result.framesInFlight = v.framesInFlight;
   return result;
+}
+
+// The CUDA variants of a scene (the last two with DFSPH only: its equal-accuracy comparison).
+std::vector<std::string> cudaVariantNames(const fluid::FluidConfig& c) {
+  std::vector<std::string> names = {"product", "stream", "fixed-substeps", "memory-nodes"};
+  if (c.solver == fluid::FluidSolver::Dfsph) names.insert(names.end(), {"wcsph", "wcsph-stiff"});
+  return names;
 }
 
 void runFluidCpu(const BenchOptions& o, BenchReport& report) {
@@ -235,15 +276,36 @@ void runFluidCpu(const BenchOptions& o, BenchReport& report) {
   std::optional<render::VulkanContext> context;
   openCpuBenchDevice(o, report, context);
   LoopResult run = runProduct(o, report, setup, [&] {
-    return runFluidVariant(setup, context ? &*context : nullptr, nullptr, nullptr, std::nullopt);
+    return runFluidVariant(setup, context ? &*context : nullptr, nullptr, nullptr, std::nullopt, fluidConfig(o.scene));
   });
   addRun(report, std::move(run), "cpu",
          "the fluid CPU reference: the stages on the host, F = " + std::to_string(o.framesInFlight),
          context ? context->validationMessages() : 0);
   const std::string why = "needs --backend cuda: the CPU reference has no CUDA graph, WHILE node or scratch modes";
-  for (const char* name : {"product", "stream", "fixed-substeps", "memory-nodes"})
+  std::string names;
+  for (const std::string& name : cudaVariantNames(fluidConfig(o.scene))) {
     report.variants.push_back(skippedVariant(name, "CUDA fluid variant", why));
-  report.notes.push_back("the CUDA variants (product, stream, fixed-substeps, memory-nodes) were not run: " + why);
+    names += (names.empty() ? "" : ", ") + name;
+  }
+  report.notes.push_back("the CUDA variants (" + names + ") were not run: " + why);
+}
+
+// The comparison's WCSPH: the scene with the WCSPH solver and no substep cap short of kMaxFluidSubsteps, so that
+// its frames cover frameDt as the product's do (else it runs in slow motion and its frame time compares nothing).
+fluid::FluidConfig uncappedWcsph(fluid::FluidConfig c) {
+  c.solver = fluid::FluidSolver::Wcsph;
+  c.params.maxSubsteps = fluid::kMaxFluidSubsteps;
+  return c;
+}
+
+// Equal accuracy (issue 28): WCSPH whose peak compression meets the product's. Its stiffness is c_s^2; the
+// particle-wise peak fell as stiffness^-1/2 in the dam break (H200: twice the stiffness, 0.70x the peak at 65,536 and
+// 0.63x at 262,144), not as the (v / c_s)^2 of the average, so the stiffness grows by the square of the peaks' ratio.
+fluid::FluidConfig stiffenedWcsph(fluid::FluidConfig c, double wcsphPeak, double productPeak) {
+  const double ratio = wcsphPeak / std::max(productPeak, 1e-6);
+  const double factor = std::clamp(ratio * ratio, 1.0, 1000.0);
+  c.params.stiffness = static_cast<float>(std::min(c.params.stiffness * factor, 0.999e6));
+  return c;
 }
 
 void runFluidCuda(const BenchOptions& o, BenchReport& report) {
@@ -255,43 +317,63 @@ void runFluidCuda(const BenchOptions& o, BenchReport& report) {
   std::optional<render::VulkanContext> context;
   DataPath path;
   if (!o.simOnly) path = openCudaBenchDevice(o, info, cuda, report, context);
+  const fluid::FluidConfig& config = fluidConfig(o.scene);
+  const bool dfsph = config.solver == fluid::FluidSolver::Dfsph;
   fluid::FluidCudaOptions product;
   product.waitTimeout = o.waitTimeout;
   const std::optional<double> share = measureSortShare(o, info.index, product);
   render::VulkanContext* ctx = context ? &*context : nullptr;
   const auto messages = [&] { return ctx != nullptr ? ctx->validationMessages() : 0; };
   std::uint64_t before = messages();
-  int median = 1;
+  RunShape shape;
   LoopResult first =
-      runProduct(o, report, setup, [&] { return runFluidVariant(setup, ctx, &path, &product, share, &median); });
+      runProduct(o, report, setup, [&] { return runFluidVariant(setup, ctx, &path, &product, share, config, &shape); });
   addRun(report, std::move(first), "product",
-         "WHILE graph: the GPU decides each frame's substeps; preallocated scratch", messages() - before);
-  fluid::FluidCudaOptions stream = product, fixed = product, nodes = product;
-  stream.launch = fluid::FluidLaunch::HostDecided;
-  fixed.launch = fluid::FluidLaunch::FixedSubsteps;
-  fixed.fixedSubsteps = std::clamp(median, 1, fluid::kMaxFluidSubsteps);
-  nodes.scratch = fluid::FluidScratch::GraphMemoryNodes;
-  const FluidVariant variants[] = {
-      {"stream", "host-decided: stream launches, the host reads back after each substep", stream},
-      {"fixed-substeps",
-       "graph unrolled S = " + std::to_string(fixed.fixedSubsteps) +
-           " times (the product's substeps per frame), no conditional node",
-       fixed},
-      {"memory-nodes", "the product with scratch from graph memory nodes", nodes}};
-  for (const FluidVariant& v : variants) {
+         dfsph ? "WHILE graph: the GPU decides each frame's steps and each solve's iterations (WHILE nodes nested in "
+                 "the step's WHILE); preallocated scratch"
+               : "WHILE graph: the GPU decides each frame's substeps; preallocated scratch",
+         messages() - before);
+  const auto run = [&](const FluidVariant& v, const fluid::FluidConfig& c, RunShape* figures = nullptr) {
     if (interruptRequested()) {
       report.variants.push_back(skippedVariant(v.name, v.description, interruptedReason()));
-      continue;
-    }
-    if (fluidConfig(o.scene).solver == fluid::FluidSolver::Dfsph &&
-        v.options.launch != fluid::FluidLaunch::WhileGraph) {
-      report.variants.push_back(skippedVariant(v.name, v.description, "dfsph runs in the WHILE graph only (so far)"));
-      continue;
+      return;
     }
     setup.variantName = v.name;
     before = messages();
-    addRun(report, runFluidVariant(setup, ctx, &path, &v.options, share), v.name, v.description, messages() - before);
-  }
+    addRun(report, runFluidVariant(setup, ctx, &path, &v.options, share, c, figures), v.name, v.description,
+           messages() - before);
+  };
+  fluid::FluidCudaOptions stream = product, fixed = product, nodes = product;
+  stream.launch = fluid::FluidLaunch::HostDecided;
+  fixed.launch = fluid::FluidLaunch::FixedSubsteps;
+  fixed.fixedSubsteps = std::clamp(shape.substeps, 1, fluid::kMaxFluidSubsteps);
+  std::copy(std::begin(shape.iterations), std::end(shape.iterations), std::begin(fixed.fixedIterations));
+  nodes.scratch = fluid::FluidScratch::GraphMemoryNodes;
+  run({"stream",
+       dfsph ? "host-decided: stream launches, the host reads back after each solver iteration and each step"
+             : "host-decided: stream launches, the host reads back after each substep",
+       stream},
+      config);
+  run({"fixed-substeps",
+       "graph unrolled S = " + std::to_string(fixed.fixedSubsteps) + " times (the product's substeps per frame)" +
+           (dfsph ? ", each solve " + std::to_string(fixed.fixedIterations[0]) + " / " +
+                        std::to_string(fixed.fixedIterations[1]) + " iterations (the product's medians)"
+                  : "") +
+           ", no conditional node",
+       fixed},
+      config);
+  run({"memory-nodes", "the product with scratch from graph memory nodes", nodes}, config);
+  if (!dfsph) return;
+  const fluid::FluidConfig wcsph = uncappedWcsph(config);
+  RunShape plain;
+  run({"wcsph", "the product's graph with the WCSPH solver at the scene's stiffness, substeps uncapped", product},
+      wcsph, &plain);
+  const fluid::FluidConfig stiff = stiffenedWcsph(wcsph, plain.peakCompression, shape.peakCompression);
+  run({"wcsph-stiff",
+       "WCSPH at equal accuracy: stiffness " + fixedText(stiff.params.stiffness, 0) +
+           " m^2/s^2 (aimed at the product's peak compression), substeps uncapped",
+       product},
+      stiff);
 }
 
 } // namespace

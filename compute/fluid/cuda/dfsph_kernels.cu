@@ -96,9 +96,7 @@ __global__ void __launch_bounds__(128) densityFactorKernel(DensityFactorArgs a) 
   const float rho = a.mass * f.w + b.w;
   a.rhoP[i] = make_float2(rho, 0.0f);
   a.alpha[i] = sph_math::dfsphFactor(rho, f.grad + b.grad, f.grad2);
-  const float compression = fmaxf(rho / a.rho0 - 1.0f, 0.0f);
-  if (compression > 0.0f && __float_as_uint(compression) > a.ctrl->peakBits)
-    atomicMax(&a.ctrl->peakBits, __float_as_uint(compression));
+  recordCompression(a.ctrl, rho, a.rho0);
   if (!isfinite(rho)) {
     flagBlowUp(a.blowUp, a.ctrl, FluidStep::DensityFactor, kWhatNonFinite, i);
   } else if (rho > a.maxDensity) {
@@ -154,7 +152,7 @@ __global__ void __launch_bounds__(128) solveErrorsKernel(SolveArgs a) {
 
 struct SolveCheckArgs {
   FrameControl* ctrl;
-  unsigned long long handle; // the solve's WHILE
+  unsigned long long handle; // the solve's WHILE; 0: none (unrolled, or the host decides from ctrl->solveApply)
   int n, which, minIterations, maxIterations;
   float tolerance;
   int pad;
@@ -178,7 +176,7 @@ __global__ void solveCheckKernel(SolveCheckArgs a) {
     if (a.which == static_cast<int>(sph_math::Solve::Density))
       c.densityError = static_cast<float>(sph_math::averageError(ticks, a.n));
   }
-  cudaGraphSetConditional(a.handle, more ? 1u : 0u);
+  if (a.handle != 0) cudaGraphSetConditional(a.handle, more ? 1u : 0u);
 }
 
 // v_i += dt sum_j pairAcceleration(kappa_i / rho_i, kappa_j / rho_j) (+ the boundary's, mirrored); nothing when the
@@ -222,6 +220,7 @@ struct NonPressureArgs {
   Grid grid;
   int n;
   float h, mass, cs, alpha, gx, gy, gz;
+  float box[3], wallRadius, wallSlack; // sph_math::capWallApproach's
 };
 
 __global__ void __launch_bounds__(128) nonPressureKernel(NonPressureArgs a) {
@@ -248,7 +247,11 @@ __global__ void __launch_bounds__(128) nonPressureKernel(NonPressureArgs a) {
   const Vec3 g{acc.x + a.gx, acc.y + a.gy, acc.z + a.gz};
   const float dt = a.ctrl->dt;
   const float4 v = a.velS[l.particle];
-  a.velD[l.particle] = make_float4(v.x + g.x * dt, v.y + g.y * dt, v.z + g.z * dt, v.w);
+  Vec3 next{v.x + g.x * dt, v.y + g.y * dt, v.z + g.z * dt};
+  // The walls' stop as a velocity the density solve sees (the CPU's loop after applyNonPressure).
+  sph_math::capWallApproach(xyz(a.posS[l.particle]), next, Vec3{a.box[0], a.box[1], a.box[2]}, a.wallRadius,
+                            a.wallSlack, dt);
+  a.velD[l.particle] = withW(next, v.w);
 }
 
 struct AdvectArgs {
@@ -281,7 +284,7 @@ KernelSpec dfsphSpecFor(FluidStep step, const DeviceState& d, const Scratch& s, 
   };
   const auto checkArgs = [&](sph_math::Solve which, unsigned long long h) {
     const int w = static_cast<int>(which);
-    return SolveCheckArgs{d.ctrl, h, d.n, w, k.minIterations, k.maxIterations, k.tolerance[w], 0};
+    return SolveCheckArgs{d.ctrl, h, d.n, w, k.minIterations[w], k.maxIterations[w], k.tolerance[w], 0};
   };
   switch (step) {
   case FluidStep::DensityFactor:
@@ -303,8 +306,26 @@ KernelSpec dfsphSpecFor(FluidStep step, const DeviceState& d, const Scratch& s, 
     return specOf(solveKappaKernel, solveArgs(sph_math::Solve::Density), laneThreads(d.n), 128);
   case FluidStep::NonPressure:
     return specOf(nonPressureKernel,
-                  {s.posS, s.velS, s.accel, d.rhoP, s.cellStart, s.cellEnd, d.ctrl, handles.density, g, d.n, k.h,
-                   k.mass, k.cs, k.alpha, k.gravity[0], k.gravity[1], k.gravity[2]},
+                  {s.posS,
+                   s.velS,
+                   s.accel,
+                   d.rhoP,
+                   s.cellStart,
+                   s.cellEnd,
+                   d.ctrl,
+                   handles.density,
+                   g,
+                   d.n,
+                   k.h,
+                   k.mass,
+                   k.cs,
+                   k.alpha,
+                   k.gravity[0],
+                   k.gravity[1],
+                   k.gravity[2],
+                   {k.box[0], k.box[1], k.box[2]},
+                   k.wallRadius,
+                   sph_math::kWallApproachSlack * k.spacing},
                   laneThreads(d.n), 128);
   case FluidStep::Advect:
     return specOf(advectKernel, {s.posS, s.accel, d.pos, d.vel, d.ctrl, d.blowUp, d.n, 0}, count(d.n));

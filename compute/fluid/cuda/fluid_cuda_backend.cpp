@@ -131,8 +131,10 @@ std::optional<gpu::HostReport> FluidCudaBackend::Impl::readReport() const {
 void FluidCudaBackend::Impl::configure(const FluidConfig& c) {
   FluidConfig next = c;
   next.params = validateFluidConfig(c); // throws std::invalid_argument for a config the scene refuses
-  if (next.solver == FluidSolver::Dfsph && options.launch != FluidLaunch::WhileGraph)
-    throw std::invalid_argument("fluid: the dfsph solver runs in the WHILE graph only (this launch variant: wcsph)");
+  for (const int fixed : options.fixedIterations) {
+    if (options.launch == FluidLaunch::FixedSubsteps && (fixed < 1 || fixed > 10000))
+      throw std::invalid_argument("fluid: fixed solver iterations " + std::to_string(fixed) + " outside [1, 10000]");
+  }
   if (options.launch == FluidLaunch::FixedSubsteps &&
       (options.fixedSubsteps < 1 || options.fixedSubsteps > kMaxFluidSubsteps)) {
     throw std::invalid_argument("fluid: fixed substeps " + std::to_string(options.fixedSubsteps) +
@@ -227,12 +229,15 @@ void FluidCudaBackend::setSolver(FluidSolver solver) {
   Impl& m = *impl_;
   if (solver != FluidSolver::Wcsph && solver != FluidSolver::Dfsph)
     throw std::invalid_argument("fluid: solver " + std::to_string(static_cast<int>(solver)) + " is not wcsph or dfsph");
-  if (solver == FluidSolver::Dfsph && !m.dfsphBuilt())
-    throw std::invalid_argument("fluid: the dfsph solver runs in the WHILE graph only (this launch variant: wcsph)");
   if (m.config.solver == solver) return;
   m.config.solver = solver; // cfl's argument: the next launch updates its node, and cfl sets the SWITCH's value
   m.settingsChanged();
   m.nodesStale = true;
+  if (m.switchBuilt()) return;
+  m.synchronize(); // one solver's rows: the graph (or the host's loop) changes, the state stays
+  m.uploadBoundary();
+  m.build();
+  m.install(std::string("solver changed to ") + kFluidSolverNames[static_cast<int>(solver)].data());
 }
 
 void FluidCudaBackend::step() {
@@ -297,6 +302,7 @@ std::optional<FluidFrameInfo> FluidCudaBackend::lastFrame() const {
   IterationSpan* spans[2] = {&f.divergence, &f.density}; // indexed by sph_math::Solve
   for (int s = 0; s < 2; ++s) *spans[s] = {r->itMin[s], r->itMax[s], r->itTotal[s]};
   f.peakCompression = r->peakCompression;
+  f.peakSinceReset = r->runPeak;
   f.densityError = r->densityError;
   return f;
 }
@@ -380,12 +386,15 @@ const std::vector<NodeInfo>& FluidCudaBackend::nodes() const {
   const std::string body = loop ? " (WHILE body)" : m.options.launch == FluidLaunch::HostDecided ? " (host loop)" : "";
   if (m.options.scratch == FluidScratch::GraphMemoryNodes) add("alloc_scratch", "memory alloc", "scratch");
   if (m.semaphoreNodes()) add(cuda::kWaitNodeName, "semaphore wait", "the frame protocol");
-  // Both solvers' rows where the graph holds the SWITCH (FixedSubsteps: the first copy stands for all).
-  const std::optional<FluidSolver> branches = m.dfsphBuilt() ? std::nullopt : std::optional(FluidSolver::Wcsph);
+  // Both solvers' rows where the graph holds the SWITCH, else the configured one's (FixedSubsteps: the first copy of
+  // a substep or an unrolled solve stands for all).
+  std::optional<FluidSolver> branches;
+  if (!m.switchBuilt()) branches = m.config.solver;
   for (const StepPlace place : {StepPlace::FrameStart, StepPlace::Substep, StepPlace::FrameEnd}) {
     if (place == StepPlace::Substep && loop) add("while", "conditional WHILE", "conditional nodes cannot be disabled");
     forEachRowInOrder(place, branches, [&](const FluidStepRow& row) {
-      if (!m.runs(row) || (row.node == StepNode::SolverSwitch && !m.dfsphBuilt())) return;
+      const bool conditional = row.node == StepNode::SolverSwitch || row.node == StepNode::SolveWhile;
+      if (!m.runs(row) || (conditional && !m.switchBuilt())) return;
       std::string type = row.node == StepNode::SortChildGraph
                              ? "child graph: CUB radix sort, " + std::to_string(m.sortChildNodes) + " nodes"
                          : row.node == StepNode::ClearCellsMemset ? "memset"
@@ -395,7 +404,11 @@ const std::vector<NodeInfo>& FluidCudaBackend::nodes() const {
                                                                   : "kernel";
       if (row.scope == StepScope::Wcsph || row.scope == StepScope::Dfsph)
         type += std::string(" (") + kFluidSolverNames[row.scope == StepScope::Dfsph ? 1 : 0].data() + " branch)";
-      if (row.scope == StepScope::DivergenceLoop || row.scope == StepScope::DensityLoop) type += " (solve WHILE body)";
+      if (row.scope == StepScope::DivergenceLoop || row.scope == StepScope::DensityLoop) {
+        type += loop                                           ? " (solve WHILE body)"
+                : m.options.launch == FluidLaunch::HostDecided ? " (solve's host loop)"
+                                                               : " (solve unrolled)";
+      }
       NodeInfo& n = add(row.name, type + (row.place == StepPlace::Substep ? body : ""), row.whyNot);
       n.diagnostics = row.diagnostics;
       n.enabled = row.toggle        ? m.config.enabled[static_cast<std::size_t>(*row.toggle)]

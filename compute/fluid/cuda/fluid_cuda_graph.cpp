@@ -57,7 +57,8 @@ cudaGraph_t* FluidCudaBackend::Impl::addConditional(cudaGraph_t g, std::vector<c
 }
 
 void FluidCudaBackend::Impl::addScope(cudaGraph_t g, std::vector<cudaGraphNode_t>& deps, StepScope scope, int substep) {
-  if (scope == StepScope::Dfsph) { // the solve loops' handles live in this branch; its kernels take them
+  if (scope == StepScope::Dfsph &&
+      switchBuilt()) { // the solve loops' handles live in this branch; its kernels take them
     CUDA_CHECK(cudaGraphConditionalHandleCreate(&handles.divergence, g, 0, 0));
     CUDA_CHECK(cudaGraphConditionalHandleCreate(&handles.density, g, 0, 0));
   }
@@ -71,8 +72,8 @@ void FluidCudaBackend::Impl::addStep(cudaGraph_t g, std::vector<cudaGraphNode_t>
   switch (row.node) {
   case StepNode::Kernel: addKernel(g, deps, row.step, substep); return;
   case StepNode::SolverSwitch: {
-    if (!dfsphBuilt()) { // no SWITCH: WCSPH's rows in place
-      addScope(g, deps, StepScope::Wcsph, substep);
+    if (!switchBuilt()) { // no SWITCH: the configured solver's rows in place
+      addScope(g, deps, solverScope(), substep);
       return;
     }
     cudaGraph_t* branches =
@@ -85,6 +86,12 @@ void FluidCudaBackend::Impl::addStep(cudaGraph_t g, std::vector<cudaGraphNode_t>
     return;
   }
   case StepNode::SolveWhile: {
+    if (!switchBuilt()) { // unrolled: the fixed count's velocity updates and the check that stops (as the WHILE's last)
+      const int w =
+          static_cast<int>(row.step == Step::DivergenceLoop ? sph_math::Solve::Divergence : sph_math::Solve::Density);
+      for (int i = 0; i <= options.fixedIterations[w]; ++i) addScope(g, deps, row.body, substep);
+      return;
+    }
     const cudaGraphConditionalHandle h = row.step == Step::DivergenceLoop ? handles.divergence : handles.density;
     const cudaGraph_t body = addConditional(g, deps, h, cudaGraphCondTypeWhile, 1, "adding a solve's WHILE")[0];
     std::vector<cudaGraphNode_t> inner;
@@ -111,7 +118,7 @@ void FluidCudaBackend::Impl::addStep(cudaGraph_t g, std::vector<cudaGraphNode_t>
 
 void FluidCudaBackend::Impl::addSubstep(cudaGraph_t g, std::vector<cudaGraphNode_t>& deps, int substep) {
   // The SWITCH's handle lives in the substep's graph: cfl, before it, sets its value from the solver setting.
-  if (dfsphBuilt()) CUDA_CHECK(cudaGraphConditionalHandleCreate(&handles.solver, g, 0, 0));
+  if (switchBuilt()) CUDA_CHECK(cudaGraphConditionalHandleCreate(&handles.solver, g, 0, 0));
   addScope(g, deps, StepScope::Top, substep);
 }
 
@@ -235,8 +242,8 @@ void FluidCudaBackend::Impl::launchGraph(std::uint64_t k) {
 void FluidCudaBackend::Impl::launchStep(const FluidStepRow& row, std::uint64_t k) {
   if (row.toggle && !config.enabled[static_cast<std::size_t>(*row.toggle)]) return; // as a disabled node
   switch (row.node) {
-  case StepNode::SolverSwitch:
-  case StepNode::SolveWhile: return; // WCSPH only here: its rows follow in forEachRowInOrder
+  case StepNode::SolverSwitch: launchScope(row.place, solverScope(), k); return;
+  case StepNode::SolveWhile: launchSolve(row, k); return;
   case StepNode::Kernel:
     cuda::launchKernel(spec(row.step, k), frames.stream.get(), [&] { return stepName(row.step); });
     return;
@@ -247,17 +254,33 @@ void FluidCudaBackend::Impl::launchStep(const FluidStepRow& row, std::uint64_t k
   }
 }
 
+void FluidCudaBackend::Impl::launchScope(StepPlace place, StepScope scope, std::uint64_t k) {
+  for (const FluidStepRow& row : kFluidSteps)
+    if (row.place == place && row.scope == scope) launchStep(row, k);
+}
+
+bool FluidCudaBackend::Impl::readBackProceed(bool solve) {
+  CUDA_CHECK(cudaMemcpyAsync(hostCtrl.get(), ctrl.get(), sizeof(gpu::FrameControl), cudaMemcpyDeviceToHost,
+                             frames.stream.get()));
+  synchronize();
+  return (solve ? hostCtrl.get()->solveApply : hostCtrl.get()->proceed) != 0;
+}
+
+void FluidCudaBackend::Impl::launchSolve(const FluidStepRow& loop, std::uint64_t k) {
+  for (;;) {
+    for (const FluidStepRow& row : kFluidSteps) {
+      if (row.place != loop.place || row.scope != loop.body) continue;
+      launchStep(row, k);
+      // The check's decision, as the WHILE's handle would carry it: stop before the velocity update it would skip.
+      if ((row.step == Step::DivergenceCheck || row.step == Step::DensityCheck) && !readBackProceed(true)) return;
+    }
+  }
+}
+
 void FluidCudaBackend::Impl::launchHostDecided(std::uint64_t k) {
   if (frames.interop()) cuda::waitRenderDoneOnStream(frames.stream.get(), frames.semaphores(), k);
-  for (const FluidStepRow& row : kFluidSteps)
-    if (row.place == StepPlace::FrameStart) launchStep(row, k);
-  for (;;) {
-    CUDA_CHECK(cudaMemcpyAsync(hostCtrl.get(), ctrl.get(), sizeof(gpu::FrameControl), cudaMemcpyDeviceToHost,
-                               frames.stream.get()));
-    synchronize();
-    if (hostCtrl.get()->proceed == 0) break;
-    forEachRowInOrder(StepPlace::Substep, FluidSolver::Wcsph, [&](const FluidStepRow& row) { launchStep(row, k); });
-  }
+  launchScope(StepPlace::FrameStart, StepScope::Top, k);
+  while (readBackProceed(false)) launchScope(StepPlace::Substep, StepScope::Top, k);
   const bool sample = prepareDiagnostics(k);
   for (const FluidStepRow& row : kFluidSteps)
     if (row.place == StepPlace::FrameEnd && runs(row) && (!row.diagnostics || sample)) launchStep(row, k);

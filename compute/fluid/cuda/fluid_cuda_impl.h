@@ -64,7 +64,8 @@ struct FluidCudaBackend::Impl {
   std::vector<cuda::GraphNode> graphNodes;
   cuda::BuiltGraph<cuda::GraphNode> built;
   gpu::Handles handles; // the conditional nodes' handles of the graph built last
-  // The walls' boundary particles for DFSPH (dfsph.h: built on the host, uploaded once per reset; WHILE graph only).
+  // The walls' boundary particles for DFSPH (dfsph.h: built on the host, uploaded once per reset and solver change;
+  // none where only WCSPH's rows are built).
   cuda::DeviceArray<float4> boundaryPos;
   cuda::DeviceArray<float> boundaryVolume;
   cuda::DeviceArray<unsigned> boundaryStart, boundaryEnd;
@@ -121,9 +122,11 @@ struct FluidCudaBackend::Impl {
   // A conditional node (SWITCH with 2 branches or WHILE) after deps; returns its graphs.
   cudaGraph_t* addConditional(cudaGraph_t g, std::vector<cudaGraphNode_t>& deps, cudaGraphConditionalHandle handle,
                               cudaGraphConditionalNodeType type, unsigned size, const char* what);
-  // Whether the graph holds DFSPH (the solver SWITCH and the nested solve WHILEs): the WHILE graph only; the other
-  // launch variants run WCSPH's rows.
-  bool dfsphBuilt() const { return options.launch == FluidLaunch::WhileGraph; }
+  // Whether the graph holds both solvers under the SWITCH with DFSPH's solves as nested WHILEs (the WHILE graph);
+  // the other launch variants hold the configured solver's rows alone, its solves unrolled or decided by the host.
+  bool switchBuilt() const { return options.launch == FluidLaunch::WhileGraph; }
+  bool dfsphBuilt() const { return switchBuilt() || config.solver == FluidSolver::Dfsph; }
+  StepScope solverScope() const { return config.solver == FluidSolver::Dfsph ? StepScope::Dfsph : StepScope::Wcsph; }
   void uploadBoundary(); // dfsph.h's makeWallBoundary for the config, on the device
   // The rows of one place that this configuration runs (the diagnostics node only with diagnosticsEvery > 0).
   bool runs(const FluidStepRow& row) const { return !row.diagnostics || config.diagnosticsEvery > 0; }
@@ -155,8 +158,14 @@ struct FluidCudaBackend::Impl {
   std::uint64_t syncToggles();
   void applyChangedSpecs();
   void launchGraph(std::uint64_t k);
-  // HostDecided: the row's kernel, sort or memset on the stream (a row whose switch is off is skipped).
+  // HostDecided: the row's kernel, sort or memset on the stream (a row whose switch is off is skipped); the solver
+  // row launches the configured solver's scope, a solve's row its loop (launchSolve).
   void launchStep(const FluidStepRow& row, std::uint64_t k);
+  void launchScope(StepPlace place, StepScope scope, std::uint64_t k);
+  // A solve's body (errors, check, velocity update) until the check says stop: after the check the host reads the
+  // control block back (a bounded wait) and decides, as every public GPU DFSPH does with its error.
+  void launchSolve(const FluidStepRow& row, std::uint64_t k);
+  bool readBackProceed(bool solve); // the control block to the host: its proceed (false) or solveApply (true) flag
   // What an app without conditional nodes does: the same kernels from the host; after each substep it reads the
   // control block back (a bounded wait) to decide whether the frame needs another.
   void launchHostDecided(std::uint64_t k);

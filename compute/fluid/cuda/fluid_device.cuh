@@ -17,6 +17,14 @@ constexpr int kBlock = 256;
 __device__ inline Vec3 xyz(float4 v) { return {v.x, v.y, v.z}; }
 __device__ inline float4 withW(Vec3 v, float w) { return make_float4(v.x, v.y, v.z, w); }
 
+// The frame's particle-wise peak compression, max(rho / rho0 - 1, 0), as float bits (positive floats order as their
+// bits); the report carries it.
+__device__ inline void recordCompression(FrameControl* ctrl, float rho, float rho0) {
+  const float compression = fmaxf(rho / rho0 - 1.0f, 0.0f);
+  if (compression > 0.0f && __float_as_uint(compression) > ctrl->peakBits)
+    atomicMax(&ctrl->peakBits, __float_as_uint(compression));
+}
+
 __device__ inline void flagBlowUp(BlowUpState* s, const FrameControl* ctrl, FluidStep step, unsigned what, int i) {
   static_assert(static_cast<unsigned>(FluidStep::Report) < 32, "the stage has 5 bits of the blow-up code");
   const unsigned stage = static_cast<unsigned>(step);

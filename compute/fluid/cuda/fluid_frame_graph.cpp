@@ -83,8 +83,11 @@ KernelParams kernelParams(const FluidConfig& c, float frameDt, const FluidCudaOp
   k.maxDt = d.maxDt;
   k.tolerance[static_cast<int>(sph_math::Solve::Divergence)] = d.divergenceTolerance;
   k.tolerance[static_cast<int>(sph_math::Solve::Density)] = d.densityTolerance;
-  k.minIterations = d.minIterations;
-  k.maxIterations = d.maxIterations;
+  for (int w = 0; w < 2; ++w) {
+    const bool fixed = options.launch == FluidLaunch::FixedSubsteps;
+    k.minIterations[w] = fixed ? options.fixedIterations[w] : d.minIterations;
+    k.maxIterations[w] = fixed ? options.fixedIterations[w] : d.maxIterations;
+  }
   return k;
 }
 

@@ -134,7 +134,7 @@ struct DensityArgs {
   const unsigned *cellStart, *cellEnd;
   float2* rhoP; // (rho, p / rho^2)
   BlowUpState* blowUp;
-  const FrameControl* ctrl;
+  FrameControl* ctrl; // the peak compression
   Grid grid;
   int n;
   float h, mass, rho0, stiffness, maxDensity;
@@ -159,6 +159,7 @@ __global__ void __launch_bounds__(128) densityKernel(DensityArgs a) {
   const int i = l.particle;
   const float rho = a.mass * sum;
   a.rhoP[i] = make_float2(rho, sph_math::taitPressure(rho, a.rho0, a.stiffness) / (rho * rho));
+  recordCompression(a.ctrl, rho, a.rho0);
   if (!isfinite(rho)) {
     flagBlowUp(a.blowUp, a.ctrl, FluidStep::Density, kWhatNonFinite, i);
   } else if (rho > a.maxDensity) {
@@ -337,6 +338,7 @@ __global__ void reportKernel(ReportArgs a) {
   h->blowUpFrame = b.frameOfFirst;
   for (int s = 0; s < 2; ++s) h->itMin[s] = c.itMin[s], h->itMax[s] = c.itMax[s], h->itTotal[s] = c.itTotal[s];
   h->peakCompression = __uint_as_float(c.peakBits);
+  h->runPeak = fmaxf(h->runPeak, h->peakCompression); // mapped: the host's clear is visible here
   h->densityError = c.densityError;
   __threadfence_system();
   h->seq = seq + 2;

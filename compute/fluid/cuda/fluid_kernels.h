@@ -52,7 +52,7 @@ struct HostReport {
   unsigned long long frame;
   int substeps;
   float lastDt, covered;
-  int pad;
+  float runPeak;                      // the largest peakCompression of the frames since the report was cleared
   double time;                        // FrameControl::time
   unsigned long long blowUp;          // BlowUpState::first
   unsigned long long blowUpFrame;     // BlowUpState::frameOfFirst
@@ -128,7 +128,7 @@ struct KernelParams {
   float colourScale = 0;
   int solver = 0; // FluidSolver: the SWITCH's value (cfl sets it)
   float lambda = 0, spacing = 0, minDt = 0, maxDt = 0, tolerance[2] = {0, 0}; // DFSPH (tolerance per sph_math::Solve)
-  int minIterations = 0, maxIterations = 0;
+  int minIterations[2] = {0, 0}, maxIterations[2] = {0, 0}; // per sph_math::Solve (FixedSubsteps: both the fixed count)
 };
 
 // The graph's conditional handles (0: none): the substep WHILE, the solver SWITCH, DFSPH's two solve WHILEs.
