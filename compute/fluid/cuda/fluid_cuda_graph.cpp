@@ -57,8 +57,9 @@ cudaGraph_t* FluidCudaBackend::Impl::addConditional(cudaGraph_t g, std::vector<c
 }
 
 void FluidCudaBackend::Impl::addScope(cudaGraph_t g, std::vector<cudaGraphNode_t>& deps, StepScope scope, int substep) {
-  if (scope == StepScope::Dfsph &&
-      switchBuilt()) { // the solve loops' handles live in this branch; its kernels take them
+  // The solve loops' handles live in the SWITCH's DFSPH branch; its kernels take them (none where the solves are
+  // unrolled or decided by the host).
+  if (scope == StepScope::Dfsph && switchBuilt()) {
     CUDA_CHECK(cudaGraphConditionalHandleCreate(&handles.divergence, g, 0, 0));
     CUDA_CHECK(cudaGraphConditionalHandleCreate(&handles.density, g, 0, 0));
   }
