@@ -20,7 +20,7 @@ struct DfsphSettings {
   int minIterations = 2;              // per solve, [0, maxIterations]
   int maxIterations = 100;            // per solve, [1, 10000]
   float timeStepFactor = 0.4f;        // lambda in dt = lambda d / max|v| [-], (0, 1]
-  float minDt = 1e-4f, maxDt = 5e-3f; // dt's clamp [s]
+  float minDt = 1e-4f, maxDt = 1e-3f; // dt's clamp [s] (maxDt: docs/FLUID.md, "The largest step")
   int boundaryLayers = 2; // layers of boundary particles behind each wall, [0, 4]; 0: the walls only reflect
   bool operator==(const DfsphSettings&) const = default;
 };
