@@ -228,7 +228,7 @@ std::optional<double> measureSortShare(const BenchOptions& o, int device, const 
 struct RunShape {
   int substeps = 1;           // median substeps per frame
   int iterations[2] = {1, 1}; // per solve (divergence, density), median of a frame's mean per step
-  double peakCompression = 0; // particle-wise, over the measured frames
+  double peakCompression = 0; // particle-wise, over the whole run (SubstepLog::peakCompression)
 };
 
 // config: the scene's, or a variant's change of it; shape: the run's figures when non-null.
