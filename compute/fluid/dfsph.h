@@ -59,19 +59,30 @@ struct SolveStats {
 // in its first frame there.) psi_b = rho0 V_b (computed where used, so a rest-density edit needs no rebuild) is the
 // mass that a fluid particle next to it counts in its density. A fluid particle's sums add the boundary's terms with
 // psi for m, v_b = 0, and kappa_b / rho_b mirrored from the fluid particle (pressure mirroring).
+//
+// The obstacle sphere's boundary (makeObstacleBoundary) is `layers` shells inside its surface at R - (k + 1/2) d,
+// each sampled on a Fibonacci lattice of about one particle per d^2, V_b = its shell's volume / its count in the same
+// share; built around the sphere's centre at the origin (offset = R + h), and looked up with origin = the centre of
+// the step, so that moving the sphere (a node update of its centre) rebuilds nothing; a new radius rebuilds it. Its
+// reach (the outer shell's radius + h) keeps fluid away from the sphere out of its cells.
 struct Boundary {
-  std::vector<Float4> pos; // sorted by cell, shifted by offset
+  std::vector<Float4> pos; // sorted by cell, in the boundary's frame (sph_math::toBoundaryFrame)
   std::vector<float> volume;
   float offset = 0;
+  sph_math::Vec3 origin{0.0f, 0.0f, 0.0f}; // where the boundary stands in the fluid's frame (the obstacle's centre)
+  float reach2 = 0;                        // > 0: only fluid within sqrt(reach2) of origin looks it up
+  bool active = true;                      // the obstacle switched off (or of radius 0): false
   FluidGrid grid;
   std::size_t size() const { return pos.size(); }
 };
 Boundary makeWallBoundary(const FluidParams& params, int layers);
+Boundary makeObstacleBoundary(const FluidParams& params, int layers);
 
 // How the walls reflect under a solver (sph_math::reflectAxis), for the CPU's applyWalls and the walls kernel alike.
 // WCSPH: clamp at a particle radius. DFSPH: mirror, and with boundary particles at half a radius, below where the
 // boundary's pressure holds the fluid at rest (a radius), so that the boundary, not the reflection, carries the fluid
 // (at a radius, a settled tank's bottom layer sat on the reflection, which then carried a quarter of its weight).
+// The obstacle pushes out to its radius + this radius alike.
 struct WallRule {
   float radius;
   bool mirror;
@@ -90,10 +101,15 @@ struct DfsphWorkspace {
   // p_i = rho_i^2 appliedKappa_i, since a velocity update is the symmetric SPH pressure force with p / rho^2 = kappa /
   // rho (dfsphPressure). A diagnostic of the CPU reference (the hydrostatic test); the kernels do not keep it.
   std::vector<float> appliedKappa;
-  Boundary boundary;
+  Boundary boundary, obstacle; // the walls' and the obstacle's
   FluidParams boundaryParams;
   int boundaryLayers = -1;
+  int obstacleBuilds = 0; // how often the obstacle's boundary was built (a moved centre builds nothing)
 };
+
+// The walls' and the obstacle's boundary particles for a step: rebuilt when the box, spacing, layers or the obstacle's
+// radius changed; the obstacle's placed at its centre and active when on (and of radius > 0).
+void prepareBoundaries(const FluidParams& params, const DfsphSettings& settings, bool obstacleOn, DfsphWorkspace& work);
 
 // The step's stages (the solver's nodes), each on particles in sorted order (after buildSortedGrid):
 // density and factor: state.density and work.alpha.

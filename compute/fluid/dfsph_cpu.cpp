@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "compute/fluid/dfsph.h"
+#include "compute/fluid/particle_chunks.h"
 
 namespace graphsim::fluid {
 namespace {
@@ -37,12 +38,6 @@ T neighbourSum(const FluidGrid& grid, Vec3 x, const Fn& fn) {
   return (slab[0] + slab[1]) + slab[2];
 }
 
-template <typename Body>
-void forEachParticleParallel(std::size_t n, const Body& body) {
-#pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < static_cast<std::int64_t>(n); ++i) body(static_cast<std::size_t>(i));
-}
-
 struct FactorSums {
   float w = 0, grad2 = 0;
   Vec3 grad{0.0f, 0.0f, 0.0f};
@@ -71,6 +66,22 @@ void validateDfsphSettings(const DfsphSettings& s) {
   }
 }
 
+namespace {
+
+// Sorts a boundary's particles (w: each one's volume) by cell in the grid of `grown`, into b: positions, and volumes in
+// the fluid's share (a fluid particle's volume is m / rho0 = d^3 / (d^3 sum_lattice W), so that the lattice has rho0).
+void sortBoundary(const FluidParams& grown, FluidState& s, Boundary& b) {
+  s.vel.assign(s.size(), Float4{});
+  FluidWorkspace w;
+  buildSortedGrid(grown, s, w);
+  b.pos = std::move(s.pos), b.grid = std::move(w.grid);
+  const float d = grown.spacing, share = particleMass(grown) / (grown.restDensity * d * d * d);
+  b.volume.resize(b.size());
+  for (std::size_t i = 0; i < b.size(); ++i) b.volume[i] = b.pos[i].w * share, b.pos[i].w = 0.0f;
+}
+
+} // namespace
+
 Boundary makeWallBoundary(const FluidParams& params, int layers) {
   const float d = params.spacing;
   Boundary b;
@@ -97,40 +108,73 @@ Boundary makeWallBoundary(const FluidParams& params, int layers) {
           // w: the lattice cell's volume, carried through the sort
           s.pos.push_back({axis[0][i], axis[1][j], axis[2][k], cell[0][i] * cell[1][j] * cell[2][k]});
         }
-  s.vel.assign(s.size(), Float4{});
-  FluidWorkspace w;
-  buildSortedGrid(grown, s, w);
-  b.pos = std::move(s.pos), b.grid = std::move(w.grid);
-  // A fluid particle's volume is m / rho0 = d^3 / (d^3 sum_lattice W), so that the lattice has rho0: the same share.
-  const float share = particleMass(params) / (params.restDensity * d * d * d);
-  b.volume.resize(b.size());
-  for (std::size_t i = 0; i < b.size(); ++i) b.volume[i] = b.pos[i].w * share, b.pos[i].w = 0.0f;
+  sortBoundary(grown, s, b);
   return b;
+}
+
+Boundary makeObstacleBoundary(const FluidParams& params, int layers) {
+  const float d = params.spacing, h = smoothingLength(params), radius = params.obstacleRadius;
+  Boundary b;
+  b.offset = radius + h;
+  b.reach2 = (radius - 0.5f * d + h) * (radius - 0.5f * d + h); // the outer shell's radius + h
+  FluidParams grown = params; // a cube of side 2 offset around the centre: every fluid position within reach inside
+  std::fill(grown.boxSize, grown.boxSize + 3, 2.0f * b.offset);
+  constexpr double kPi = 3.14159265358979323846, kGolden = 2.39996322972865332; // pi (3 - sqrt 5)
+  const double dd = d;
+  FluidState s;
+  for (int k = 0; k < layers; ++k) {
+    const double r = radius - (k + 0.5) * dd;
+    if (r < 0.5 * dd) break; // the sphere's core: no further shell fits
+    const long count = std::max(1L, std::lround(4.0 * kPi * r * r / (dd * dd)));
+    const double lo = r - 0.5 * dd, hi = r + 0.5 * dd;
+    const auto cell = static_cast<float>(4.0 / 3.0 * kPi * (hi * hi * hi - lo * lo * lo) / static_cast<double>(count));
+    for (long i = 0; i < count; ++i) {
+      const double y = 1.0 - 2.0 * (static_cast<double>(i) + 0.5) / static_cast<double>(count);
+      const double ring = std::sqrt(1.0 - y * y), phi = kGolden * static_cast<double>(i);
+      s.pos.push_back({static_cast<float>(r * ring * std::cos(phi)) + b.offset, static_cast<float>(r * y) + b.offset,
+                       static_cast<float>(r * ring * std::sin(phi)) + b.offset, cell});
+    }
+  }
+  sortBoundary(grown, s, b);
+  return b;
+}
+
+void prepareBoundaries(const FluidParams& params, const DfsphSettings& settings, bool obstacleOn,
+                       DfsphWorkspace& work) {
+  const FluidParams& was = work.boundaryParams;
+  const int layers = settings.boundaryLayers;
+  const bool lattice = work.boundaryLayers == layers && was.spacing == params.spacing;
+  if (!lattice || !std::equal(was.boxSize, was.boxSize + 3, params.boxSize))
+    work.boundary = layers > 0 ? makeWallBoundary(params, layers) : Boundary{};
+  if (!lattice || was.obstacleRadius != params.obstacleRadius) {
+    work.obstacle = layers > 0 && params.obstacleRadius > 0.0f ? makeObstacleBoundary(params, layers) : Boundary{};
+    ++work.obstacleBuilds;
+  }
+  work.boundaryParams = params;
+  work.boundaryLayers = layers;
+  work.obstacle.origin = toVec3(params.obstacleCentre);
+  work.obstacle.active = obstacleOn && params.obstacleRadius > 0.0f;
 }
 
 namespace {
 
-void ensureBoundary(const FluidParams& params, const DfsphSettings& settings, DfsphWorkspace& work) {
-  const FluidParams& was = work.boundaryParams;
-  const bool same = work.boundaryLayers == settings.boundaryLayers && was.spacing == params.spacing &&
-                    std::equal(was.boxSize, was.boxSize + 3, params.boxSize);
-  if (same) return;
-  work.boundary = settings.boundaryLayers > 0 ? makeWallBoundary(params, settings.boundaryLayers) : Boundary{};
-  work.boundaryParams = params;
-  work.boundaryLayers = settings.boundaryLayers;
-}
-
-// sum_b fn(b, d, r2) over the boundary particles within h of x (d = x - x_b, in the boundary's shifted frame); zero
-// without a boundary.
+// sum_b fn(V_b, d, r2) over the boundary particles within h of x (d = x - x_b, in the boundary's frame); zero without
+// a boundary, for an inactive one, and for x beyond its reach.
 template <typename T, typename Fn>
 T boundarySum(const Boundary& b, Vec3 fluidX, float h2, const Fn& fn) {
-  if (b.size() == 0) return T{};
-  const Vec3 x = fluidX + Vec3{b.offset, b.offset, b.offset};
+  Vec3 x{0.0f, 0.0f, 0.0f};
+  if (b.size() == 0 || !b.active || !sph_math::toBoundaryFrame(fluidX, b.origin, b.offset, b.reach2, x)) return T{};
   return neighbourSum<T>(b.grid, x, [&](std::uint32_t k) {
     const Vec3 d = x - xyz(b.pos[k]);
     const float r2 = sph_math::dot(d, d);
-    return r2 < h2 ? fn(k, d, r2) : T{};
+    return r2 < h2 ? fn(b.volume[k], d, r2) : T{};
   });
+}
+
+// The walls' sum plus the obstacle's, as the kernels add them.
+template <typename T, typename Fn>
+T boundarySums(const DfsphWorkspace& work, Vec3 fluidX, float h2, const Fn& fn) {
+  return boundarySum<T>(work.boundary, fluidX, h2, fn) + boundarySum<T>(work.obstacle, fluidX, h2, fn);
 }
 
 } // namespace
@@ -140,7 +184,7 @@ void computeDensityFactor(const FluidParams& params, FluidState& state, DfsphWor
   const FluidGrid& grid = work.fluid.grid;
   state.density.resize(state.size());
   work.alpha.resize(state.size());
-  forEachParticleParallel(state.size(), [&](std::size_t i) {
+  forParticlesInChunks(static_cast<std::int64_t>(state.size()), [&](std::size_t i) {
     const Vec3 xi = xyz(state.pos[i]);
     const FactorSums s = neighbourSum<FactorSums>(grid, xi, [&](std::uint32_t j) {
       const Vec3 d = xi - xyz(state.pos[j]);
@@ -150,8 +194,8 @@ void computeDensityFactor(const FluidParams& params, FluidState& state, DfsphWor
       return FactorSums{sph_math::kernelW(r2, h), sph_math::dot(g, g), g};
     });
     // The boundary adds to the density and to the gradient sum, not to the sum of squares (it does not move).
-    const FactorSums b = boundarySum<FactorSums>(work.boundary, xi, h2, [&](std::uint32_t k, Vec3 d, float r2) {
-      const float psi = params.restDensity * work.boundary.volume[k];
+    const FactorSums b = boundarySums<FactorSums>(work, xi, h2, [&](float volume, Vec3 d, float r2) {
+      const float psi = params.restDensity * volume;
       return FactorSums{psi * sph_math::kernelW(r2, h), 0.0f, d * (psi * sph_math::kernelGradFactor(r2, h))};
     });
     state.density[i] = mass * s.w + b.w;
@@ -165,27 +209,32 @@ unsigned long long solveErrors(sph_math::Solve which, const FluidParams& params,
   const FluidGrid& grid = work.fluid.grid;
   work.kappaOverRho.resize(state.size());
   unsigned long long ticks = 0; // an integer sum: exact in any order
+  const auto n = static_cast<std::int64_t>(state.size());
+  LongWork checkpoints; // in chunks, as forParticlesInChunks
+  for (std::int64_t begin = 0; begin < n; begin += kParticlesPerCheckpoint) {
+    const std::int64_t end = std::min(n, begin + kParticlesPerCheckpoint);
 #pragma omp parallel for schedule(static) reduction(+ : ticks)
-  for (std::int64_t si = 0; si < static_cast<std::int64_t>(state.size()); ++si) {
-    const auto i = static_cast<std::size_t>(si);
-    const Vec3 xi = xyz(state.pos[i]), vi = xyz(state.vel[i]);
-    const float rate =
-        neighbourSum<float>(grid, xi,
-                            [&](std::uint32_t j) {
-                              const Vec3 d = xi - xyz(state.pos[j]);
-                              const float r2 = sph_math::dot(d, d);
-                              return r2 < h2 ? sph_math::densityRatePair(d, vi - xyz(state.vel[j]),
-                                                                         sph_math::kernelGradFactor(r2, h), mass)
-                                             : 0.0f;
-                            }) +
-        boundarySum<float>(work.boundary, xi, h2, [&](std::uint32_t k, Vec3 d, float r2) {
-          return sph_math::densityRatePair(d, vi, sph_math::kernelGradFactor(r2, h),
-                                           params.restDensity * work.boundary.volume[k]);
-        });
-    const sph_math::SolveTerm t =
-        sph_math::solveTerm(which, rate, state.density[i], params.restDensity, work.alpha[i], dt);
-    work.kappaOverRho[i] = t.kappaOverRho;
-    ticks += sph_math::errorTicks(t.error);
+    for (std::int64_t si = begin; si < end; ++si) {
+      const auto i = static_cast<std::size_t>(si);
+      const Vec3 xi = xyz(state.pos[i]), vi = xyz(state.vel[i]);
+      const float rate =
+          neighbourSum<float>(grid, xi,
+                              [&](std::uint32_t j) {
+                                const Vec3 d = xi - xyz(state.pos[j]);
+                                const float r2 = sph_math::dot(d, d);
+                                return r2 < h2 ? sph_math::densityRatePair(d, vi - xyz(state.vel[j]),
+                                                                           sph_math::kernelGradFactor(r2, h), mass)
+                                               : 0.0f;
+                              }) +
+          boundarySums<float>(work, xi, h2, [&](float volume, Vec3 d, float r2) {
+            return sph_math::densityRatePair(d, vi, sph_math::kernelGradFactor(r2, h), params.restDensity * volume);
+          });
+      const sph_math::SolveTerm t =
+          sph_math::solveTerm(which, rate, state.density[i], params.restDensity, work.alpha[i], dt);
+      work.kappaOverRho[i] = t.kappaOverRho;
+      ticks += sph_math::errorTicks(t.error);
+    }
+    if (end < n) checkpoints.checkpoint(static_cast<double>(end) / static_cast<double>(n));
   }
   return ticks;
 }
@@ -193,25 +242,26 @@ unsigned long long solveErrors(sph_math::Solve which, const FluidParams& params,
 void applyKappa(const FluidParams& params, float dt, FluidState& state, DfsphWorkspace& work) {
   const float h = smoothingLength(params), h2 = h * h, mass = particleMass(params);
   const FluidGrid& grid = work.fluid.grid;
-  forEachParticleParallel(state.size(), [&](std::size_t i) { // reads kappas and positions, writes v_i only
-    const Vec3 xi = xyz(state.pos[i]);
-    const float ki = work.kappaOverRho[i];
-    const Vec3 a = neighbourSum<Vec3>(grid, xi,
-                                      [&](std::uint32_t j) {
-                                        const Vec3 d = xi - xyz(state.pos[j]);
-                                        const float r2 = sph_math::dot(d, d);
-                                        return r2 < h2
-                                                   ? sph_math::pairAcceleration(d, sph_math::kernelGradFactor(r2, h),
-                                                                                mass, ki, work.kappaOverRho[j], 0.0f)
-                                                   : Vec3{0.0f, 0.0f, 0.0f};
-                                      }) +
-                   boundarySum<Vec3>(work.boundary, xi, h2, [&](std::uint32_t k, Vec3 d, float r2) {
-                     return sph_math::pairAcceleration(d, sph_math::kernelGradFactor(r2, h),
-                                                       params.restDensity * work.boundary.volume[k], ki, 0.0f, 0.0f);
-                   });
-    Float4& v = state.vel[i];
-    v = {v.x + a.x * dt, v.y + a.y * dt, v.z + a.z * dt, v.w};
-  });
+  forParticlesInChunks(
+      static_cast<std::int64_t>(state.size()), [&](std::size_t i) { // reads kappas and positions, writes v_i only
+        const Vec3 xi = xyz(state.pos[i]);
+        const float ki = work.kappaOverRho[i];
+        const Vec3 a =
+            neighbourSum<Vec3>(grid, xi,
+                               [&](std::uint32_t j) {
+                                 const Vec3 d = xi - xyz(state.pos[j]);
+                                 const float r2 = sph_math::dot(d, d);
+                                 return r2 < h2 ? sph_math::pairAcceleration(d, sph_math::kernelGradFactor(r2, h), mass,
+                                                                             ki, work.kappaOverRho[j], 0.0f)
+                                                : Vec3{0.0f, 0.0f, 0.0f};
+                               }) +
+            boundarySums<Vec3>(work, xi, h2, [&](float volume, Vec3 d, float r2) {
+              return sph_math::pairAcceleration(d, sph_math::kernelGradFactor(r2, h), params.restDensity * volume, ki,
+                                                0.0f, 0.0f);
+            });
+        Float4& v = state.vel[i];
+        v = {v.x + a.x * dt, v.y + a.y * dt, v.z + a.z * dt, v.w};
+      });
   work.appliedKappa.resize(state.size(), 0.0f);
   for (std::size_t i = 0; i < state.size(); ++i) work.appliedKappa[i] += work.kappaOverRho[i];
 }
@@ -244,19 +294,21 @@ void applyNonPressure(const FluidParams& params, float alpha, Vec3 gravity, floa
   const FluidGrid& grid = work.fluid.grid;
   std::vector<Float4>& accel = work.fluid.accel;
   accel.resize(state.size());
-  forEachParticleParallel(state.size(), [&](std::size_t i) { // all accelerations from the old velocities first
-    const Vec3 xi = xyz(state.pos[i]), vi = xyz(state.vel[i]);
-    const float rhoI = state.density[i];
-    const Vec3 a = neighbourSum<Vec3>(grid, xi, [&](std::uint32_t j) {
-      const Vec3 d = xi - xyz(state.pos[j]);
-      const float r2 = sph_math::dot(d, d);
-      if (r2 >= h2 || alpha == 0.0f) return Vec3{0.0f, 0.0f, 0.0f};
-      const float pi = sph_math::artificialViscosity(d, vi - xyz(state.vel[j]), rhoI, state.density[j], h, alpha, cs);
-      return sph_math::pairAcceleration(d, sph_math::kernelGradFactor(r2, h), mass, 0.0f, 0.0f, pi);
-    });
-    accel[i] = {a.x + gravity.x, a.y + gravity.y, a.z + gravity.z, 0.0f};
-  });
-  forEachParticleParallel(state.size(), [&](std::size_t i) {
+  forParticlesInChunks(
+      static_cast<std::int64_t>(state.size()), [&](std::size_t i) { // all accelerations from the old velocities first
+        const Vec3 xi = xyz(state.pos[i]), vi = xyz(state.vel[i]);
+        const float rhoI = state.density[i];
+        const Vec3 a = neighbourSum<Vec3>(grid, xi, [&](std::uint32_t j) {
+          const Vec3 d = xi - xyz(state.pos[j]);
+          const float r2 = sph_math::dot(d, d);
+          if (r2 >= h2 || alpha == 0.0f) return Vec3{0.0f, 0.0f, 0.0f};
+          const float pi =
+              sph_math::artificialViscosity(d, vi - xyz(state.vel[j]), rhoI, state.density[j], h, alpha, cs);
+          return sph_math::pairAcceleration(d, sph_math::kernelGradFactor(r2, h), mass, 0.0f, 0.0f, pi);
+        });
+        accel[i] = {a.x + gravity.x, a.y + gravity.y, a.z + gravity.z, 0.0f};
+      });
+  forParticlesInChunks(static_cast<std::int64_t>(state.size()), [&](std::size_t i) {
     Float4& v = state.vel[i];
     v = {v.x + accel[i].x * dt, v.y + accel[i].y * dt, v.z + accel[i].z * dt, v.w};
   });
@@ -268,7 +320,7 @@ DfsphStep dfsphStep(const FluidParams& params, const DfsphSettings& settings, Fl
     if (after) after(stage);
   };
   DfsphStep step;
-  ensureBoundary(params, settings, work);
+  prepareBoundaries(params, settings, on.obstacle, work);
   buildSortedGrid(params, state, work.fluid);
   computeDensityFactor(params, state, work);
   work.appliedKappa.assign(state.size(), 0.0f);
@@ -293,7 +345,7 @@ DfsphStep dfsphStep(const FluidParams& params, const DfsphSettings& settings, Fl
     x = {x.x + v.x * dt, x.y + v.y * dt, x.z + v.z * dt, x.w};
   }
   done("advect");
-  if (on.obstacle) applyObstacle(params, state);
+  if (on.obstacle) applyObstacle(params, walls.radius, state);
   applyWalls(params, walls.radius, walls.mirror, state);
   done("walls");
   state.time += static_cast<double>(dt);

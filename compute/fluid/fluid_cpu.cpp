@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "compute/long_work.h"
+#include "compute/fluid/particle_chunks.h"
 
 namespace graphsim::fluid {
 namespace {
@@ -14,22 +14,6 @@ using sph_math::Vec3;
 
 Vec3 xyz(const Float4& f) { return {f.x, f.y, f.z}; }
 
-// The neighbour loops (density, forces) visit ~216 candidates per particle: at a million particles one stage takes
-// seconds on the CPU. They run in chunks of particles with an interrupt checkpoint between them (compute/long_work.h),
-// so that Ctrl-C acts within a second; each particle's sum is computed whole inside one chunk, so chunking changes
-// no result.
-constexpr std::int64_t kParticlesPerCheckpoint = 16384;
-
-template <typename Body>
-void forParticlesInChunks(std::int64_t n, Body&& body) {
-  LongWork work;
-  for (std::int64_t begin = 0; begin < n; begin += kParticlesPerCheckpoint) {
-    const std::int64_t end = std::min(n, begin + kParticlesPerCheckpoint);
-#pragma omp parallel for schedule(static)
-    for (std::int64_t i = begin; i < end; ++i) body(static_cast<std::size_t>(i));
-    if (end < n) work.checkpoint(static_cast<double>(end) / static_cast<double>(n));
-  }
-}
 Float4 toFloat4(Vec3 v, float w = 0.0f) { return {v.x, v.y, v.z, w}; }
 
 // Particles per row that fit in `extent` at this spacing (the 1e-3 absorbs the float rounding of extent / spacing).
@@ -192,9 +176,8 @@ void applyWalls(const FluidParams& params, float radius, bool mirror, FluidState
   });
 }
 
-void applyObstacle(const FluidParams& params, FluidState& state) {
+void applyObstacle(const FluidParams& params, float radius, FluidState& state) {
   const Vec3 centre = toVec3(params.obstacleCentre);
-  const float radius = particleRadius(params);
   forEachParticle(state, [&](Vec3& x, Vec3& v, std::size_t) {
     sph_math::pushOutOfSphere(x, v, centre, params.obstacleRadius, radius, params.wallRestitution);
   });
@@ -231,7 +214,7 @@ void substep(const FluidParams& params, FluidState& state, FluidWorkspace& work,
   // Obstacle first, walls last: the sphere lies inside the box, so a push out of it can end beyond a face only by
   // the particle radius, and the walls then have the last word: no particle ends a substep outside the box.
   if (on.obstacle) {
-    applyObstacle(params, state);
+    applyObstacle(params, particleRadius(params), state);
     done("obstacle");
   }
   applyWalls(params, state);

@@ -12,6 +12,7 @@
 
 #include "compute/float4.h"
 #include "compute/fluid/fluid_params.h"
+#include "compute/long_work.h"
 
 namespace graphsim::fluid {
 
@@ -78,7 +79,7 @@ void integrate(FluidState& state, const FluidWorkspace& work, sph_math::Vec3 gra
 // `mirror` (DFSPH), mirroring it back (sph_math::reflectAxis).
 void applyWalls(const FluidParams& params, FluidState& state);
 void applyWalls(const FluidParams& params, float radius, bool mirror, FluidState& state);
-void applyObstacle(const FluidParams& params, FluidState& state);
+void applyObstacle(const FluidParams& params, float radius, FluidState& state); // out to its radius + radius
 
 // The three grid stages (keys, sort, ranges) then the reorder: afterwards particle i of state is sorted particle i.
 void buildSortedGrid(const FluidParams& params, FluidState& state, FluidWorkspace& work);

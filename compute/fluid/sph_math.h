@@ -140,6 +140,16 @@ GRAPHSIM_HD inline void pushOutOfSphere(Vec3& x, Vec3& v, Vec3 centre, float sph
   if (vn < 0.0f) v = v - n * ((1.0f + restitution) * vn);
 }
 
+// A boundary's own frame (DFSPH's boundary particles, compute/fluid/dfsph.h): x - origin + offset (the walls: origin
+// 0; the obstacle: its centre, so that moving it is no rebuild). False when x lies at reach or farther from origin
+// (reach2 > 0): then none of the boundary's particles is within h, and its cells are not searched.
+GRAPHSIM_HD inline bool toBoundaryFrame(Vec3 x, Vec3 origin, float offset, float reach2, Vec3& local) {
+  const Vec3 rel = x - origin;
+  if (reach2 > 0.0f && dot(rel, rel) >= reach2) return false;
+  local = rel + Vec3{offset, offset, offset};
+  return true;
+}
+
 // The uniform grid: cells of size h, nx * ny * nz of them, cell (0,0,0) at the box's origin.
 struct GridDims {
   int nx, ny, nz;

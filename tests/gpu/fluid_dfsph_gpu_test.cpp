@@ -113,6 +113,48 @@ TEST(FluidDfsphGpu, TheSolverSwitchesLiveWithoutReinstantiation) {
   EXPECT_TRUE(has("solver") && has("divergence_solve") && has("density_kappa") && has("forces"));
 }
 
+// The obstacle's boundary particles on the GPU (issue 28): a sphere touching the column's face from frame 0 on; each
+// frame starts both sides from the GPU's state, so that the WHILE nodes' counts can be held to the CPU's exactly:
+// with the sphere there, moved by a node update of its centre (no rebuild, no re-instantiation: frame_begin places its
+// boundary), and switched off (a node toggle that also switches its boundary off).
+TEST(FluidDfsphGpu, TheObstacleBoundaryFollowsTheCpuReferenceWhereverTheSphereMoves) {
+  GRAPHSIM_REQUIRE_CUDA_DEVICE();
+  FluidConfig config = dfsphDamBreak(16384);
+  FluidParams& p = config.params;
+  p = validateFluidConfig(config); // with the lattice's spacing
+  float face = 0;
+  for (const Float4& x : makeInitialState(config).pos) face = std::max(face, x.x);
+  p.obstacleRadius = 0.1f;
+  p.obstacleCentre[0] = face + 0.5f * p.spacing + p.obstacleRadius, p.obstacleCentre[1] = 0.15f;
+  FluidCpuBackend cpu(config);
+  FluidCudaBackend gpu(config, 0);
+  const auto frame = [&](const char* what) {
+    FluidState start;
+    gpu.download(start);
+    cpu.setState(start);
+    cpu.step();
+    gpu.step();
+    const FluidFrameInfo a = *cpu.lastFrame(), b = *gpu.lastFrame();
+    std::printf("%s: substeps %d/%d, density iterations cpu %lld cuda %lld, divergence %lld/%lld\n", what, a.substeps,
+                b.substeps, a.density.total, b.density.total, a.divergence.total, b.divergence.total);
+    EXPECT_EQ(b.substeps, a.substeps) << what;
+    EXPECT_EQ(b.density.total, a.density.total) << what;
+    EXPECT_EQ(b.divergence.total, a.divergence.total) << what;
+  };
+  frame("frame 0, the sphere at the column");
+  frame("frame 1");
+  const UpdateCounters before = gpu.counters();
+  p.obstacleCentre[1] = 0.3f; // up the column's face
+  cpu.setParams(p), gpu.setParams(p);
+  frame("the sphere moved up");
+  cpu.setEnabled(FluidToggle::Obstacle, false), gpu.setEnabled(FluidToggle::Obstacle, false);
+  frame("the sphere switched off");
+  const UpdateCounters after = gpu.counters();
+  EXPECT_EQ(after.reinstantiations, before.reinstantiations);
+  EXPECT_EQ(after.wholeGraphUpdates, before.wholeGraphUpdates);
+  EXPECT_GT(after.nodeUpdates, before.nodeUpdates);
+}
+
 // bench's comparisons: the host deciding each solver iteration from the control block it reads back runs the same
 // kernels in the same order as the nested WHILE nodes, so counts and state are bit for bit the product's; the
 // unrolled graph runs exactly its fixed iterations; outside the WHILE graph a solver change rebuilds the graph (what

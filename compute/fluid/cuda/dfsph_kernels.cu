@@ -13,16 +13,17 @@ namespace {
 // Each neighbour stage adds the fluid's three slab partial sums, (s0 + s1) + s2, then the boundary's the same way,
 // and the two as the CPU's neighbourSum + boundarySum.
 
-// The lane's slab of the boundary particles within h of x (x in the fluid's frame).
+// The lane's slab of one boundary's particles within h of x (x in the fluid's frame): fn(V_b, d, r2).
 template <typename T, typename Fn>
 __device__ inline T boundarySlab(const BoundaryArgs& b, Vec3 fluidX, int lane, float h2, Fn&& fn) {
   T acc{};
-  if (b.n == 0) return acc;
-  const Vec3 x = fluidX + Vec3{b.offset, b.offset, b.offset};
+  Vec3 x{0.0f, 0.0f, 0.0f};
+  const Vec3 origin{b.origin[0], b.origin[1], b.origin[2]};
+  if (b.n == 0 || !sph_math::toBoundaryFrame(fluidX, origin, b.offset, b.reach2, x)) return acc;
   forEachCandidateInSlab(b.cellStart, b.cellEnd, b.grid, x, lane, [&](unsigned k) {
     const Vec3 d = x - xyz(__ldg(&b.pos[k]));
     const float r2 = sph_math::dot(d, d);
-    acc = acc + (r2 < h2 ? fn(k, d, r2) : T{});
+    acc = acc + (r2 < h2 ? fn(__ldg(&b.volume[k]), d, r2) : T{});
   });
   return acc;
 }
@@ -70,7 +71,7 @@ __global__ void __launch_bounds__(128) densityFactorKernel(DensityFactorArgs a) 
   startSolve(a.ctrl, a.divergenceHandle);
   const LaneOf l = laneOf(a.n);
   const float h2 = a.h * a.h;
-  FactorAcc f{0.0f, 0.0f, {0.0f, 0.0f, 0.0f}}, b = f;
+  FactorAcc f{0.0f, 0.0f, {0.0f, 0.0f, 0.0f}}, bw = f, bo = f;
   if (l.particle >= 0) {
     const Vec3 xi = xyz(a.posS[l.particle]);
     forEachCandidateInSlab(a.cellStart, a.cellEnd, a.grid, xi, l.lane, [&](unsigned j) {
@@ -83,14 +84,15 @@ __global__ void __launch_bounds__(128) densityFactorKernel(DensityFactorArgs a) 
       const Vec3 g = d * (a.mass * sph_math::kernelGradFactor(r2, a.h));
       f = f + FactorAcc{sph_math::kernelW(r2, a.h), sph_math::dot(g, g), g};
     });
-    const BoundaryArgs& bd = *a.boundary;
-    b = boundarySlab<FactorAcc>(bd, xi, l.lane, h2, [&](unsigned k, Vec3 d, float r2) {
-      const float psi = a.rho0 * __ldg(&bd.volume[k]);
+    const auto term = [&](float volume, Vec3 d, float r2) {
+      const float psi = a.rho0 * volume;
       return FactorAcc{psi * sph_math::kernelW(r2, a.h), 0.0f, d * (psi * sph_math::kernelGradFactor(r2, a.h))};
-    });
+    };
+    bw = boundarySlab<FactorAcc>(a.boundary[kWallBoundary], xi, l.lane, h2, term);
+    bo = boundarySlab<FactorAcc>(a.boundary[kObstacleBoundary], xi, l.lane, h2, term);
   }
   f = groupSumFactor(f, l.leader);
-  b = groupSumFactor(b, l.leader);
+  const FactorAcc b = groupSumFactor(bw, l.leader) + groupSumFactor(bo, l.leader);
   if (l.particle < 0 || l.lane != 0) return;
   const int i = l.particle;
   const float rho = a.mass * f.w + b.w;
@@ -123,7 +125,7 @@ struct SolveArgs { // the errors and kappa kernels of one solve
 __global__ void __launch_bounds__(128) solveErrorsKernel(SolveArgs a) {
   const LaneOf l = laneOf(a.n);
   const float h2 = a.h * a.h;
-  float rate = 0.0f, bound = 0.0f;
+  float rate = 0.0f, bw = 0.0f, bo = 0.0f;
   if (l.particle >= 0) {
     const Vec3 xi = xyz(a.posS[l.particle]), vi = xyz(a.vel[l.particle]);
     forEachCandidateInSlab(a.cellStart, a.cellEnd, a.grid, xi, l.lane, [&](unsigned j) {
@@ -132,12 +134,13 @@ __global__ void __launch_bounds__(128) solveErrorsKernel(SolveArgs a) {
       rate += r2 < h2 ? sph_math::densityRatePair(d, vi - xyz(a.vel[j]), sph_math::kernelGradFactor(r2, a.h), a.mass)
                       : 0.0f;
     });
-    const BoundaryArgs& bd = *a.boundary;
-    bound = boundarySlab<float>(bd, xi, l.lane, h2, [&](unsigned k, Vec3 d, float r2) {
-      return sph_math::densityRatePair(d, vi, sph_math::kernelGradFactor(r2, a.h), a.rho0 * __ldg(&bd.volume[k]));
-    });
+    const auto term = [&](float volume, Vec3 d, float r2) {
+      return sph_math::densityRatePair(d, vi, sph_math::kernelGradFactor(r2, a.h), a.rho0 * volume);
+    };
+    bw = boundarySlab<float>(a.boundary[kWallBoundary], xi, l.lane, h2, term);
+    bo = boundarySlab<float>(a.boundary[kObstacleBoundary], xi, l.lane, h2, term);
   }
-  rate = groupSum(rate, l.leader) + groupSum(bound, l.leader);
+  rate = groupSum(rate, l.leader) + (groupSum(bw, l.leader) + groupSum(bo, l.leader));
   unsigned long long ticks = 0;
   if (l.particle >= 0 && l.lane == 0) {
     const int i = l.particle;
@@ -185,7 +188,7 @@ __global__ void __launch_bounds__(128) solveKappaKernel(SolveArgs a) {
   if (a.ctrl->solveApply == 0) return; // the same for every thread
   const LaneOf l = laneOf(a.n);
   const float h2 = a.h * a.h;
-  Vec3 f{0.0f, 0.0f, 0.0f}, b = f;
+  Vec3 f{0.0f, 0.0f, 0.0f}, bw = f, bo = f;
   float ki = 0.0f;
   if (l.particle >= 0) {
     const Vec3 xi = xyz(a.posS[l.particle]);
@@ -197,13 +200,13 @@ __global__ void __launch_bounds__(128) solveKappaKernel(SolveArgs a) {
                    ? sph_math::pairAcceleration(d, sph_math::kernelGradFactor(r2, a.h), a.mass, ki, a.kappa[j], 0.0f)
                    : Vec3{0.0f, 0.0f, 0.0f});
     });
-    const BoundaryArgs& bd = *a.boundary;
-    b = boundarySlab<Vec3>(bd, xi, l.lane, h2, [&](unsigned k, Vec3 d, float r2) {
-      return sph_math::pairAcceleration(d, sph_math::kernelGradFactor(r2, a.h), a.rho0 * __ldg(&bd.volume[k]), ki, 0.0f,
-                                        0.0f);
-    });
+    const auto term = [&](float volume, Vec3 d, float r2) {
+      return sph_math::pairAcceleration(d, sph_math::kernelGradFactor(r2, a.h), a.rho0 * volume, ki, 0.0f, 0.0f);
+    };
+    bw = boundarySlab<Vec3>(a.boundary[kWallBoundary], xi, l.lane, h2, term);
+    bo = boundarySlab<Vec3>(a.boundary[kObstacleBoundary], xi, l.lane, h2, term);
   }
-  const Vec3 acc = groupSum3(f, l.leader) + groupSum3(b, l.leader);
+  const Vec3 acc = groupSum3(f, l.leader) + (groupSum3(bw, l.leader) + groupSum3(bo, l.leader));
   if (l.particle < 0 || l.lane != 0) return;
   const float dt = a.ctrl->dt;
   float4& v = a.vel[l.particle];

@@ -70,24 +70,27 @@ void FluidCudaBackend::Impl::allocateState() {
 }
 
 void FluidCudaBackend::Impl::uploadBoundary() {
-  if (!boundary.get()) boundary = cuda::DeviceArray<gpu::BoundaryArgs>(1);
-  const Boundary b = dfsphBuilt() && config.dfsph.boundaryLayers > 0
-                         ? makeWallBoundary(config.params, config.dfsph.boundaryLayers)
-                         : Boundary{};
-  boundaryPos = cuda::DeviceArray<float4>(b.size()), boundaryVolume = cuda::DeviceArray<float>(b.size());
-  boundaryStart = cuda::DeviceArray<unsigned>(b.grid.cellStart.size());
-  boundaryEnd = cuda::DeviceArray<unsigned>(b.grid.cellEnd.size());
-  cuda::upload(boundaryPos, b.pos), cuda::upload(boundaryVolume, b.volume);
-  cuda::upload(boundaryStart, b.grid.cellStart), cuda::upload(boundaryEnd, b.grid.cellEnd);
-  const sph_math::GridDims& g = b.grid.dims;
-  const gpu::BoundaryArgs args{boundaryPos.get(),
-                               boundaryVolume.get(),
-                               boundaryStart.get(),
-                               boundaryEnd.get(),
-                               gpu::Grid{g.nx, g.ny, g.nz, g.cellSize},
-                               b.offset,
-                               static_cast<int>(b.size())};
-  CUDA_CHECK(cudaMemcpy(boundary.get(), &args, sizeof args, cudaMemcpyHostToDevice));
+  if (!boundary.get()) boundary = cuda::DeviceArray<gpu::BoundaryArgs>(2);
+  const FluidParams& p = config.params;
+  const int layers = dfsphBuilt() ? config.dfsph.boundaryLayers : 0;
+  const Boundary made[2] = {layers > 0 ? makeWallBoundary(p, layers) : Boundary{},
+                            layers > 0 && p.obstacleRadius > 0.0f ? makeObstacleBoundary(p, layers) : Boundary{}};
+  gpu::BoundaryArgs args[2];
+  for (int i = 0; i < 2; ++i) {
+    const Boundary& b = made[i];
+    BoundaryArrays& a = boundaries[i];
+    a.pos = cuda::DeviceArray<float4>(b.size()), a.volume = cuda::DeviceArray<float>(b.size());
+    a.cellStart = cuda::DeviceArray<unsigned>(b.grid.cellStart.size());
+    a.cellEnd = cuda::DeviceArray<unsigned>(b.grid.cellEnd.size());
+    cuda::upload(a.pos, b.pos), cuda::upload(a.volume, b.volume);
+    cuda::upload(a.cellStart, b.grid.cellStart), cuda::upload(a.cellEnd, b.grid.cellEnd);
+    const sph_math::GridDims& g = b.grid.dims;
+    args[i] = {a.pos.get(), a.volume.get(), a.cellStart.get(), a.cellEnd.get(), gpu::Grid{g.nx, g.ny, g.nz, g.cellSize},
+               b.offset,    b.reach2};
+    args[i].built = args[i].n = static_cast<int>(b.size()); // frame_begin switches the obstacle's every frame
+  }
+  boundaryRadius = p.obstacleRadius;
+  CUDA_CHECK(cudaMemcpy(boundary.get(), args, sizeof args, cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy)); // pageable copies: landed before a launch reads them
 }
 
@@ -196,6 +199,10 @@ void FluidCudaBackend::setParams(const FluidParams& params) {
     throw std::invalid_argument("fluid: spacing and box size are structural: change them with a reset");
   validateFluidParams(p);
   m.config.params = p;
+  if (m.dfsphBuilt() && m.config.dfsph.boundaryLayers > 0 && p.obstacleRadius != m.boundaryRadius) {
+    m.synchronize(); // the obstacle's boundary particles are rebuilt for the new radius; no launch may be reading them
+    m.uploadBoundary();
+  }
   m.settingsChanged();
   m.nodesStale = true;
 }
@@ -205,11 +212,9 @@ void FluidCudaBackend::setEnabled(FluidToggle toggle, bool enabled) {
   const auto i = static_cast<std::size_t>(toggle);
   if (m.config.enabled[i] == enabled) return;
   m.config.enabled[i] = enabled;
-  if (toggleIsNode(toggle)) {
-    if (m.options.launch != FluidLaunch::HostDecided) m.counters.enableToggles += m.syncToggles();
-  } else {
-    m.settingsChanged();
-  }
+  if (toggleIsNode(toggle) && m.options.launch != FluidLaunch::HostDecided) m.counters.enableToggles += m.syncToggles();
+  m.settingsChanged(); // a node toggle too: the obstacle's also switches its boundary particles (frame_begin's
+                       // argument)
   m.nodesStale = true;
 }
 
@@ -367,8 +372,8 @@ std::size_t FluidCudaBackend::deviceBytes() const {
   const Impl& m = *impl_;
   // The compute-only render target stands in for the render buffers: excluded, as they are.
   return m.pos.bytes() + m.vel.bytes() + m.rhoP.bytes() + m.layout.bytes + sizeof(gpu::FrameControl) +
-         sizeof(gpu::BlowUpState) + sizeof(gpu::FluidDiagnosticsDeviceState) + m.boundaryPos.bytes() +
-         m.boundaryVolume.bytes() + m.boundaryStart.bytes() + m.boundaryEnd.bytes();
+         sizeof(gpu::BlowUpState) + sizeof(gpu::FluidDiagnosticsDeviceState) + m.boundaries[0].bytes() +
+         m.boundaries[1].bytes();
 }
 
 void FluidCudaBackend::dumpGraphDot(const std::filesystem::path& path) const {

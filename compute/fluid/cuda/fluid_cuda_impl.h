@@ -64,12 +64,17 @@ struct FluidCudaBackend::Impl {
   std::vector<cuda::GraphNode> graphNodes;
   cuda::BuiltGraph<cuda::GraphNode> built;
   gpu::Handles handles; // the conditional nodes' handles of the graph built last
-  // The walls' boundary particles for DFSPH (dfsph.h: built on the host, uploaded once per reset and solver change;
-  // none where only WCSPH's rows are built).
-  cuda::DeviceArray<float4> boundaryPos;
-  cuda::DeviceArray<float> boundaryVolume;
-  cuda::DeviceArray<unsigned> boundaryStart, boundaryEnd;
-  cuda::DeviceArray<gpu::BoundaryArgs> boundary; // one, n = 0 without boundary particles
+  // The walls' and the obstacle's boundary particles for DFSPH (dfsph.h: built on the host, uploaded once per reset
+  // and solver change, the obstacle's also when its radius changes; none where only WCSPH's rows are built).
+  struct BoundaryArrays {
+    cuda::DeviceArray<float4> pos;
+    cuda::DeviceArray<float> volume;
+    cuda::DeviceArray<unsigned> cellStart, cellEnd;
+    std::size_t bytes() const { return pos.bytes() + volume.bytes() + cellStart.bytes() + cellEnd.bytes(); }
+  };
+  BoundaryArrays boundaries[2];                  // [gpu::kWallBoundary], [gpu::kObstacleBoundary]
+  cuda::DeviceArray<gpu::BoundaryArgs> boundary; // the two, n = 0 without boundary particles
+  float boundaryRadius = -1;                     // the obstacle radius its boundary was built for
   std::size_t sortChildNodes = 0;
   cuda::Graph sortGraph;    // the captured sort (child graph template; HostDecided and sort timing launch it)
   cuda::GraphExec sortExec; // for setSortTiming
@@ -127,7 +132,7 @@ struct FluidCudaBackend::Impl {
   bool switchBuilt() const { return options.launch == FluidLaunch::WhileGraph; }
   bool dfsphBuilt() const { return switchBuilt() || config.solver == FluidSolver::Dfsph; }
   StepScope solverScope() const { return config.solver == FluidSolver::Dfsph ? StepScope::Dfsph : StepScope::Wcsph; }
-  void uploadBoundary(); // dfsph.h's makeWallBoundary for the config, on the device
+  void uploadBoundary(); // dfsph.h's makeWallBoundary and makeObstacleBoundary for the config, on the device
   // The rows of one place that this configuration runs (the diagnostics node only with diagnosticsEvery > 0).
   bool runs(const FluidStepRow& row) const { return !row.diagnostics || config.diagnosticsEvery > 0; }
   // The sort of one substep, captured from CUB into a graph once; the body adds it as a child graph node.

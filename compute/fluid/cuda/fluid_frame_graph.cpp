@@ -72,6 +72,7 @@ KernelParams kernelParams(const FluidConfig& c, float frameDt, const FluidCudaOp
   k.fixedDt = options.launch == FluidLaunch::FixedSubsteps ? frameDt / static_cast<float>(options.fixedSubsteps) : 0.0f;
   k.maxSubsteps = p.maxSubsteps;
   k.obstacleRadius = p.obstacleRadius;
+  k.obstacleOn = c.enabled[static_cast<std::size_t>(FluidToggle::Obstacle)] && p.obstacleRadius > 0.0f ? 1 : 0;
   k.wallRestitution = p.wallRestitution;
   k.colourByDensity = c.colourBy == ColourBy::Density ? 1 : 0;
   k.colourScale = c.colourScale;

@@ -27,9 +27,15 @@ struct FrameBeginArgs {
   unsigned long long handle; // cudaGraphConditionalHandle; 0 = none (fixed substeps, host-decided)
   float frameDt;
   int maxSubsteps;
+  BoundaryArgs* obstacle; // the obstacle's boundary particles: placed at the centre, on or off
+  float cx, cy, cz;
+  int obstacleOn;
 };
 
 __global__ void frameBeginKernel(FrameBeginArgs a) {
+  BoundaryArgs& b = *a.obstacle;
+  b.origin[0] = a.cx, b.origin[1] = a.cy, b.origin[2] = a.cz;
+  b.n = a.obstacleOn != 0 ? b.built : 0;
   FrameControl& c = *a.ctrl;
   c.frame = a.frame;
   c.covered = 0.0f;
@@ -355,7 +361,11 @@ KernelSpec specFor(FluidStep step, const DeviceState& d, const Scratch& s, const
   if (scope == StepScope::Dfsph || scope == StepScope::DivergenceLoop || scope == StepScope::DensityLoop)
     return dfsphSpecFor(step, d, s, k, g, handles);
   switch (step) {
-  case FluidStep::FrameBegin: return specOf(frameBeginKernel, {d.ctrl, frame, handle, k.frameDt, k.maxSubsteps}, 1, 1);
+  case FluidStep::FrameBegin:
+    return specOf(frameBeginKernel,
+                  {d.ctrl, frame, handle, k.frameDt, k.maxSubsteps, d.boundary + kObstacleBoundary, k.obstacleCentre[0],
+                   k.obstacleCentre[1], k.obstacleCentre[2], k.obstacleOn},
+                  1, 1);
   case FluidStep::Cfl: {
     const unsigned warps = std::max(1u, std::min<unsigned>((n + 31u) / 32u, kCflWarps));
     return specOf(cflKernel,
@@ -381,7 +391,7 @@ KernelSpec specFor(FluidStep step, const DeviceState& d, const Scratch& s, const
   case FluidStep::Obstacle:
     return specOf(obstacleKernel,
                   {d.pos, d.vel, d.n, k.obstacleCentre[0], k.obstacleCentre[1], k.obstacleCentre[2], k.obstacleRadius,
-                   k.radius, k.wallRestitution},
+                   k.wallRadius, k.wallRestitution},
                   n);
   case FluidStep::Walls:
     return specOf(wallsKernel,

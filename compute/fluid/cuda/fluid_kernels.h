@@ -84,16 +84,20 @@ struct Scratch {
   const unsigned* sortedVals() const { return sortedInAlt ? valsAlt : vals; }
 };
 
-// The walls' boundary particles (compute/fluid/dfsph.h, Boundary): positions shifted by offset into their own grid.
-// In device memory (the kernels take its address: their arguments stay within KernelNodeSpec::kMaxArgBytes).
+// One set of boundary particles (compute/fluid/dfsph.h, Boundary) in its own grid: the walls', the obstacle's.
+// In device memory, the two as an array (the kernels take its address: their arguments stay within
+// KernelNodeSpec::kMaxArgBytes). frame_begin places the obstacle's (origin: the sphere's centre) and switches it.
 struct BoundaryArgs {
   const float4* pos = nullptr;
   const float* volume = nullptr; // psi = rho0 x volume
   const unsigned *cellStart = nullptr, *cellEnd = nullptr;
   Grid grid{1, 1, 1, 1.0f};
-  float offset = 0;
-  int n = 0; // 0: no boundary
+  float offset = 0, reach2 = 0; // sph_math::toBoundaryFrame's
+  float origin[3] = {0, 0, 0};
+  int built = 0; // particles built
+  int n = 0;     // particles the kernels see: built, or 0 (none, or the obstacle switched off)
 };
+inline constexpr int kWallBoundary = 0, kObstacleBoundary = 1;
 
 struct FluidDiagnosticsDeviceState;
 struct FluidDiagnosticsHostReport;
@@ -108,7 +112,7 @@ struct DeviceState {
   FluidDiagnosticsDeviceState* diagnostics = nullptr;
   FluidDiagnosticsHostReport* diagnosticsReport = nullptr; // device pointer of the mapped pinned sample
   OutputArgs outputs{};
-  const BoundaryArgs* boundary = nullptr; // device memory, always present (n = 0: none)
+  BoundaryArgs* boundary = nullptr; // device memory, [kWallBoundary] and [kObstacleBoundary], always present
   int n = 0;
 };
 
@@ -124,6 +128,7 @@ struct KernelParams {
   float cflNumber = 0, frameDt = 0, fixedDt = 0; // fixedDt > 0: FixedSubsteps' frameDt / S
   int maxSubsteps = 1;
   float obstacleCentre[3] = {0, 0, 0}, obstacleRadius = 0, wallRestitution = 0, box[3] = {0, 0, 0};
+  int obstacleOn = 0; // its switch on and radius > 0: frame_begin turns its boundary particles on
   int colourByDensity = 0;
   float colourScale = 0;
   int solver = 0; // FluidSolver: the SWITCH's value (cfl sets it)
