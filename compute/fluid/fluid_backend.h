@@ -33,7 +33,7 @@ struct FluidConfig {
   float frameDt = 1.0f / 60.0f;      // simulated seconds per frame, (0, 0.1]
   FluidSwitches enabled = {true, true, true, true};
   ColourBy colourBy = ColourBy::Speed;
-  FluidSolver solver = FluidSolver::Wcsph; // live (setSolver): the frame graph's SWITCH picks the branch
+  FluidSolver solver = FluidSolver::Dfsph; // live (setSolver): the frame graph's SWITCH picks the branch
   DfsphSettings dfsph;                     // the incompressible solver's (validateDfsphSettings)
   float colourScale = 2.0f; // speed [m/s] (or density deviation from rest, x 100 %) drawn at full colour, > 0
   // Live diagnostics every K frames (fluid_diagnostics.h, docs/DIAGNOSTICS.md), [0, kMaxDiagnosticsEvery]; 0: none

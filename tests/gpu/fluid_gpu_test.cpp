@@ -15,10 +15,11 @@
 namespace graphsim::fluid {
 namespace {
 
-FluidConfig damBreak(std::int64_t particles) {
+FluidConfig damBreak(std::int64_t particles) { // WCSPH's (fluid_dfsph_gpu_test.cpp: DFSPH's)
   FluidConfig c;
   c.particles = particles;
   c.initial = "dam-break";
+  c.solver = FluidSolver::Wcsph;
   return c;
 }
 

@@ -34,6 +34,7 @@ FluidConfig boxConfig(const char* initial, std::int64_t particles, float bx, flo
   c.params.boxSize[2] = bz;
   c.params.obstacleRadius = 0.0f;
   c.params.obstacleCentre[0] = c.params.obstacleCentre[1] = c.params.obstacleCentre[2] = 0.0f;
+  c.solver = FluidSolver::Wcsph; // these tests follow WCSPH's substeps
   return c;
 }
 

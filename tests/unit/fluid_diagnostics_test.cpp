@@ -25,6 +25,7 @@ FluidConfig damBreak(std::int64_t particles, int every) {
   FluidConfig c;
   c.particles = particles;
   c.initial = "dam-break";
+  c.solver = FluidSolver::Wcsph; // the diagnostics' figures were worked out on WCSPH's flow
   c.diagnosticsEvery = every;
   return c;
 }

@@ -123,8 +123,8 @@ public:
   FluidScene()
       : Scene({.name = "fluid",
                .description =
-                   "SPH fluid (weakly compressible; incompressible with the scene file's \"solver\": \"dfsph\"): a dam "
-                   "break around a sphere obstacle in a box, adaptive substeps",
+                   "SPH fluid (incompressible DFSPH; weakly compressible with the scene file's \"solver\": \"wcsph\"): "
+                   "a dam break around a sphere obstacle in a box, steps and solver iterations decided on the GPU",
                .countNoun = "particles",
                .maxCount = fluid::kMaxFluidParticles,
                .jsonKeys = kJsonKeys,
