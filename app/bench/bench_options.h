@@ -36,14 +36,33 @@ inline constexpr std::array<BenchVariant, 9> kBenchVariants = {
 std::string_view benchVariantName(BenchVariant variant);
 std::optional<BenchVariant> benchVariantFromName(std::string_view name);
 
+// The fluid scene's comparisons (app/scenes/fluid/fluid_bench.cpp), in report order. Its product path (the WHILE
+// graph) always runs first and has no --variants name. Wcsph and WcsphStiff exist with the dfsph solver only;
+// WcsphStiff's stiffness is aimed with Wcsph's measured peak compression, so it is chosen with Wcsph.
+enum class FluidBenchVariant {
+  Stream,        // the same kernels on a stream, the host deciding each substep and solver iteration
+  FixedSubsteps, // the body unrolled the product's median substeps (and solver iterations), no conditional node
+  MemoryNodes,   // the product with scratch from graph memory alloc/free nodes
+  Wcsph,         // the product's graph with the WCSPH solver, substeps uncapped
+  WcsphStiff,    // that, stiffened to the product's peak compression
+};
+inline constexpr std::array<FluidBenchVariant, 5> kFluidBenchVariants = {
+    FluidBenchVariant::Stream, FluidBenchVariant::FixedSubsteps, FluidBenchVariant::MemoryNodes,
+    FluidBenchVariant::Wcsph, FluidBenchVariant::WcsphStiff};
+std::string_view fluidBenchVariantName(FluidBenchVariant variant);
+
 struct BenchOptions {
   SceneSettings scene;                     // the preset with --bodies; the preset's seed (fixed)
   BackendKind backend = BackendKind::Cuda; // Cpu or Cuda
   std::uint64_t frames = 1000;             // measured frames (after the warm-up)
   std::uint64_t warmup = 100;              // frames run first and not measured
   std::uint32_t framesInFlight = 3;
-  std::vector<BenchVariant> variants; // in kBenchVariants order; the product path always runs first
-  bool simOnly = false;               // compute-only graph, no rendering, no semaphores
+  // --variants of every scene but the fluid, in kBenchVariants order; the product path always runs first.
+  std::vector<BenchVariant> variants;
+  // --variants of the fluid scene, in kFluidBenchVariants order, after its product; nullopt: all (the default), every
+  // comparison the scene's solver has.
+  std::optional<std::vector<FluidBenchVariant>> fluidVariants;
+  bool simOnly = false; // compute-only graph, no rendering, no semaphores
   std::optional<std::filesystem::path> json, csv;
   std::optional<std::filesystem::path> frameLog; // per-frame CSV of every variant (completion times, host, GPU)
   std::uint64_t captureEvery = 0;                // > 0: product path, frames K, 2K, ... to captureDir

@@ -10,6 +10,7 @@
 
 #include "app/base/errors.h"
 #include "app/cli/video_flags.h"
+#include "app/scenes/fluid/fluid_scene.h"
 #include "app/scenes/scene_config.h"
 #include "compute/protocol.h"
 
@@ -25,23 +26,29 @@ Runs headless with the scene preset's fixed seed. The product path runs first; e
 on the same scene and seed for the same frames, and the ones this backend cannot run are listed as skipped, with
 the reason. Prints a table; --json / --csv write the same figures (docs/PERFORMANCE.md explains each).
 
-Variants: graph (CUDA graph, node updates, F frames in flight: the product), event-submit (the same graph; each
-render submitted once the host sees its CUDA frame complete), launch-early (the same graph; frame k launched right
-after frame k-1's submit, before the frames-in-flight wait, its wait node ordering it on the GPU), pdl (the same
-graph with programmatic dependent launch between consecutive kernels), stream (same
-kernels on a stream, semaphores through cudaWait/SignalExternalSemaphoresAsync), whole-update (cudaGraphExecUpdate
-of a rebuilt graph every frame), reinstantiate (a new instantiation every frame), host-copy (no interop:
-device->host copy, Vulkan staging upload), serial (F = 1). LIST is comma-separated, or all, or none.
+Variants (n-body; the fluid's are below): graph (CUDA graph, node updates, F frames in flight: the product),
+event-submit (the same graph; each render submitted once the host sees its CUDA frame complete), launch-early (the
+same graph; frame k launched right after frame k-1's submit, before the frames-in-flight wait, its wait node
+ordering it on the GPU), pdl (the same graph with programmatic dependent launch between consecutive kernels),
+stream (same kernels on a stream, semaphores through cudaWait/SignalExternalSemaphoresAsync), whole-update
+(cudaGraphExecUpdate of a rebuilt graph every frame), reinstantiate (a new instantiation every frame), host-copy
+(no interop: device->host copy, Vulkan staging upload), serial (F = 1). LIST is comma-separated, or all (the
+default), or none, of these names only (--scene nbody).
 
-Fluid variants (--scene fluid; all always run, --variants is not used): product (WHILE graph: the GPU decides
-each frame's substeps and, with the dfsph solver, each solve's iterations in WHILE nodes nested in it; preallocated
-scratch), stream (the same kernels on a stream, the host reading the state back after every substep and every
-solver iteration to decide on the next), fixed-substeps (the body unrolled S times, S = the product's median
-substeps, and each dfsph solve unrolled its median iterations; no conditional node), memory-nodes (scratch from
-graph memory alloc/free nodes); with dfsph also wcsph (the same graph with the WCSPH solver, substeps uncapped so
-that frames cover frameDt) and wcsph-stiff (that, stiffened to the product's peak compression: equal accuracy).
-Each row adds particle_steps_per_second, substeps_per_frame, sort_share, gpu_bytes_per_particle and the "solver"
-object (iterations, peak compression, covered share, real-time factor).
+Fluid variants (--scene fluid; LIST of stream, fixed-substeps, memory-nodes, wcsph, wcsph-stiff only, or all (the
+default), or none): product (always runs first, not a LIST name: WHILE graph: the GPU decides each frame's substeps
+and, with the dfsph solver, each solve's iterations in WHILE nodes nested in it; preallocated scratch), stream (the
+same kernels on a stream, the host reading the state back after every substep and every solver iteration to decide
+on the next), fixed-substeps (the body unrolled S times, S = the product's median substeps, and each dfsph solve
+unrolled its median iterations; no conditional node), memory-nodes (scratch from graph memory alloc/free nodes);
+with dfsph also wcsph (the same graph with the WCSPH solver, substeps uncapped so that frames cover frameDt) and
+wcsph-stiff (that, stiffened to the product's peak compression: equal accuracy). Variants not chosen are neither
+run nor reported. all leaves wcsph and wcsph-stiff out of a scene with the wcsph solver; named for one, they are
+listed as skipped, with the reason. wcsph-stiff's stiffness is aimed with wcsph's measured peak, so a LIST with
+wcsph-stiff must name wcsph too. --variants applies with --sim-only as well. On the CPU backend the chosen variants
+(with all, the CUDA product too) are listed as skipped. Each row adds particle_steps_per_second,
+substeps_per_frame, sort_share, gpu_bytes_per_particle and the "solver" object (iterations, peak compression,
+covered share, real-time factor).
 
 Without interop (--interop off, or auto when the devices cannot share memory) the product row is the host-copy
 path and the variants that need interop are skipped, with the reason in the table and the JSON ("data_path").
@@ -64,23 +71,55 @@ fs::path checkOutputFile(const std::string& flag, const std::string& value) {
   return path;
 }
 
-std::vector<BenchVariant> parseVariants(const std::string& list) {
+// The names --variants takes with one scene's table: "all, none, a, b, ...".
+template <class Variant, std::size_t N>
+std::string allowedVariants(const std::array<Variant, N>& table, std::string_view (*nameOf)(Variant)) {
   std::string allowed = "all, none";
-  for (BenchVariant v : kBenchVariants) allowed += ", " + std::string(benchVariantName(v));
-  if (list == "all") return {kBenchVariants.begin(), kBenchVariants.end()};
-  if (list == "none") return {};
-  std::vector<BenchVariant> chosen;
+  for (Variant v : table) allowed += ", " + std::string(nameOf(v));
+  return allowed;
+}
+
+// --variants LIST|all|none with one scene's table: nullopt for all, else the variants named, each once, in the
+// table's order (the report's). An unknown name is refused, `allowed` in the message's parentheses.
+template <class Variant, std::size_t N>
+std::optional<std::vector<Variant>> parseVariants(const std::string& list, const std::array<Variant, N>& table,
+                                                  std::string_view (*nameOf)(Variant), const std::string& allowed) {
+  if (list == "all") return std::nullopt;
+  std::vector<Variant> chosen;
+  if (list == "none") return chosen;
   std::size_t start = 0;
   for (;;) {
     const std::size_t comma = list.find(',', start);
     const std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    const std::optional<BenchVariant> v = benchVariantFromName(name);
-    if (!v) throw UsageError("--variants: unknown variant '" + name + "' (allowed: " + allowed + ")");
-    if (std::find(chosen.begin(), chosen.end(), *v) == chosen.end()) chosen.push_back(*v);
+    const auto known = std::find_if(table.begin(), table.end(), [&](Variant v) { return nameOf(v) == name; });
+    if (known == table.end()) throw UsageError("--variants: unknown variant '" + name + "' (" + allowed + ")");
+    if (std::find(chosen.begin(), chosen.end(), *known) == chosen.end()) chosen.push_back(*known);
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
-  std::sort(chosen.begin(), chosen.end()); // report order is kBenchVariants order
+  std::sort(chosen.begin(), chosen.end()); // the table's order
+  return chosen;
+}
+
+// The n-body's (and any scene's but the fluid's): all is every variant.
+std::vector<BenchVariant> parseNBodyVariants(const std::string& list) {
+  const std::string allowed = "allowed: " + allowedVariants(kBenchVariants, benchVariantName);
+  return parseVariants(list, kBenchVariants, benchVariantName, allowed)
+      .value_or(std::vector<BenchVariant>(kBenchVariants.begin(), kBenchVariants.end()));
+}
+
+// The fluid's: all stays nullopt (every comparison the scene's solver has: app/scenes/fluid/fluid_bench.cpp).
+std::optional<std::vector<FluidBenchVariant>> parseFluidVariants(const std::string& list) {
+  const std::string allowed =
+      "allowed with --scene fluid: " + allowedVariants(kFluidBenchVariants, fluidBenchVariantName) +
+      "; the fluid's product always runs first";
+  std::optional<std::vector<FluidBenchVariant>> chosen =
+      parseVariants(list, kFluidBenchVariants, fluidBenchVariantName, allowed);
+  const auto has = [&](FluidBenchVariant v) { return std::find(chosen->begin(), chosen->end(), v) != chosen->end(); };
+  if (chosen && has(FluidBenchVariant::WcsphStiff) && !has(FluidBenchVariant::Wcsph))
+    throw UsageError(
+        "--variants: wcsph-stiff's stiffness is aimed with wcsph's measured peak compression; name "
+        "wcsph too (--variants wcsph,wcsph-stiff)");
   return chosen;
 }
 
@@ -90,6 +129,13 @@ std::string_view benchVariantName(BenchVariant variant) {
   constexpr std::string_view kNames[] = {"graph",        "event-submit",  "launch-early", "pdl",   "stream",
                                          "whole-update", "reinstantiate", "host-copy",    "serial"}; // enum order
   static_assert(std::size(kNames) == kBenchVariants.size());
+  const auto i = static_cast<std::size_t>(variant);
+  return i < std::size(kNames) ? kNames[i] : "unknown";
+}
+
+std::string_view fluidBenchVariantName(FluidBenchVariant variant) {
+  constexpr std::string_view kNames[] = {"stream", "fixed-substeps", "memory-nodes", "wcsph", "wcsph-stiff"}; // enum
+  static_assert(std::size(kNames) == kFluidBenchVariants.size());
   const auto i = static_cast<std::size_t>(variant);
   return i < std::size(kNames) ? kNames[i] : "unknown";
 }
@@ -117,7 +163,9 @@ BenchCommandLine::BenchCommandLine(CLI::App& app) {
   bench_->add_option("--json", json_, "Write the results as JSON to PATH");
   bench_->add_option("--csv", csv_, "Write one row per variant as CSV to PATH");
   bench_->add_option("--frame-log", frameLog_, "Write every frame of every variant as CSV to PATH (timings)");
-  bench_->add_option("--variants", variants_, "Variants to compare with the product path: LIST, all or none")
+  bench_
+      ->add_option("--variants", variants_,
+                   "Variants to compare with the product path: LIST, all or none (each scene's own names, below)")
       ->capture_default_str();
   bench_->add_flag("--sim-only", simOnly_,
                    "Compute-only graph stepped back to back: no rendering, no semaphores "
@@ -162,9 +210,14 @@ BenchOptions BenchCommandLine::options(int argc, char** argv) const {
   }
 
   o.simOnly = simOnly_;
-  if (bench_->count("--variants") > 0 && o.simOnly)
-    throw UsageError("--variants: --sim-only measures the compute-only graph alone; drop one of the two");
-  o.variants = parseVariants(variants_);
+  // The fluid's bench has variants of its own, and runs them with --sim-only too.
+  if (&findScene(o.scene.scene) == &fluidScene()) {
+    o.fluidVariants = parseFluidVariants(variants_);
+  } else {
+    if (bench_->count("--variants") > 0 && o.simOnly)
+      throw UsageError("--variants: --sim-only measures the compute-only graph alone; drop one of the two");
+    o.variants = parseNBodyVariants(variants_);
+  }
 
   std::uint64_t captureEvery = 0;
   if (bench_->count("--capture-every") > 0)

@@ -24,7 +24,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 fs::path scratch(const std::string& name) {
-  const fs::path d = fs::path(GRAPHSIM_TEST_TMP) / "bench" / name;
+  fs::path d = fs::path(GRAPHSIM_TEST_TMP) / "bench" / name; // not const: returned by move
   fs::remove_all(d);
   fs::create_directories(d);
   return d;
@@ -337,6 +337,124 @@ TEST(Bench, HelpDescribesInteropAndCapturePeriod) {
   EXPECT_NE(r.out.find("--interop"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("K >= 1"), std::string::npos) << r.out;
   for (const std::string& name : kVariantNames) EXPECT_NE(r.out.find(name), std::string::npos) << name;
+}
+
+// --variants with --scene fluid (issue: bench --scene fluid ignored it): the fluid's own names, refused as a whole
+// line (exit 2, nothing run) when unknown, when another scene's, and wcsph-stiff without wcsph (wcsph aims it).
+TEST(Bench, FluidVariantsRefuseWhatTheFluidDoesNotHave) {
+  const std::string fluidNames =
+      "(allowed with --scene fluid: all, none, stream, fixed-substeps, memory-nodes, "
+      "wcsph, wcsph-stiff; the fluid's product always runs first)";
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--scene", "fluid", "--variants", "bogus"}, "--variants: unknown variant 'bogus' " + fluidNames},
+      {{"--scene", "fluid", "--variants", "graph"}, "--variants: unknown variant 'graph' " + fluidNames},
+      {{"--scene", "fluid", "--variants", "stream,serial"}, "--variants: unknown variant 'serial' " + fluidNames},
+      {{"--scene", "fluid", "--variants", "product"}, "--variants: unknown variant 'product' " + fluidNames},
+      {{"--scene", "nbody", "--variants", "fixed-substeps"},
+       "--variants: unknown variant 'fixed-substeps' (allowed: all, none, graph, event-submit, launch-early, pdl, "
+       "stream, whole-update, reinstantiate, host-copy, serial)"},
+      {{"--scene", "fluid", "--variants", "stream,wcsph-stiff"},
+       "--variants: wcsph-stiff's stiffness is aimed with wcsph's measured peak compression; name wcsph too "
+       "(--variants wcsph,wcsph-stiff)"},
+  };
+  for (const auto& [flags, message] : cases) {
+    std::vector<std::string> args = {"bench", "--backend", "cpu", "--particles", "2048", "--frames", "1"};
+    if (flags[1] == "nbody") args = {"bench", "--backend", "cpu", "--bodies", "64", "--frames", "1"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    const ProcessResult r = runGraphsim(args, 60);
+    EXPECT_EQ(r.exitCode, 2) << flags[3] << ": " << r.err;
+    EXPECT_EQ(r.err, "graphsim: error: " + message + "\n");
+    EXPECT_TRUE(r.out.empty()) << "nothing may be benchmarked: " << r.out;
+  }
+}
+
+// The fluid bench on the CPU backend with --variants: only the chosen CUDA variants are listed (as skipped, with the
+// reason), in report order; none lists nothing but the CPU reference; wcsph and wcsph-stiff named for a WCSPH scene
+// are skipped as needing dfsph, and all leaves them out of it. 2048 particles, 1 frame: well under a second each.
+class BenchFluidVariants : public ::testing::Test {
+protected:
+  // The variants' (name, status, reason) of a fluid bench on the CPU backend with `flags`; the run's output in out.
+  std::vector<std::vector<std::string>> bench(const std::vector<std::string>& flags, std::string* out = nullptr) {
+    const fs::path report = dir_ / "fluid.json";
+    fs::remove(report);
+    std::vector<std::string> args = {"bench",       "--scene", "fluid",         "--backend", "cpu",
+                                     "--particles", "2048",    "--frames",      "1",         "--warmup",
+                                     "0",           "--json",  report.string(), "--quiet"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    const ProcessResult r = runGraphsim(args, 120);
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    if (out != nullptr) *out = r.out;
+    std::vector<std::vector<std::string>> rows;
+    if (r.exitCode != 0) return rows;
+    const json j = readJson(report);
+    for (const json& v : j["variants"]) rows.push_back({v["name"], v["status"], v.value("reason", std::string())});
+    return rows;
+  }
+  std::string solverFile(const std::string& solver) {
+    const fs::path file = dir_ / (solver + ".json");
+    std::ofstream(file) << R"({"scene": "fluid", "solver": ")" << solver << R"("})";
+    return file.string();
+  }
+  static std::vector<std::string> names(const std::vector<std::vector<std::string>>& rows) {
+    std::vector<std::string> n;
+    n.reserve(rows.size());
+    for (const auto& row : rows) n.push_back(row[0]);
+    return n;
+  }
+
+  const fs::path dir_ = scratch("fluid_variants");
+};
+
+TEST_F(BenchFluidVariants, OnTheCpuListOnlyTheChosenCudaVariants) {
+  std::string out;
+  const auto rows = bench({"--variants", "stream"}, &out);
+  ASSERT_EQ(rows.size(), 2u) << out;
+  EXPECT_EQ(rows[0], (std::vector<std::string>{"cpu", "ok", ""}));
+  EXPECT_EQ(rows[1][0], "stream");
+  EXPECT_EQ(rows[1][1], "skipped");
+  EXPECT_NE(rows[1][2].find("needs --backend cuda"), std::string::npos) << rows[1][2];
+  EXPECT_NE(out.find("the CUDA variants (stream) were not run: needs --backend cuda"), std::string::npos) << out;
+
+  // A list in another order, with a repeat: each once, in report order.
+  EXPECT_EQ(
+      names(bench({"--config", solverFile("dfsph"), "--variants", "wcsph-stiff,memory-nodes,wcsph,memory-nodes"})),
+      (std::vector<std::string>{"cpu", "memory-nodes", "wcsph", "wcsph-stiff"}));
+}
+
+TEST_F(BenchFluidVariants, NoneIsTheCpuReferenceAloneWithSimOnlyToo) {
+  std::string out;
+  EXPECT_EQ(names(bench({"--variants", "none", "--sim-only"}, &out)), (std::vector<std::string>{"cpu"}));
+  EXPECT_EQ(out.find("were not run"), std::string::npos) << out;
+}
+
+TEST_F(BenchFluidVariants, AllIsTheDefaultAndHasTheWcsphComparisonsWithDfsphOnly) {
+  const std::string dfsph = solverFile("dfsph"), wcsph = solverFile("wcsph");
+  const std::vector<std::string> withDfsph = {"cpu",          "product", "stream",     "fixed-substeps",
+                                              "memory-nodes", "wcsph",   "wcsph-stiff"};
+  const std::vector<std::string> withWcsph = {"cpu", "product", "stream", "fixed-substeps", "memory-nodes"};
+  EXPECT_EQ(names(bench({"--config", dfsph, "--sim-only"})), withDfsph);
+  EXPECT_EQ(names(bench({"--config", dfsph, "--sim-only", "--variants", "all"})), withDfsph);
+  EXPECT_EQ(names(bench({"--config", wcsph, "--sim-only"})), withWcsph);
+
+  // Named for a WCSPH scene: listed as skipped, needing dfsph (not --backend cuda), in report order.
+  std::string out;
+  const auto rows = bench({"--config", wcsph, "--sim-only", "--variants", "wcsph,wcsph-stiff,memory-nodes"}, &out);
+  EXPECT_EQ(names(rows), (std::vector<std::string>{"cpu", "memory-nodes", "wcsph", "wcsph-stiff"}));
+  for (std::size_t i = 2; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i][1], "skipped") << rows[i][0];
+    EXPECT_EQ(rows[i][2].rfind("needs the dfsph solver", 0), 0u) << rows[i][0] << ": " << rows[i][2];
+  }
+  EXPECT_NE(out.find("the CUDA variants (memory-nodes) were not run"), std::string::npos) << out;
+}
+
+TEST(Bench, HelpSaysWhatFluidVariantsSelects) {
+  const ProcessResult r = runGraphsim({"bench", "--help"});
+  EXPECT_EQ(r.exitCode, 0);
+  for (const char* text :
+       {"Fluid variants (--scene fluid; LIST of stream, fixed-substeps, memory-nodes, wcsph,",
+        "Variants not chosen are neither", "listed as skipped, with the reason", "wcsph-stiff must name wcsph too"})
+    EXPECT_NE(r.out.find(text), std::string::npos) << text << "\n" << r.out;
+  EXPECT_EQ(r.out.find("--variants is not used"), std::string::npos) << r.out;
 }
 
 } // namespace

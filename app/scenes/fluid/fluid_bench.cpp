@@ -14,7 +14,9 @@
 // With --diagnostics-every K > 0 (bench's default is 0: a benchmark measures the frame alone), each variant also
 // carries "diagnostics": the first and last sample of the live diagnostics, their peaks and the mass change
 // (docs/DIAGNOSTICS.md).
-// On the CPU backend only the CPU reference runs; the CUDA variants are listed as not run, with the reason.
+// --variants (BenchOptions::fluidVariants) chooses among the comparisons; those not chosen are neither run nor
+// listed. On the CPU backend only the CPU reference runs; the chosen CUDA variants are listed as not run, with the
+// reason.
 #include <algorithm>
 #include <cmath>
 #include <iterator>
@@ -263,12 +265,22 @@ LoopResult runFluidVariant(const LoopSetup& setup, render::VulkanContext* contex
   return result;
 }
 
-// The CUDA variants of a scene (the last two with DFSPH only: its equal-accuracy comparison).
-std::vector<std::string> cudaVariantNames(const fluid::FluidConfig& c) {
-  std::vector<std::string> names = {"product", "stream", "fixed-substeps", "memory-nodes"};
-  if (c.solver == fluid::FluidSolver::Dfsph) names.insert(names.end(), {"wcsph", "wcsph-stiff"});
-  return names;
+// Whether the scene has the comparison: wcsph and wcsph-stiff compare WCSPH with a DFSPH product.
+bool sceneHas(const fluid::FluidConfig& c, FluidBenchVariant v) {
+  return c.solver == fluid::FluidSolver::Dfsph || (v != FluidBenchVariant::Wcsph && v != FluidBenchVariant::WcsphStiff);
 }
+
+// The comparisons this run lists: those --variants named, or (all) every one the scene's solver has.
+std::vector<FluidBenchVariant> chosenVariants(const BenchOptions& o, const fluid::FluidConfig& c) {
+  if (o.fluidVariants) return *o.fluidVariants;
+  std::vector<FluidBenchVariant> all;
+  for (FluidBenchVariant v : kFluidBenchVariants)
+    if (sceneHas(c, v)) all.push_back(v);
+  return all;
+}
+
+constexpr const char* kNeedsDfsph =
+    "needs the dfsph solver (the scene file's \"solver\": \"dfsph\"): it compares WCSPH with the DFSPH product";
 
 void runFluidCpu(const BenchOptions& o, BenchReport& report) {
   report.simTimer = "cpu-wall";
@@ -281,13 +293,17 @@ void runFluidCpu(const BenchOptions& o, BenchReport& report) {
   addRun(report, std::move(run), "cpu",
          "the fluid CPU reference: the stages on the host, F = " + std::to_string(o.framesInFlight),
          context ? context->validationMessages() : 0);
+  const fluid::FluidConfig& config = fluidConfig(o.scene);
   const std::string why = "needs --backend cuda: the CPU reference has no CUDA graph, WHILE node or scratch modes";
-  std::string names;
-  for (const std::string& name : cudaVariantNames(fluidConfig(o.scene))) {
-    report.variants.push_back(skippedVariant(name, "CUDA fluid variant", why));
-    names += (names.empty() ? "" : ", ") + name;
-  }
-  report.notes.push_back("the CUDA variants (" + names + ") were not run: " + why);
+  std::string listed; // those not run for want of CUDA
+  const auto skip = [&](const std::string& name, bool here) {
+    report.variants.push_back(skippedVariant(name, "CUDA fluid variant", here ? why : kNeedsDfsph));
+    if (here) listed += (listed.empty() ? "" : ", ") + name;
+  };
+  if (!o.fluidVariants) skip("product", true); // all: the CUDA product too
+  for (FluidBenchVariant v : chosenVariants(o, config))
+    skip(std::string(fluidBenchVariantName(v)), sceneHas(config, v));
+  if (!listed.empty()) report.notes.push_back("the CUDA variants (" + listed + ") were not run: " + why);
 }
 
 // The comparison's WCSPH: the scene with the WCSPH solver and no substep cap short of kMaxFluidSubsteps, so that
@@ -308,6 +324,61 @@ fluid::FluidConfig stiffenedWcsph(fluid::FluidConfig c, double wcsphPeak, double
   return c;
 }
 
+// A comparison's variant and scene: from the product's options and figures and, for wcsph-stiff, wcsph's.
+struct FluidComparison {
+  FluidVariant variant;
+  fluid::FluidConfig config;
+};
+FluidComparison comparison(FluidBenchVariant v, const fluid::FluidConfig& config,
+                           const fluid::FluidCudaOptions& product, const RunShape& shape, const RunShape& wcsph) {
+  const bool dfsph = config.solver == fluid::FluidSolver::Dfsph;
+  FluidComparison c{{std::string(fluidBenchVariantName(v)), {}, product}, config};
+  switch (v) {
+  case FluidBenchVariant::Stream:
+    c.variant.options.launch = fluid::FluidLaunch::HostDecided;
+    c.variant.description =
+        dfsph ? "host-decided: stream launches, the host reads back after each solver iteration and each step"
+              : "host-decided: stream launches, the host reads back after each substep";
+    break;
+  case FluidBenchVariant::FixedSubsteps: {
+    fluid::FluidCudaOptions& fixed = c.variant.options;
+    fixed.launch = fluid::FluidLaunch::FixedSubsteps;
+    fixed.fixedSubsteps = std::clamp(shape.substeps, 1, fluid::kMaxFluidSubsteps);
+    std::copy(std::begin(shape.iterations), std::end(shape.iterations), std::begin(fixed.fixedIterations));
+    c.variant.description =
+        "graph unrolled S = " + std::to_string(fixed.fixedSubsteps) + " times (the product's substeps per frame)" +
+        (dfsph ? ", each solve " + std::to_string(fixed.fixedIterations[0]) + " / " +
+                     std::to_string(fixed.fixedIterations[1]) + " iterations (the product's medians)"
+               : "") +
+        ", no conditional node";
+    break;
+  }
+  case FluidBenchVariant::MemoryNodes:
+    c.variant.options.scratch = fluid::FluidScratch::GraphMemoryNodes;
+    c.variant.description = "the product with scratch from graph memory nodes";
+    break;
+  case FluidBenchVariant::Wcsph:
+    c.config = uncappedWcsph(config);
+    c.variant.description = "the product's graph with the WCSPH solver at the scene's stiffness, substeps uncapped";
+    break;
+  case FluidBenchVariant::WcsphStiff:
+    c.config = stiffenedWcsph(uncappedWcsph(config), wcsph.peakCompression, shape.peakCompression);
+    c.variant.description = "WCSPH at equal accuracy: stiffness " + fixedText(c.config.params.stiffness, 0) +
+                            " m^2/s^2 (aimed at the product's peak compression), substeps uncapped";
+    break;
+  }
+  return c;
+}
+
+// Why a chosen comparison does not run, if it does not. wcsphRan: wcsph has measured its peak (wcsph-stiff's aim).
+std::optional<std::string> whyNotRun(FluidBenchVariant v, const fluid::FluidConfig& config, bool wcsphRan) {
+  if (interruptRequested()) return interruptedReason();
+  if (!sceneHas(config, v)) return kNeedsDfsph;
+  if (v == FluidBenchVariant::WcsphStiff && !wcsphRan)
+    return "its stiffness is aimed with wcsph's measured peak compression, and wcsph did not run";
+  return std::nullopt;
+}
+
 void runFluidCuda(const BenchOptions& o, BenchReport& report) {
   const CudaDeviceList cuda = listCudaDevices();
   const CudaDeviceInfo& info = cudaDeviceFor(o, cuda);
@@ -318,7 +389,6 @@ void runFluidCuda(const BenchOptions& o, BenchReport& report) {
   DataPath path;
   if (!o.simOnly) path = openCudaBenchDevice(o, info, cuda, report, context);
   const fluid::FluidConfig& config = fluidConfig(o.scene);
-  const bool dfsph = config.solver == fluid::FluidSolver::Dfsph;
   fluid::FluidCudaOptions product;
   product.waitTimeout = o.waitTimeout;
   const std::optional<double> share = measureSortShare(o, info.index, product);
@@ -329,51 +399,26 @@ void runFluidCuda(const BenchOptions& o, BenchReport& report) {
   LoopResult first =
       runProduct(o, report, setup, [&] { return runFluidVariant(setup, ctx, &path, &product, share, config, &shape); });
   addRun(report, std::move(first), "product",
-         dfsph ? "WHILE graph: the GPU decides each frame's steps and each solve's iterations (WHILE nodes nested in "
-                 "the step's WHILE); preallocated scratch"
-               : "WHILE graph: the GPU decides each frame's substeps; preallocated scratch",
+         config.solver == fluid::FluidSolver::Dfsph
+             ? "WHILE graph: the GPU decides each frame's steps and each solve's iterations (WHILE nodes nested in "
+               "the step's WHILE); preallocated scratch"
+             : "WHILE graph: the GPU decides each frame's substeps; preallocated scratch",
          messages() - before);
-  const auto run = [&](const FluidVariant& v, const fluid::FluidConfig& c, RunShape* figures = nullptr) {
-    if (interruptRequested()) {
-      report.variants.push_back(skippedVariant(v.name, v.description, interruptedReason()));
-      return;
+  RunShape wcsph; // wcsph's figures, which aim wcsph-stiff
+  bool wcsphRan = false;
+  for (FluidBenchVariant v : chosenVariants(o, config)) {
+    const FluidComparison c = comparison(v, config, product, shape, wcsph);
+    if (const std::optional<std::string> why = whyNotRun(v, config, wcsphRan)) {
+      report.variants.push_back(skippedVariant(c.variant.name, c.variant.description, *why));
+      continue;
     }
-    setup.variantName = v.name;
+    setup.variantName = c.variant.name;
     before = messages();
-    addRun(report, runFluidVariant(setup, ctx, &path, &v.options, share, c, figures), v.name, v.description,
-           messages() - before);
-  };
-  fluid::FluidCudaOptions stream = product, fixed = product, nodes = product;
-  stream.launch = fluid::FluidLaunch::HostDecided;
-  fixed.launch = fluid::FluidLaunch::FixedSubsteps;
-  fixed.fixedSubsteps = std::clamp(shape.substeps, 1, fluid::kMaxFluidSubsteps);
-  std::copy(std::begin(shape.iterations), std::end(shape.iterations), std::begin(fixed.fixedIterations));
-  nodes.scratch = fluid::FluidScratch::GraphMemoryNodes;
-  run({"stream",
-       dfsph ? "host-decided: stream launches, the host reads back after each solver iteration and each step"
-             : "host-decided: stream launches, the host reads back after each substep",
-       stream},
-      config);
-  run({"fixed-substeps",
-       "graph unrolled S = " + std::to_string(fixed.fixedSubsteps) + " times (the product's substeps per frame)" +
-           (dfsph ? ", each solve " + std::to_string(fixed.fixedIterations[0]) + " / " +
-                        std::to_string(fixed.fixedIterations[1]) + " iterations (the product's medians)"
-                  : "") +
-           ", no conditional node",
-       fixed},
-      config);
-  run({"memory-nodes", "the product with scratch from graph memory nodes", nodes}, config);
-  if (!dfsph) return;
-  const fluid::FluidConfig wcsph = uncappedWcsph(config);
-  RunShape plain;
-  run({"wcsph", "the product's graph with the WCSPH solver at the scene's stiffness, substeps uncapped", product},
-      wcsph, &plain);
-  const fluid::FluidConfig stiff = stiffenedWcsph(wcsph, plain.peakCompression, shape.peakCompression);
-  run({"wcsph-stiff",
-       "WCSPH at equal accuracy: stiffness " + fixedText(stiff.params.stiffness, 0) +
-           " m^2/s^2 (aimed at the product's peak compression), substeps uncapped",
-       product},
-      stiff);
+    const bool isWcsph = v == FluidBenchVariant::Wcsph;
+    addRun(report, runFluidVariant(setup, ctx, &path, &c.variant.options, share, c.config, isWcsph ? &wcsph : nullptr),
+           c.variant.name, c.variant.description, messages() - before);
+    wcsphRan = wcsphRan || isWcsph;
+  }
 }
 
 } // namespace
