@@ -208,35 +208,26 @@ unsigned long long solveErrors(sph_math::Solve which, const FluidParams& params,
   const float h = smoothingLength(params), h2 = h * h, mass = particleMass(params);
   const FluidGrid& grid = work.fluid.grid;
   work.kappaOverRho.resize(state.size());
-  unsigned long long ticks = 0; // an integer sum: exact in any order
-  const auto n = static_cast<std::int64_t>(state.size());
-  LongWork checkpoints; // in chunks, as forParticlesInChunks
-  for (std::int64_t begin = 0; begin < n; begin += kParticlesPerCheckpoint) {
-    const std::int64_t end = std::min(n, begin + kParticlesPerCheckpoint);
-#pragma omp parallel for schedule(static) reduction(+ : ticks)
-    for (std::int64_t si = begin; si < end; ++si) {
-      const auto i = static_cast<std::size_t>(si);
-      const Vec3 xi = xyz(state.pos[i]), vi = xyz(state.vel[i]);
-      const float rate =
-          neighbourSum<float>(grid, xi,
-                              [&](std::uint32_t j) {
-                                const Vec3 d = xi - xyz(state.pos[j]);
-                                const float r2 = sph_math::dot(d, d);
-                                return r2 < h2 ? sph_math::densityRatePair(d, vi - xyz(state.vel[j]),
-                                                                           sph_math::kernelGradFactor(r2, h), mass)
-                                               : 0.0f;
-                              }) +
-          boundarySums<float>(work, xi, h2, [&](float volume, Vec3 d, float r2) {
-            return sph_math::densityRatePair(d, vi, sph_math::kernelGradFactor(r2, h), params.restDensity * volume);
-          });
-      const sph_math::SolveTerm t =
-          sph_math::solveTerm(which, rate, state.density[i], params.restDensity, work.alpha[i], dt);
-      work.kappaOverRho[i] = t.kappaOverRho;
-      ticks += sph_math::errorTicks(t.error);
-    }
-    if (end < n) checkpoints.checkpoint(static_cast<double>(end) / static_cast<double>(n));
-  }
-  return ticks;
+  // The exact (integer) error sum, the same in any order.
+  return sumOverParticlesInChunks(static_cast<std::int64_t>(state.size()), [&](std::size_t i) {
+    const Vec3 xi = xyz(state.pos[i]), vi = xyz(state.vel[i]);
+    const float rate =
+        neighbourSum<float>(grid, xi,
+                            [&](std::uint32_t j) {
+                              const Vec3 d = xi - xyz(state.pos[j]);
+                              const float r2 = sph_math::dot(d, d);
+                              return r2 < h2 ? sph_math::densityRatePair(d, vi - xyz(state.vel[j]),
+                                                                         sph_math::kernelGradFactor(r2, h), mass)
+                                             : 0.0f;
+                            }) +
+        boundarySums<float>(work, xi, h2, [&](float volume, Vec3 d, float r2) {
+          return sph_math::densityRatePair(d, vi, sph_math::kernelGradFactor(r2, h), params.restDensity * volume);
+        });
+    const sph_math::SolveTerm t =
+        sph_math::solveTerm(which, rate, state.density[i], params.restDensity, work.alpha[i], dt);
+    work.kappaOverRho[i] = t.kappaOverRho;
+    return sph_math::errorTicks(t.error);
+  });
 }
 
 void applyKappa(const FluidParams& params, float dt, FluidState& state, DfsphWorkspace& work) {

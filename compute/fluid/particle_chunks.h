@@ -27,4 +27,18 @@ void forParticlesInChunks(std::int64_t n, Body&& body) {
   }
 }
 
+// sum_i term(i) over the particles, as an exact integer sum (the same in any order), in the same chunks.
+template <typename Term>
+unsigned long long sumOverParticlesInChunks(std::int64_t n, Term&& term) {
+  LongWork work;
+  unsigned long long sum = 0;
+  for (std::int64_t begin = 0; begin < n; begin += kParticlesPerCheckpoint) {
+    const std::int64_t end = std::min(n, begin + kParticlesPerCheckpoint);
+#pragma omp parallel for schedule(static) reduction(+ : sum)
+    for (std::int64_t i = begin; i < end; ++i) sum += term(static_cast<std::size_t>(i));
+    if (end < n) work.checkpoint(static_cast<double>(end) / static_cast<double>(n));
+  }
+  return sum;
+}
+
 } // namespace graphsim::fluid

@@ -71,26 +71,32 @@ void FluidCudaBackend::Impl::allocateState() {
 
 void FluidCudaBackend::Impl::uploadBoundary() {
   if (!boundary.get()) boundary = cuda::DeviceArray<gpu::BoundaryArgs>(2);
+  const int layers = dfsphBuilt() ? config.dfsph.boundaryLayers : 0;
+  uploadBoundarySet(gpu::kWallBoundary, layers > 0 ? makeWallBoundary(config.params, layers) : Boundary{});
+  uploadObstacleBoundary();
+}
+
+void FluidCudaBackend::Impl::uploadObstacleBoundary() {
   const FluidParams& p = config.params;
   const int layers = dfsphBuilt() ? config.dfsph.boundaryLayers : 0;
-  const Boundary made[2] = {layers > 0 ? makeWallBoundary(p, layers) : Boundary{},
-                            layers > 0 && p.obstacleRadius > 0.0f ? makeObstacleBoundary(p, layers) : Boundary{}};
-  gpu::BoundaryArgs args[2];
-  for (int i = 0; i < 2; ++i) {
-    const Boundary& b = made[i];
-    BoundaryArrays& a = boundaries[i];
-    a.pos = cuda::DeviceArray<float4>(b.size()), a.volume = cuda::DeviceArray<float>(b.size());
-    a.cellStart = cuda::DeviceArray<unsigned>(b.grid.cellStart.size());
-    a.cellEnd = cuda::DeviceArray<unsigned>(b.grid.cellEnd.size());
-    cuda::upload(a.pos, b.pos), cuda::upload(a.volume, b.volume);
-    cuda::upload(a.cellStart, b.grid.cellStart), cuda::upload(a.cellEnd, b.grid.cellEnd);
-    const sph_math::GridDims& g = b.grid.dims;
-    args[i] = {a.pos.get(), a.volume.get(), a.cellStart.get(), a.cellEnd.get(), gpu::Grid{g.nx, g.ny, g.nz, g.cellSize},
-               b.offset,    b.reach2};
-    args[i].built = args[i].n = static_cast<int>(b.size()); // frame_begin switches the obstacle's every frame
-  }
+  uploadBoundarySet(gpu::kObstacleBoundary,
+                    layers > 0 && p.obstacleRadius > 0.0f ? makeObstacleBoundary(p, layers) : Boundary{});
   boundaryRadius = p.obstacleRadius;
-  CUDA_CHECK(cudaMemcpy(boundary.get(), args, sizeof args, cudaMemcpyHostToDevice));
+}
+
+void FluidCudaBackend::Impl::uploadBoundarySet(int i, const Boundary& b) {
+  BoundaryArrays& a = boundaries[i];
+  a.pos = cuda::DeviceArray<float4>(b.size()), a.volume = cuda::DeviceArray<float>(b.size());
+  a.cellStart = cuda::DeviceArray<unsigned>(b.grid.cellStart.size());
+  a.cellEnd = cuda::DeviceArray<unsigned>(b.grid.cellEnd.size());
+  cuda::upload(a.pos, b.pos), cuda::upload(a.volume, b.volume);
+  cuda::upload(a.cellStart, b.grid.cellStart), cuda::upload(a.cellEnd, b.grid.cellEnd);
+  const sph_math::GridDims& g = b.grid.dims;
+  gpu::BoundaryArgs args{
+      a.pos.get(), a.volume.get(), a.cellStart.get(), a.cellEnd.get(), gpu::Grid{g.nx, g.ny, g.nz, g.cellSize},
+      b.offset,    b.reach2};
+  args.built = args.n = static_cast<int>(b.size()); // frame_begin switches the obstacle's every frame
+  CUDA_CHECK(cudaMemcpy(boundary.get() + i, &args, sizeof args, cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy)); // pageable copies: landed before a launch reads them
 }
 
@@ -201,7 +207,7 @@ void FluidCudaBackend::setParams(const FluidParams& params) {
   m.config.params = p;
   if (m.dfsphBuilt() && m.config.dfsph.boundaryLayers > 0 && p.obstacleRadius != m.boundaryRadius) {
     m.synchronize(); // the obstacle's boundary particles are rebuilt for the new radius; no launch may be reading them
-    m.uploadBoundary();
+    m.uploadObstacleBoundary();
   }
   m.settingsChanged();
   m.nodesStale = true;

@@ -132,7 +132,9 @@ struct FluidCudaBackend::Impl {
   bool switchBuilt() const { return options.launch == FluidLaunch::WhileGraph; }
   bool dfsphBuilt() const { return switchBuilt() || config.solver == FluidSolver::Dfsph; }
   StepScope solverScope() const { return config.solver == FluidSolver::Dfsph ? StepScope::Dfsph : StepScope::Wcsph; }
-  void uploadBoundary(); // dfsph.h's makeWallBoundary and makeObstacleBoundary for the config, on the device
+  void uploadBoundary();         // dfsph.h's makeWallBoundary and makeObstacleBoundary for the config, on the device
+  void uploadObstacleBoundary(); // the obstacle's alone (a new radius)
+  void uploadBoundarySet(int i, const Boundary& b); // into boundaries[i] and the device's BoundaryArgs [i]
   // The rows of one place that this configuration runs (the diagnostics node only with diagnosticsEvery > 0).
   bool runs(const FluidStepRow& row) const { return !row.diagnostics || config.diagnosticsEvery > 0; }
   // The sort of one substep, captured from CUB into a graph once; the body adds it as a child graph node.
