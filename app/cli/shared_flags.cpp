@@ -75,8 +75,8 @@ std::int64_t parseIntegerFlag(const std::string& flag, const std::string& text, 
 CLI::Option* addDiagnosticsEveryOption(CLI::App& app, std::string& text, int defaultEvery) {
   text = std::to_string(defaultEvery);
   return addIntegerOption(app, "--diagnostics-every", text,
-                          "Live diagnostics (nbody: energy, momentum, angular momentum; fluid: mass, density error, "
-                          "speed) every K frames, 0.." +
+                          "Live diagnostics (nbody: energy, momentum, angular momentum; fluid: mass, density "
+                          "deviation, compression, speed) every K frames, 0.." +
                               std::to_string(kMaxDiagnosticsEvery) + "; 0: off, no diagnostics node (default: " +
                               std::to_string(defaultEvery) + "; docs/DIAGNOSTICS.md)");
 }

@@ -45,7 +45,7 @@ bool FluidDiagnosticsTrack::update(const std::optional<FluidDiagnosticsSample>& 
   if (restarted) peak_ = s;
   peak_.mass = std::min(peak_.mass, s.mass);
   peak_.particles = std::min(peak_.particles, s.particles);
-  peak_.maxDensityError = std::max(peak_.maxDensityError, s.maxDensityError);
+  peak_.maxDensityDeviation = std::max(peak_.maxDensityDeviation, s.maxDensityDeviation);
   peak_.maxCompression = std::max(peak_.maxCompression, s.maxCompression);
   peak_.maxSpeed = std::max(peak_.maxSpeed, s.maxSpeed);
   return true;
@@ -61,11 +61,11 @@ std::string FluidDiagnosticsTrack::summary() const {
   const FluidDiagnosticSums& a = first()->sums;
   const FluidDiagnosticSums& b = last()->sums;
   return "diagnostics: " + describeSpan() + ": mass " + generalText(a.mass) + " -> " + generalText(b.mass) +
-         " kg (change " + scientificText(massChange()) + "), max density error " + percent(a.maxDensityError) + " -> " +
-         percent(b.maxDensityError) + " (peak " + percent(peak_.maxDensityError) + "), max compression " +
-         percent(a.maxCompression) + " -> " + percent(b.maxCompression) + " (peak " + percent(peak_.maxCompression) +
-         "), max speed " + generalText(a.maxSpeed, 4) + " -> " + generalText(b.maxSpeed, 4) + " m/s (peak " +
-         generalText(peak_.maxSpeed, 4) + ")";
+         " kg (change " + scientificText(massChange()) + "), max density deviation " + percent(a.maxDensityDeviation) +
+         " -> " + percent(b.maxDensityDeviation) + " (peak " + percent(peak_.maxDensityDeviation) +
+         "), max compression " + percent(a.maxCompression) + " -> " + percent(b.maxCompression) + " (peak " +
+         percent(peak_.maxCompression) + "), max speed " + generalText(a.maxSpeed, 4) + " -> " +
+         generalText(b.maxSpeed, 4) + " m/s (peak " + generalText(peak_.maxSpeed, 4) + ")";
 }
 
 } // namespace graphsim::fluid

@@ -1,12 +1,12 @@
-// Live diagnostics of the fluid scene (issue 15, docs/DIAGNOSTICS.md, "The fluid scene"): mass, density error and
-// speed, defined once here for the CPU reference (fluid_diagnostics.cpp), the CUDA kernel
+// Live diagnostics of the fluid scene (issue 15, docs/DIAGNOSTICS.md, "The fluid scene"): mass, density deviation,
+// compression and speed, defined once here for the CPU reference (fluid_diagnostics.cpp), the CUDA kernel
 // (cuda/fluid_diagnostics_kernel.cu) and the app (panel, soak, bench, the run's summary). Over the particles i whose
 // position, velocity and density are all finite (a blown-up particle counts in none of them):
 //
 //   M = sum_i m = counted x m            (every particle has the mass m = particleMass(params): M is exact)
-//   max density error  = max_i |rho_i / rho0 - 1|
-//   max compression    = max_i (rho_i / rho0 - 1)      (signed: what the Tait pressure acts on)
-//   max speed          = max_i |v_i|
+//   max density deviation = max_i |rho_i / rho0 - 1|   (the free surface's rarefaction included: not a solver error)
+//   max compression       = max_i (rho_i / rho0 - 1)     (signed: what the pressure solve acts on)
+//   max speed             = max_i |v_i|
 //
 // rho_i is the density the last density stage of the frame computed (what that substep's pressure used), x_i and v_i
 // the state the frame ended with. Every value is computed in double from the float state, and a maximum is exact
@@ -37,7 +37,7 @@ struct FluidState;
 // on the host. Without a counted particle the maxima are 0.
 struct FluidDiagnosticSums {
   double mass;                  // M [kg]
-  double maxDensityError;       // max |rho / rho0 - 1| [-]
+  double maxDensityDeviation;   // max |rho / rho0 - 1| [-]
   double maxCompression;        // max (rho / rho0 - 1) [-]
   double maxSpeed;              // max |v| [m/s]
   unsigned long long particles; // the particles counted (all of them unless some are non-finite)
@@ -60,7 +60,7 @@ GRAPHSIM_HD inline bool finite(float x) {
 // in double (correctly rounded division on both sides).
 struct ParticleTerms {
   bool ok;
-  double speed2, densityError, compression;
+  double speed2, deviation, compression;
 };
 GRAPHSIM_HD inline ParticleTerms particleTerms(float px, float py, float pz, float vx, float vy, float vz, float rho,
                                                float rho0) {
@@ -70,7 +70,7 @@ GRAPHSIM_HD inline ParticleTerms particleTerms(float px, float py, float pz, flo
   const double x = vx, y = vy, z = vz;
   t.speed2 = x * x + y * y + z * z;
   t.compression = static_cast<double>(rho) / static_cast<double>(rho0) - 1.0;
-  t.densityError = t.compression < 0.0 ? -t.compression : t.compression;
+  t.deviation = t.compression < 0.0 ? -t.compression : t.compression;
   return t;
 }
 
@@ -100,20 +100,20 @@ GRAPHSIM_HD inline double fromOrderedBits(unsigned long long o) {
 
 // The running maxima of a set of particles, as ordered bits (0: none counted yet), and the count.
 struct Extremes {
-  unsigned long long particles, speed2Bits, densityErrorBits, compressionBits;
+  unsigned long long particles, speed2Bits, deviationBits, compressionBits;
 };
 GRAPHSIM_HD inline unsigned long long maxBits(unsigned long long a, unsigned long long b) { return a > b ? a : b; }
 GRAPHSIM_HD inline void add(Extremes& e, const ParticleTerms& t) {
   if (!t.ok) return;
   e.particles += 1;
   e.speed2Bits = maxBits(e.speed2Bits, orderedBits(t.speed2));
-  e.densityErrorBits = maxBits(e.densityErrorBits, orderedBits(t.densityError));
+  e.deviationBits = maxBits(e.deviationBits, orderedBits(t.deviation));
   e.compressionBits = maxBits(e.compressionBits, orderedBits(t.compression));
 }
 GRAPHSIM_HD inline void add(Extremes& into, const Extremes& b) {
   into.particles += b.particles;
   into.speed2Bits = maxBits(into.speed2Bits, b.speed2Bits);
-  into.densityErrorBits = maxBits(into.densityErrorBits, b.densityErrorBits);
+  into.deviationBits = maxBits(into.deviationBits, b.deviationBits);
   into.compressionBits = maxBits(into.compressionBits, b.compressionBits);
 }
 
@@ -124,7 +124,7 @@ GRAPHSIM_HD inline FluidDiagnosticSums finish(const Extremes& e, float mass) {
   s.mass = static_cast<double>(e.particles) * static_cast<double>(mass); // exact: < 2^24 particles, a 24-bit m
   if (e.particles == 0) return s;
   s.maxSpeed = sqrt(fromOrderedBits(e.speed2Bits));
-  s.maxDensityError = fromOrderedBits(e.densityErrorBits);
+  s.maxDensityDeviation = fromOrderedBits(e.deviationBits);
   s.maxCompression = fromOrderedBits(e.compressionBits);
   return s;
 }
@@ -161,11 +161,11 @@ public:
   // Takes the backend's latest sample; true when it is a new one (another frame or series). A sample of another
   // series starts the track over.
   bool update(const std::optional<FluidDiagnosticsSample>& latest);
-  // The largest max density error, max compression and max speed over the series' samples (and the smallest mass).
+  // The largest max density deviation, max compression and max speed over the series' samples (and the smallest mass).
   const FluidDiagnosticSums& peak() const { return peak_; }
   // M / M(first sample) - 1; 0 without samples.
   double massChange() const;
-  // "diagnostics: 3 samples, frames 0..10: mass 12.5 -> 12.5 kg (change 0), max density error 0.41 -> 0.52 (peak
+  // "diagnostics: 3 samples, frames 0..10: mass 12.5 -> 12.5 kg (change 0), max density deviation 0.41 -> 0.52 (peak
   // 0.55), max compression 0.12 % -> 0.85 % (peak 1.1 %), max speed 0 -> 1.2 m/s (peak 1.3)"; empty without samples.
   std::string summary() const;
 

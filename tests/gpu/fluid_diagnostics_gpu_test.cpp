@@ -34,7 +34,7 @@ void expectSameBits(const FluidDiagnosticSums& a, const FluidDiagnosticSums& b, 
   EXPECT_EQ(a.particles, b.particles) << what;
   EXPECT_EQ(a.mass, b.mass) << what;
   EXPECT_EQ(a.maxSpeed, b.maxSpeed) << what;
-  EXPECT_EQ(a.maxDensityError, b.maxDensityError) << what;
+  EXPECT_EQ(a.maxDensityDeviation, b.maxDensityDeviation) << what;
   EXPECT_EQ(a.maxCompression, b.maxCompression) << what;
 }
 
@@ -106,19 +106,19 @@ TEST(FluidDiagnosticsGpu, CudaAndCpuBackendsAgreeWithinTolerance) {
     ASSERT_EQ(b->frame, k);
     const FluidDiagnosticSums &c = a->sums, &g = b->sums;
     std::printf(
-        "[ measured ] frame %llu: max speed cpu %.6f gpu %.6f m/s; max density error cpu %.6e gpu %.6e; "
+        "[ measured ] frame %llu: max speed cpu %.6f gpu %.6f m/s; max density deviation cpu %.6e gpu %.6e; "
         "max compression cpu %.6e gpu %.6e\n",
-        static_cast<unsigned long long>(k), c.maxSpeed, g.maxSpeed, c.maxDensityError, g.maxDensityError,
+        static_cast<unsigned long long>(k), c.maxSpeed, g.maxSpeed, c.maxDensityDeviation, g.maxDensityDeviation,
         c.maxCompression, g.maxCompression);
     EXPECT_EQ(g.particles, c.particles) << "frame " << k;
     EXPECT_EQ(g.mass, c.mass) << "frame " << k;
     if (k == 0) {
       EXPECT_NEAR(g.maxSpeed, c.maxSpeed, 1e-3);
-      EXPECT_NEAR(g.maxDensityError, c.maxDensityError, 1e-4);
+      EXPECT_NEAR(g.maxDensityDeviation, c.maxDensityDeviation, 1e-4);
       EXPECT_NEAR(g.maxCompression, c.maxCompression, 1e-4);
     } else {
       EXPECT_NEAR(g.maxSpeed, c.maxSpeed, 0.1 * c.maxSpeed + 0.01) << "frame " << k;
-      EXPECT_NEAR(g.maxDensityError, c.maxDensityError, 0.05) << "frame " << k;
+      EXPECT_NEAR(g.maxDensityDeviation, c.maxDensityDeviation, 0.05) << "frame " << k;
       EXPECT_NEAR(g.maxCompression, c.maxCompression, 0.01) << "frame " << k;
     }
   }

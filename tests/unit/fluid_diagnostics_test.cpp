@@ -76,8 +76,8 @@ TEST(FluidDiagnostics, HandMadeStateGivesTheDefinedValues) {
   EXPECT_EQ(d.particles, 4u);
   EXPECT_EQ(d.mass, 4.0 * double(m)) << "every particle has the mass m";
   EXPECT_EQ(d.maxSpeed, 5.0);
-  EXPECT_DOUBLE_EQ(d.maxDensityError, 1.0 - double(0.97f * p.restDensity) / double(p.restDensity));
-  EXPECT_NEAR(d.maxDensityError, 0.03, 1e-6);
+  EXPECT_DOUBLE_EQ(d.maxDensityDeviation, 1.0 - double(0.97f * p.restDensity) / double(p.restDensity));
+  EXPECT_NEAR(d.maxDensityDeviation, 0.03, 1e-6);
   EXPECT_DOUBLE_EQ(d.maxCompression, double(1.015f * p.restDensity) / double(p.restDensity) - 1.0);
   EXPECT_NEAR(d.maxCompression, 0.015, 1e-6);
 }
@@ -89,7 +89,7 @@ TEST(FluidDiagnostics, CompressionIsSignedWhenEveryParticleIsBelowRestDensity) {
   s.density = {0.5f * p.restDensity, 0.9f * p.restDensity, 0.8f * p.restDensity};
   const FluidDiagnosticSums d = computeFluidDiagnostics(s, p);
   EXPECT_NEAR(d.maxCompression, -0.1, 1e-6) << "the least rarefied particle";
-  EXPECT_NEAR(d.maxDensityError, 0.5, 1e-6) << "the most rarefied particle";
+  EXPECT_NEAR(d.maxDensityDeviation, 0.5, 1e-6) << "the most rarefied particle";
 }
 
 TEST(FluidDiagnostics, ANonFiniteParticleCountsInNone) {
@@ -107,7 +107,7 @@ TEST(FluidDiagnostics, ANonFiniteParticleCountsInNone) {
   EXPECT_EQ(d.particles, 2u);
   EXPECT_EQ(d.mass, 2.0 * double(m)) << "mass drops by m per non-finite particle";
   EXPECT_EQ(d.maxSpeed, 1.0);
-  EXPECT_EQ(d.maxDensityError, 0.0);
+  EXPECT_EQ(d.maxDensityDeviation, 0.0);
   EXPECT_EQ(d.maxCompression, 0.0);
 
   for (Float4& v : s.vel) v.x = std::numeric_limits<float>::quiet_NaN();
@@ -154,7 +154,7 @@ TEST(FluidDiagnostics, DensityErrorOfIsolatedParticlesAfterTheDensityStage) {
   const double pi = 3.14159265358979323846;
   const double expected = 1.0 - double(particleMass(p)) * 21.0 / (2.0 * pi * h * h * h) / double(p.restDensity);
   const FluidDiagnosticSums d = computeFluidDiagnostics(s, p);
-  EXPECT_NEAR(d.maxDensityError, expected, 1e-6);
+  EXPECT_NEAR(d.maxDensityDeviation, expected, 1e-6);
   EXPECT_NEAR(d.maxCompression, -expected, 1e-6);
   EXPECT_GT(expected, 0.3) << "sanity: an isolated particle lacks most of its density";
 }
@@ -172,7 +172,7 @@ TEST(FluidDiagnostics, CpuBackendSampleOfFrameKEqualsAnIndependentComputation) {
   EXPECT_EQ(want.particles, 4096u);
   EXPECT_EQ(got->sums.mass, 4096.0 * double(particleMass(p))) << "mass = N m exactly";
   EXPECT_EQ(got->sums.maxSpeed, want.maxSpeed);
-  EXPECT_EQ(got->sums.maxDensityError, want.maxError);
+  EXPECT_EQ(got->sums.maxDensityDeviation, want.maxError);
   EXPECT_EQ(got->sums.maxCompression, want.maxCompression);
   EXPECT_GT(got->sums.maxSpeed, 0.5) << "the dam has started to fall after 11 frames";
   EXPECT_LT(got->sums.maxCompression, 0.1) << "WCSPH at the default stiffness compresses by a few % at most";
@@ -298,7 +298,7 @@ FluidDiagnosticsSample sample(std::uint64_t frame, std::uint64_t series, double 
   s.series = series;
   s.sums.mass = mass;
   s.sums.particles = 10;
-  s.sums.maxDensityError = error;
+  s.sums.maxDensityDeviation = error;
   s.sums.maxCompression = error / 2;
   s.sums.maxSpeed = speed;
   return s;
@@ -315,14 +315,14 @@ TEST(FluidDiagnostics, TrackKeepsFirstLastAndPeaksOfTheSeries) {
   EXPECT_EQ(t.samples(), 3u);
   EXPECT_EQ(t.first()->frame, 0u);
   EXPECT_EQ(t.last()->frame, 10u);
-  EXPECT_EQ(t.peak().maxDensityError, 0.4);
+  EXPECT_EQ(t.peak().maxDensityDeviation, 0.4);
   EXPECT_EQ(t.peak().maxCompression, 0.2);
   EXPECT_EQ(t.peak().maxSpeed, 3.0);
   EXPECT_EQ(t.peak().mass, 9.0) << "the smallest mass";
   EXPECT_DOUBLE_EQ(t.massChange(), -0.1);
   const std::string line = t.summary();
   EXPECT_EQ(line.rfind("diagnostics: 3 samples, frames 0..10: mass 10 -> 9 kg (change -1.000e-01), ", 0), 0u) << line;
-  EXPECT_NE(line.find("max density error 10 % -> 20 % (peak 40 %)"), std::string::npos) << line;
+  EXPECT_NE(line.find("max density deviation 10 % -> 20 % (peak 40 %)"), std::string::npos) << line;
   EXPECT_NE(line.find("max speed 1 -> 2 m/s (peak 3)"), std::string::npos) << line;
 
   EXPECT_TRUE(t.update(sample(12, 2, 5.0, 0.01, 0.5))) << "another series starts over";

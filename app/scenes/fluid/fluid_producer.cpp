@@ -58,7 +58,7 @@ public:
   bool* nodeSwitch(const NodeInfo& node, std::string* tooltip) override {
     if (node.diagnostics) {
       if (tooltip != nullptr)
-        *tooltip = "mass, max density error, max compression and max speed every " +
+        *tooltip = "mass, max density deviation, max compression and max speed every " +
                    std::to_string(backend_.config().diagnosticsEvery) +
                    " frames (Stats: Diagnostics); changes no state.\nOn the GPU the node (after the WHILE node) runs "
                    "only on those frames (enabled for them, disabled after); this box turns the sampling on or off";
@@ -120,11 +120,11 @@ private:
   void pollDiagnostics() const {
     if (!diagnostics_.update(backend_.diagnostics())) return;
     if (diagnostics_.samples() == 1) {
-      for (PlotRing* ring : {&massChange_, &densityError_, &compression_, &speed_}) ring->clear();
+      for (PlotRing* ring : {&massChange_, &deviation_, &compression_, &speed_}) ring->clear();
     }
     const fluid::FluidDiagnosticSums& s = diagnostics_.last()->sums;
     massChange_.push(static_cast<float>(diagnostics_.massChange()));
-    densityError_.push(static_cast<float>(100.0 * s.maxDensityError));
+    deviation_.push(static_cast<float>(100.0 * s.maxDensityDeviation));
     compression_.push(static_cast<float>(100.0 * s.maxCompression));
     speed_.push(static_cast<float>(s.maxSpeed));
   }
@@ -145,7 +145,7 @@ private:
   // Diagnostics (docs/DIAGNOSTICS.md): the series' first and latest sample and its peaks, and the last
   // PlotRing::kSamples values of each quantity for the panel's plots. Filled by pollDiagnostics.
   mutable fluid::FluidDiagnosticsTrack diagnostics_;
-  mutable PlotRing massChange_, densityError_, compression_, speed_;
+  mutable PlotRing massChange_, deviation_, compression_, speed_;
 };
 
 // One slider per kFluidParams row that has one (its label, its "param:<id>" for the scripted UI tests), then the
@@ -208,7 +208,7 @@ void FluidProducer::drawParameters(const FrameStats& stats, PanelLayout& layout)
     if (f->density.total > 0 && f->substeps > 0)
       ImGui::Text(
           "dfsph iterations per substep: density %.1f (max %d), divergence %.1f; peak compression %.2f %%, "
-          "density error %.3f %%",
+          "average density error %.3f %%",
           static_cast<double>(f->density.total) / f->substeps, f->density.max,
           static_cast<double>(f->divergence.total) / f->substeps, 100.0 * static_cast<double>(f->peakCompression),
           100.0 * f->densityError);
@@ -229,7 +229,7 @@ void FluidProducer::drawStats(const FrameStats& stats) {
   drawDiagnostics();
 }
 
-// Mass, max density error, max compression and max speed: the latest values over the last PlotRing::kSamples
+// Mass, max density deviation, max compression and max speed: the latest values over the last PlotRing::kSamples
 // samples, and each one's peak over the series. A tree node, closed at first; its label carries the compression and
 // the speed.
 void FluidProducer::drawDiagnostics() {
@@ -262,10 +262,11 @@ void FluidProducer::drawDiagnostics() {
   char overlay[96];
   std::snprintf(overlay, sizeof overlay, "M %.6g kg  change %+.2e", s.mass, diagnostics_.massChange());
   plot("mass", massChange_, overlay, "M / M0 - 1, M = m x particles counted (a non-finite particle leaves it)");
-  std::snprintf(overlay, sizeof overlay, "%.3f %%  peak %.3f %%", 100.0 * s.maxDensityError,
-                100.0 * peak.maxDensityError);
-  plot("density error", densityError_, overlay,
-       "max |rho/rho0 - 1| [%]: at the free surface rho is low (missing neighbours), so this stays high");
+  std::snprintf(overlay, sizeof overlay, "%.3f %%  peak %.3f %%", 100.0 * s.maxDensityDeviation,
+                100.0 * peak.maxDensityDeviation);
+  plot("density deviation", deviation_, overlay,
+       "max |rho/rho0 - 1| [%]: at the free surface rho is low (missing neighbours), so this stays high;\n"
+       "it is not the solver's error (Parameters: average density error)");
   std::snprintf(overlay, sizeof overlay, "%.3f %%  peak %.3f %%", 100.0 * s.maxCompression,
                 100.0 * peak.maxCompression);
   plot("compression", compression_, overlay, "max (rho/rho0 - 1) [%]: what the stiffness keeps small (~1 %)");

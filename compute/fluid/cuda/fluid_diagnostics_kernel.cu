@@ -24,7 +24,7 @@ __global__ void __launch_bounds__(32) fluidDiagnosticsKernel(FluidDiagnosticsArg
   for (int offset = 16; offset > 0; offset >>= 1) {
     e.particles += __shfl_xor_sync(0xffffffffu, e.particles, offset);
     e.speed2Bits = shuffleMax(e.speed2Bits, offset);
-    e.densityErrorBits = shuffleMax(e.densityErrorBits, offset);
+    e.deviationBits = shuffleMax(e.deviationBits, offset);
     e.compressionBits = shuffleMax(e.compressionBits, offset);
   }
   if (threadIdx.x != 0) return;
@@ -32,7 +32,7 @@ __global__ void __launch_bounds__(32) fluidDiagnosticsKernel(FluidDiagnosticsArg
   if (e.particles > 0) {
     atomicAdd(&s.extremes.particles, e.particles);
     atomicMax(&s.extremes.speed2Bits, e.speed2Bits);
-    atomicMax(&s.extremes.densityErrorBits, e.densityErrorBits);
+    atomicMax(&s.extremes.deviationBits, e.deviationBits);
     atomicMax(&s.extremes.compressionBits, e.compressionBits);
   }
   __threadfence(); // this warp's atomics are visible device-wide before it counts itself done
@@ -43,7 +43,7 @@ __global__ void __launch_bounds__(32) fluidDiagnosticsKernel(FluidDiagnosticsArg
   fdm::Extremes total{};
   total.particles = atomicExch(&s.extremes.particles, 0ull);
   total.speed2Bits = atomicExch(&s.extremes.speed2Bits, 0ull);
-  total.densityErrorBits = atomicExch(&s.extremes.densityErrorBits, 0ull);
+  total.deviationBits = atomicExch(&s.extremes.deviationBits, 0ull);
   total.compressionBits = atomicExch(&s.extremes.compressionBits, 0ull);
   s.blocksDone = 0; // ready for the next launch (stream-ordered after this one)
   const FluidDiagnosticSums sums = fdm::finish(total, a.mass);
@@ -53,7 +53,7 @@ __global__ void __launch_bounds__(32) fluidDiagnosticsKernel(FluidDiagnosticsArg
   __threadfence_system();
   h->frame = a.ctrl->frame;
   h->sums.mass = sums.mass;
-  h->sums.maxDensityError = sums.maxDensityError;
+  h->sums.maxDensityDeviation = sums.maxDensityDeviation;
   h->sums.maxCompression = sums.maxCompression;
   h->sums.maxSpeed = sums.maxSpeed;
   h->sums.particles = sums.particles;
