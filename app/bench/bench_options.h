@@ -37,18 +37,19 @@ std::string_view benchVariantName(BenchVariant variant);
 std::optional<BenchVariant> benchVariantFromName(std::string_view name);
 
 // The fluid scene's comparisons (app/scenes/fluid/fluid_bench.cpp), in report order. Its product path (the WHILE
-// graph) always runs first and has no --variants name. Wcsph and WcsphStiff exist with the dfsph solver only;
+// graph) always runs first and has no --variants name. Cells, Wcsph and WcsphStiff exist with the dfsph solver only;
 // WcsphStiff's stiffness is aimed with Wcsph's measured peak compression, so it is chosen with Wcsph.
 enum class FluidBenchVariant {
   Stream,        // the same kernels on a stream, the host deciding each substep and solver iteration
   FixedSubsteps, // the body unrolled the product's median substeps (and solver iterations), no conditional node
   MemoryNodes,   // the product with scratch from graph memory alloc/free nodes
+  Cells,         // the product with every DFSPH neighbour pass walking the 27 cells (no per-step neighbour lists)
   Wcsph,         // the product's graph with the WCSPH solver, substeps uncapped
   WcsphStiff,    // that, stiffened to the product's peak compression
 };
-inline constexpr std::array<FluidBenchVariant, 5> kFluidBenchVariants = {
+inline constexpr std::array<FluidBenchVariant, 6> kFluidBenchVariants = {
     FluidBenchVariant::Stream, FluidBenchVariant::FixedSubsteps, FluidBenchVariant::MemoryNodes,
-    FluidBenchVariant::Wcsph, FluidBenchVariant::WcsphStiff};
+    FluidBenchVariant::Cells,  FluidBenchVariant::Wcsph,         FluidBenchVariant::WcsphStiff};
 std::string_view fluidBenchVariantName(FluidBenchVariant variant);
 
 struct BenchOptions {

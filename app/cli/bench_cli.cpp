@@ -35,15 +35,15 @@ stream (same kernels on a stream, semaphores through cudaWait/SignalExternalSema
 (no interop: device->host copy, Vulkan staging upload), serial (F = 1). LIST is comma-separated, or all (the
 default), or none, of these names only (--scene nbody).
 
-Fluid variants (--scene fluid; LIST of stream, fixed-substeps, memory-nodes, wcsph, wcsph-stiff only, or all (the
+Fluid variants (--scene fluid; LIST of stream, fixed-substeps, memory-nodes, cells, wcsph, wcsph-stiff only, or all (the
 default), or none): product (always runs first, not a LIST name: WHILE graph: the GPU decides each frame's substeps
 and, with the dfsph solver, each solve's iterations in WHILE nodes nested in it; preallocated scratch), stream (the
 same kernels on a stream, the host reading the state back after every substep and every solver iteration to decide
 on the next), fixed-substeps (the body unrolled S times, S = the product's median substeps, and each dfsph solve
 unrolled its median iterations; no conditional node), memory-nodes (scratch from graph memory alloc/free nodes);
-with dfsph also wcsph (the same graph with the WCSPH solver, substeps uncapped so that frames cover frameDt) and
+with dfsph also cells (every neighbour pass walks the 27 cells: no per-step neighbour lists), wcsph (the same graph with the WCSPH solver, substeps uncapped so that frames cover frameDt) and
 wcsph-stiff (that, stiffened to the product's peak compression: equal accuracy). Variants not chosen are neither
-run nor reported. all leaves wcsph and wcsph-stiff out of a scene with the wcsph solver; named for one, they are
+run nor reported. all leaves cells, wcsph and wcsph-stiff out of a scene with the wcsph solver; named for one, they are
 listed as skipped, with the reason. wcsph-stiff's stiffness is aimed with wcsph's measured peak, so a LIST with
 wcsph-stiff must name wcsph too. --variants applies with --sim-only as well. On the CPU backend the chosen variants
 (with all, the CUDA product too) are listed as skipped. Each row adds particle_steps_per_second,
@@ -134,7 +134,8 @@ std::string_view benchVariantName(BenchVariant variant) {
 }
 
 std::string_view fluidBenchVariantName(FluidBenchVariant variant) {
-  constexpr std::string_view kNames[] = {"stream", "fixed-substeps", "memory-nodes", "wcsph", "wcsph-stiff"}; // enum
+  constexpr std::string_view kNames[] = {"stream", "fixed-substeps", "memory-nodes",
+                                         "cells",  "wcsph",          "wcsph-stiff"}; // enum order
   static_assert(std::size(kNames) == kFluidBenchVariants.size());
   const auto i = static_cast<std::size_t>(variant);
   return i < std::size(kNames) ? kNames[i] : "unknown";

@@ -16,7 +16,7 @@ namespace graphsim::cuda {
 // Complete parameters of one kernel node.
 struct KernelNodeSpec {
   static constexpr std::size_t kMaxArgBytes =
-      144; // the largest argument struct of any scene's kernels (DFSPH's non_pressure)
+      176; // the largest argument struct of any scene's kernels (DFSPH's non_pressure, with its neighbour lists)
 
   const void* func = nullptr;
   dim3 grid{1, 1, 1};

@@ -344,7 +344,7 @@ TEST(Bench, HelpDescribesInteropAndCapturePeriod) {
 TEST(Bench, FluidVariantsRefuseWhatTheFluidDoesNotHave) {
   const std::string fluidNames =
       "(allowed with --scene fluid: all, none, stream, fixed-substeps, memory-nodes, "
-      "wcsph, wcsph-stiff; the fluid's product always runs first)";
+      "cells, wcsph, wcsph-stiff; the fluid's product always runs first)";
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"--scene", "fluid", "--variants", "bogus"}, "--variants: unknown variant 'bogus' " + fluidNames},
       {{"--scene", "fluid", "--variants", "graph"}, "--variants: unknown variant 'graph' " + fluidNames},
@@ -429,8 +429,8 @@ TEST_F(BenchFluidVariants, NoneIsTheCpuReferenceAloneWithSimOnlyToo) {
 
 TEST_F(BenchFluidVariants, AllIsTheDefaultAndHasTheWcsphComparisonsWithDfsphOnly) {
   const std::string dfsph = solverFile("dfsph"), wcsph = solverFile("wcsph");
-  const std::vector<std::string> withDfsph = {"cpu",          "product", "stream",     "fixed-substeps",
-                                              "memory-nodes", "wcsph",   "wcsph-stiff"};
+  const std::vector<std::string> withDfsph = {"cpu",          "product", "stream", "fixed-substeps",
+                                              "memory-nodes", "cells",   "wcsph",  "wcsph-stiff"};
   const std::vector<std::string> withWcsph = {"cpu", "product", "stream", "fixed-substeps", "memory-nodes"};
   EXPECT_EQ(names(bench({"--config", dfsph, "--sim-only"})), withDfsph);
   EXPECT_EQ(names(bench({"--config", dfsph, "--sim-only", "--variants", "all"})), withDfsph);
@@ -438,8 +438,9 @@ TEST_F(BenchFluidVariants, AllIsTheDefaultAndHasTheWcsphComparisonsWithDfsphOnly
 
   // Named for a WCSPH scene: listed as skipped, needing dfsph (not --backend cuda), in report order.
   std::string out;
-  const auto rows = bench({"--config", wcsph, "--sim-only", "--variants", "wcsph,wcsph-stiff,memory-nodes"}, &out);
-  EXPECT_EQ(names(rows), (std::vector<std::string>{"cpu", "memory-nodes", "wcsph", "wcsph-stiff"}));
+  const auto rows =
+      bench({"--config", wcsph, "--sim-only", "--variants", "wcsph,wcsph-stiff,cells,memory-nodes"}, &out);
+  EXPECT_EQ(names(rows), (std::vector<std::string>{"cpu", "memory-nodes", "cells", "wcsph", "wcsph-stiff"}));
   for (std::size_t i = 2; i < rows.size(); ++i) {
     EXPECT_EQ(rows[i][1], "skipped") << rows[i][0];
     EXPECT_EQ(rows[i][2].rfind("needs the dfsph solver", 0), 0u) << rows[i][0] << ": " << rows[i][2];
@@ -451,7 +452,7 @@ TEST(Bench, HelpSaysWhatFluidVariantsSelects) {
   const ProcessResult r = runGraphsim({"bench", "--help"});
   EXPECT_EQ(r.exitCode, 0);
   for (const char* text :
-       {"Fluid variants (--scene fluid; LIST of stream, fixed-substeps, memory-nodes, wcsph,",
+       {"Fluid variants (--scene fluid; LIST of stream, fixed-substeps, memory-nodes, cells, wcsph,",
         "Variants not chosen are neither", "listed as skipped, with the reason", "wcsph-stiff must name wcsph too"})
     EXPECT_NE(r.out.find(text), std::string::npos) << text << "\n" << r.out;
   EXPECT_EQ(r.out.find("--variants is not used"), std::string::npos) << r.out;

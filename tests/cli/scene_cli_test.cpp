@@ -89,17 +89,17 @@ TEST(Scenes, FluidBenchOnTheCpuRunsTheReferenceAndSaysWhyNotTheCudaVariants) {
   fs::create_directories(dir);
   const fs::path json = dir / "fluid_bench.json";
   fs::remove(json);
-  const ProcessResult r = runGraphsim({"bench", "--scene", "fluid", "--backend", "cpu", "--particles", "2048",
-                                       "--frames", "10", "--warmup", "2", "--json", json.string(), "--quiet"},
+  const ProcessResult r = runGraphsim({"bench", "--scene", "fluid", "--backend", "cpu", "--particles", "1024",
+                                       "--frames", "4", "--warmup", "1", "--json", json.string(), "--quiet"},
                                       300);
   ASSERT_EQ(r.exitCode, 0) << r.err;
   EXPECT_TRUE(contains(r.out, "were not run: needs --backend cuda")) << r.out;
   std::ifstream in(json);
   const nlohmann::json j = nlohmann::json::parse(in);
   EXPECT_EQ(j["scene"], "fluid");
-  EXPECT_EQ(j["particles"], 2048);
+  EXPECT_EQ(j["particles"], 1024);
   ASSERT_EQ(j["variants"].size(),
-            7u); // cpu; product, stream, fixed-substeps, memory-nodes, wcsph, wcsph-stiff (DFSPH's)
+            8u); // cpu; product, stream, fixed-substeps, memory-nodes, cells, wcsph, wcsph-stiff (DFSPH's)
   const nlohmann::json& cpu = j["variants"][0];
   EXPECT_EQ(cpu["status"], "ok");
   for (const char* key :
@@ -107,7 +107,7 @@ TEST(Scenes, FluidBenchOnTheCpuRunsTheReferenceAndSaysWhyNotTheCudaVariants) {
     EXPECT_TRUE(cpu.contains(key)) << key;
   EXPECT_GT(cpu["substeps_per_frame"].get<double>(), 1.0);
   EXPECT_NEAR(cpu["particle_steps_per_second"].get<double>(),
-              2048.0 * cpu["substeps_per_frame"].get<double>() * cpu["fps"].get<double>(),
+              1024.0 * cpu["substeps_per_frame"].get<double>() * cpu["fps"].get<double>(),
               1e-6 * cpu["particle_steps_per_second"].get<double>());
   for (std::size_t i = 1; i < j["variants"].size(); ++i) {
     EXPECT_EQ(j["variants"][i]["status"], "skipped");

@@ -168,7 +168,7 @@ private:
 nlohmann::ordered_json sumsJson(const fluid::FluidDiagnosticSums& s) {
   return {{"mass", s.mass},
           {"particles", s.particles},
-          {"max_density_error", s.maxDensityError},
+          {"max_density_deviation", s.maxDensityDeviation},
           {"max_compression", s.maxCompression},
           {"max_speed", s.maxSpeed}};
 }
@@ -187,7 +187,7 @@ void addDiagnostics(VariantResult& r, const FluidBenchProducer& p) {
                              {"initial", sumsJson(t.first()->sums)},
                              {"final", sumsJson(t.last()->sums)},
                              {"peak",
-                              {{"max_density_error", peak.maxDensityError},
+                              {{"max_density_deviation", peak.maxDensityDeviation},
                                {"max_compression", peak.maxCompression},
                                {"max_speed", peak.maxSpeed}}},
                              {"mass_change", t.massChange()}});
@@ -265,9 +265,11 @@ LoopResult runFluidVariant(const LoopSetup& setup, render::VulkanContext* contex
   return result;
 }
 
-// Whether the scene has the comparison: wcsph and wcsph-stiff compare WCSPH with a DFSPH product.
+// Whether the scene has the comparison: cells compares DFSPH's neighbour lists with the cell walk, wcsph and
+// wcsph-stiff compare WCSPH with a DFSPH product.
 bool sceneHas(const fluid::FluidConfig& c, FluidBenchVariant v) {
-  return c.solver == fluid::FluidSolver::Dfsph || (v != FluidBenchVariant::Wcsph && v != FluidBenchVariant::WcsphStiff);
+  return c.solver == fluid::FluidSolver::Dfsph ||
+         (v != FluidBenchVariant::Cells && v != FluidBenchVariant::Wcsph && v != FluidBenchVariant::WcsphStiff);
 }
 
 // The comparisons this run lists: those --variants named, or (all) every one the scene's solver has.
@@ -279,8 +281,11 @@ std::vector<FluidBenchVariant> chosenVariants(const BenchOptions& o, const fluid
   return all;
 }
 
-constexpr const char* kNeedsDfsph =
-    "needs the dfsph solver (the scene file's \"solver\": \"dfsph\"): it compares WCSPH with the DFSPH product";
+std::string needsDfsph(FluidBenchVariant v) {
+  return std::string("needs the dfsph solver (the scene file's \"solver\": \"dfsph\"): it compares ") +
+         (v == FluidBenchVariant::Cells ? "DFSPH's neighbour lists with the cell walk"
+                                        : "WCSPH with the DFSPH product");
+}
 
 void runFluidCpu(const BenchOptions& o, BenchReport& report) {
   report.simTimer = "cpu-wall";
@@ -295,14 +300,16 @@ void runFluidCpu(const BenchOptions& o, BenchReport& report) {
          context ? context->validationMessages() : 0);
   const fluid::FluidConfig& config = fluidConfig(o.scene);
   const std::string why = "needs --backend cuda: the CPU reference has no CUDA graph, WHILE node or scratch modes";
-  std::string listed; // those not run for want of CUDA
-  const auto skip = [&](const std::string& name, bool here) {
-    report.variants.push_back(skippedVariant(name, "CUDA fluid variant", here ? why : kNeedsDfsph));
-    if (here) listed += (listed.empty() ? "" : ", ") + name;
+  std::string listed;                                                          // those not run for want of CUDA
+  const auto skip = [&](const std::string& name, const std::string* notHere) { // notHere: the scene lacks it
+    report.variants.push_back(skippedVariant(name, "CUDA fluid variant", notHere != nullptr ? *notHere : why));
+    if (notHere == nullptr) listed += (listed.empty() ? "" : ", ") + name;
   };
-  if (!o.fluidVariants) skip("product", true); // all: the CUDA product too
-  for (FluidBenchVariant v : chosenVariants(o, config))
-    skip(std::string(fluidBenchVariantName(v)), sceneHas(config, v));
+  if (!o.fluidVariants) skip("product", nullptr); // all: the CUDA product too
+  for (FluidBenchVariant v : chosenVariants(o, config)) {
+    const std::string lacks = needsDfsph(v);
+    skip(std::string(fluidBenchVariantName(v)), sceneHas(config, v) ? nullptr : &lacks);
+  }
   if (!listed.empty()) report.notes.push_back("the CUDA variants (" + listed + ") were not run: " + why);
 }
 
@@ -357,6 +364,10 @@ FluidComparison comparison(FluidBenchVariant v, const fluid::FluidConfig& config
     c.variant.options.scratch = fluid::FluidScratch::GraphMemoryNodes;
     c.variant.description = "the product with scratch from graph memory nodes";
     break;
+  case FluidBenchVariant::Cells:
+    c.variant.options.neighbourLists = false;
+    c.variant.description = "the product with every neighbour pass walking the 27 cells (no per-step neighbour lists)";
+    break;
   case FluidBenchVariant::Wcsph:
     c.config = uncappedWcsph(config);
     c.variant.description = "the product's graph with the WCSPH solver at the scene's stiffness, substeps uncapped";
@@ -373,7 +384,7 @@ FluidComparison comparison(FluidBenchVariant v, const fluid::FluidConfig& config
 // Why a chosen comparison does not run, if it does not. wcsphRan: wcsph has measured its peak (wcsph-stiff's aim).
 std::optional<std::string> whyNotRun(FluidBenchVariant v, const fluid::FluidConfig& config, bool wcsphRan) {
   if (interruptRequested()) return interruptedReason();
-  if (!sceneHas(config, v)) return kNeedsDfsph;
+  if (!sceneHas(config, v)) return needsDfsph(v);
   if (v == FluidBenchVariant::WcsphStiff && !wcsphRan)
     return "its stiffness is aimed with wcsph's measured peak compression, and wcsph did not run";
   return std::nullopt;

@@ -60,12 +60,14 @@ struct DensityFactorArgs {
   const BoundaryArgs* boundary;
   FrameControl* ctrl;
   BlowUpState* blowUp;
+  NeighbourLists lists; // written here (base nullptr: none)
   unsigned long long divergenceHandle;
   Grid grid;
   int n;
   float h, mass, rho0, maxDensity;
   int pad;
 };
+static_assert(sizeof(DensityFactorArgs) == 136, "no implicit padding: equal parameters are equal bytes");
 
 __global__ void __launch_bounds__(128) densityFactorKernel(DensityFactorArgs a) {
   startSolve(a.ctrl, a.divergenceHandle);
@@ -74,6 +76,8 @@ __global__ void __launch_bounds__(128) densityFactorKernel(DensityFactorArgs a) 
   FactorAcc f{0.0f, 0.0f, {0.0f, 0.0f, 0.0f}}, bw = f, bo = f;
   if (l.particle >= 0) {
     const Vec3 xi = xyz(a.posS[l.particle]);
+    const bool listing = a.lists.base != nullptr;
+    ListWriter list(a.lists, a.n, l.particle, l.lane);
     forEachCandidateInSlab(a.cellStart, a.cellEnd, a.grid, xi, l.lane, [&](unsigned j) {
       const Vec3 d = xi - xyz(__ldg(&a.posS[j]));
       const float r2 = sph_math::dot(d, d);
@@ -81,9 +85,11 @@ __global__ void __launch_bounds__(128) densityFactorKernel(DensityFactorArgs a) 
         f = f + FactorAcc{0.0f, 0.0f, {0.0f, 0.0f, 0.0f}};
         return;
       }
+      if (listing) list.add(j);
       const Vec3 g = d * (a.mass * sph_math::kernelGradFactor(r2, a.h));
       f = f + FactorAcc{sph_math::kernelW(r2, a.h), sph_math::dot(g, g), g};
     });
+    if (listing) list.finish();
     const auto term = [&](float volume, Vec3 d, float r2) {
       const float psi = a.rho0 * volume;
       return FactorAcc{psi * sph_math::kernelW(r2, a.h), 0.0f, d * (psi * sph_math::kernelGradFactor(r2, a.h))};
@@ -115,11 +121,13 @@ struct SolveArgs { // the errors and kappa kernels of one solve
   float* kappa; // kappa / rho
   const BoundaryArgs* boundary;
   FrameControl* ctrl;
+  NeighbourLists lists; // density_factor's (base nullptr: walk the cells)
   Grid grid;
   int n, which; // sph_math::Solve
   float h, mass, rho0;
   int pad;
 };
+static_assert(sizeof(SolveArgs) == 136, "no implicit padding: equal parameters are equal bytes");
 
 // One iteration's errors and kappas, and the exact error sum (one 64-bit atomic per warp).
 __global__ void __launch_bounds__(128) solveErrorsKernel(SolveArgs a) {
@@ -128,7 +136,7 @@ __global__ void __launch_bounds__(128) solveErrorsKernel(SolveArgs a) {
   float rate = 0.0f, bw = 0.0f, bo = 0.0f;
   if (l.particle >= 0) {
     const Vec3 xi = xyz(a.posS[l.particle]), vi = xyz(a.vel[l.particle]);
-    forEachCandidateInSlab(a.cellStart, a.cellEnd, a.grid, xi, l.lane, [&](unsigned j) {
+    forEachNeighbourInSlab(a.lists, a.n, a.cellStart, a.cellEnd, a.grid, xi, l.particle, l.lane, [&](unsigned j) {
       const Vec3 d = xi - xyz(__ldg(&a.posS[j]));
       const float r2 = sph_math::dot(d, d);
       rate += r2 < h2 ? sph_math::densityRatePair(d, vi - xyz(a.vel[j]), sph_math::kernelGradFactor(r2, a.h), a.mass)
@@ -193,7 +201,7 @@ __global__ void __launch_bounds__(128) solveKappaKernel(SolveArgs a) {
   if (l.particle >= 0) {
     const Vec3 xi = xyz(a.posS[l.particle]);
     ki = a.kappa[l.particle];
-    forEachCandidateInSlab(a.cellStart, a.cellEnd, a.grid, xi, l.lane, [&](unsigned j) {
+    forEachNeighbourInSlab(a.lists, a.n, a.cellStart, a.cellEnd, a.grid, xi, l.particle, l.lane, [&](unsigned j) {
       const Vec3 d = xi - xyz(__ldg(&a.posS[j]));
       const float r2 = sph_math::dot(d, d);
       f = f + (r2 < h2
@@ -219,12 +227,15 @@ struct NonPressureArgs {
   const float2* rhoP;
   const unsigned *cellStart, *cellEnd;
   FrameControl* ctrl;
+  NeighbourLists lists; // density_factor's (base nullptr: walk the cells)
   unsigned long long densityHandle;
   Grid grid;
   int n;
   float h, mass, cs, alpha, gx, gy, gz;
   float box[3], wallRadius, wallSlack; // sph_math::capWallApproach's
+  int pad;
 };
+static_assert(sizeof(NonPressureArgs) == 160, "no implicit padding: equal parameters are equal bytes");
 
 __global__ void __launch_bounds__(128) nonPressureKernel(NonPressureArgs a) {
   startSolve(a.ctrl, a.densityHandle);
@@ -233,7 +244,7 @@ __global__ void __launch_bounds__(128) nonPressureKernel(NonPressureArgs a) {
   if (l.particle >= 0) {
     const Vec3 xi = xyz(a.posS[l.particle]), vi = xyz(a.velS[l.particle]);
     const float rhoI = a.rhoP[l.particle].x, h2 = a.h * a.h;
-    forEachCandidateInSlab(a.cellStart, a.cellEnd, a.grid, xi, l.lane, [&](unsigned j) {
+    forEachNeighbourInSlab(a.lists, a.n, a.cellStart, a.cellEnd, a.grid, xi, l.particle, l.lane, [&](unsigned j) {
       const Vec3 d = xi - xyz(__ldg(&a.posS[j]));
       const float r2 = sph_math::dot(d, d);
       if (r2 >= h2 || a.alpha == 0.0f) {
@@ -282,8 +293,8 @@ KernelSpec dfsphSpecFor(FluidStep step, const DeviceState& d, const Scratch& s, 
   const auto solveArgs = [&](sph_math::Solve which) {
     const int w = static_cast<int>(which);
     float4* v = which == sph_math::Solve::Divergence ? s.velS : s.accel;
-    return SolveArgs{s.posS, v, s.cellStart, s.cellEnd, d.rhoP, s.alpha, s.kappa,       d.boundary,
-                     d.ctrl, g, d.n,         w,         k.h,    k.mass,  k.restDensity, 0};
+    return SolveArgs{s.posS,  v, s.cellStart, s.cellEnd, d.rhoP, s.alpha, s.kappa,       d.boundary, d.ctrl,
+                     s.lists, g, d.n,         w,         k.h,    k.mass,  k.restDensity, 0};
   };
   const auto checkArgs = [&](sph_math::Solve which, unsigned long long h) {
     const int w = static_cast<int>(which);
@@ -292,8 +303,8 @@ KernelSpec dfsphSpecFor(FluidStep step, const DeviceState& d, const Scratch& s, 
   switch (step) {
   case FluidStep::DensityFactor:
     return specOf(densityFactorKernel,
-                  {s.posS, s.cellStart, s.cellEnd, d.rhoP, s.alpha, d.boundary, d.ctrl, d.blowUp, handles.divergence, g,
-                   d.n, k.h, k.mass, k.restDensity, k.maxDensity, 0},
+                  {s.posS, s.cellStart, s.cellEnd, d.rhoP, s.alpha, d.boundary, d.ctrl, d.blowUp, s.lists,
+                   handles.divergence, g, d.n, k.h, k.mass, k.restDensity, k.maxDensity, 0},
                   laneThreads(d.n), 128);
   case FluidStep::DivergenceErrors:
     return specOf(solveErrorsKernel, solveArgs(sph_math::Solve::Divergence), laneThreads(d.n), 128);
@@ -316,6 +327,7 @@ KernelSpec dfsphSpecFor(FluidStep step, const DeviceState& d, const Scratch& s, 
                    s.cellStart,
                    s.cellEnd,
                    d.ctrl,
+                   s.lists,
                    handles.density,
                    g,
                    d.n,
@@ -328,7 +340,8 @@ KernelSpec dfsphSpecFor(FluidStep step, const DeviceState& d, const Scratch& s, 
                    k.gravity[2],
                    {k.box[0], k.box[1], k.box[2]},
                    k.wallRadius,
-                   sph_math::kWallApproachSlack * k.spacing},
+                   sph_math::kWallApproachSlack * k.spacing,
+                   0},
                   laneThreads(d.n), 128);
   case FluidStep::Advect:
     return specOf(advectKernel, {s.posS, s.accel, d.pos, d.vel, d.ctrl, d.blowUp, d.n, 0}, count(d.n));

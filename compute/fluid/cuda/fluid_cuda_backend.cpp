@@ -61,7 +61,7 @@ void FluidCudaBackend::Impl::allocateState() {
   }
   if (!frames.interop()) computeOutput = cuda::DeviceArray<float4>(n);
   uploadBoundary();
-  layout = gpu::scratchLayout(static_cast<int>(n), grid);
+  layout = gpu::scratchLayout(static_cast<int>(n), grid, options.neighbourLists && dfsphBuilt());
   scratchOwned.reset();
   if (options.scratch == FluidScratch::Preallocated) {
     scratchOwned = cuda::DeviceArray<unsigned char>(layout.bytes);

@@ -103,6 +103,52 @@ __device__ inline void forEachCandidateInSlab(const unsigned* cellStart, const u
   }
 }
 
+// DFSPH's neighbour lists (fluid_kernels.h, NeighbourLists): density_factor writes a lane's list while it walks the
+// cells (add for each neighbour, then finish); the step's later passes read it through forEachNeighbourInSlab.
+class ListWriter {
+public:
+  __device__ ListWriter(const NeighbourLists& lists, int n, int particle, int lane)
+      : lists_(lists), stride_(3u * static_cast<unsigned>(n)),
+        slot_(3u * static_cast<unsigned>(particle) + static_cast<unsigned>(lane)) {}
+  // j: the next neighbour in the walk's order (sorted indices rise along it: rows y - 1, y, y + 1 of one slab).
+  __device__ void add(unsigned j) {
+    if (count_ == 0) base_ = j;
+    const unsigned offset = j - base_;
+    if (count_ < static_cast<unsigned>(kListPerLane) && offset <= 0xffffu)
+      lists_.offset[count_ * stride_ + slot_] = static_cast<unsigned short>(offset);
+    else overflow_ = true;
+    ++count_;
+  }
+  __device__ void finish() const {
+    lists_.base[slot_] = base_;
+    lists_.count[slot_] = overflow_ ? kListOverflow : static_cast<unsigned char>(count_);
+  }
+
+private:
+  NeighbourLists lists_;
+  unsigned stride_, slot_, base_ = 0, count_ = 0;
+  bool overflow_ = false;
+};
+
+// Calls fn(j) for this lane's neighbours: those of its list when it has one (and the list exists), else every
+// candidate of its slab (fn tests r^2 < h^2 either way, so the listed ones give the same terms in the same order).
+template <typename Fn>
+__device__ inline void forEachNeighbourInSlab(const NeighbourLists& lists, int n, const unsigned* cellStart,
+                                              const unsigned* cellEnd, const Grid& g, Vec3 x, int particle, int lane,
+                                              Fn&& fn) {
+  if (lists.base != nullptr) {
+    const unsigned stride = 3u * static_cast<unsigned>(n);
+    const unsigned slot = 3u * static_cast<unsigned>(particle) + static_cast<unsigned>(lane);
+    const unsigned count = lists.count[slot];
+    if (count != kListOverflow) {
+      const unsigned base = lists.base[slot];
+      for (unsigned k = 0; k < count; ++k) fn(base + lists.offset[k * stride + slot]);
+      return;
+    }
+  }
+  forEachCandidateInSlab(cellStart, cellEnd, g, x, lane, fn);
+}
+
 inline unsigned laneThreads(int n) { return static_cast<unsigned>((n + kGroupsPerWarp - 1) / kGroupsPerWarp) * 32u; }
 
 // A kernel's spec from its argument struct, written in place at the call: Args is deduced from the kernel alone

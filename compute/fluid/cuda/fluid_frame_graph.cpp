@@ -7,9 +7,15 @@ namespace {
 
 std::size_t alignUp(std::size_t x) { return (x + 255) & ~std::size_t{255}; }
 
+// DFSPH's neighbour lists: per particle, three lanes' base, count and kListPerLane 16-bit offsets.
+std::size_t listBytes(std::size_t particles) {
+  const std::size_t slots = 3 * particles;
+  return alignUp(slots * sizeof(unsigned)) + alignUp(slots) + alignUp(slots * kListPerLane * sizeof(unsigned short));
+}
+
 } // namespace
 
-ScratchLayout scratchLayout(int particles, const sph_math::GridDims& grid) {
+ScratchLayout scratchLayout(int particles, const sph_math::GridDims& grid, bool neighbourLists) {
   ScratchLayout l;
   l.particles = static_cast<std::size_t>(particles > 0 ? particles : 1);
   l.cells = static_cast<std::size_t>(grid.nx) * static_cast<std::size_t>(grid.ny) * static_cast<std::size_t>(grid.nz);
@@ -18,6 +24,8 @@ ScratchLayout scratchLayout(int particles, const sph_math::GridDims& grid) {
   l.bytes = 4 * alignUp(l.particles * sizeof(unsigned)) + 2 * alignUp(l.cells * sizeof(unsigned)) +
             3 * alignUp(l.particles * sizeof(float4)) + 2 * alignUp(l.particles * sizeof(float)) +
             alignUp(l.sortTempBytes);
+  l.lists = neighbourLists;
+  if (neighbourLists) l.bytes += listBytes(l.particles);
   return l;
 }
 
@@ -43,6 +51,12 @@ Scratch ScratchLayout::at(void* base) const {
   s.kappa = static_cast<float*>(take(particles * sizeof(float)));
   s.sortTemp = take(sortTempBytes);
   s.sortTempBytes = sortTempBytes;
+  if (lists) {
+    const std::size_t slots = 3 * particles;
+    s.lists.base = static_cast<unsigned*>(take(slots * sizeof(unsigned)));
+    s.lists.count = static_cast<unsigned char*>(take(slots));
+    s.lists.offset = static_cast<unsigned short*>(take(slots * kListPerLane * sizeof(unsigned short)));
+  }
   if (offset != bytes) throw std::logic_error("ScratchLayout::at: carving does not match scratchLayout()");
   return s;
 }

@@ -28,9 +28,10 @@ inline const char* stepName(Step s) { return stepRow(s).name.data(); }
 struct ScratchLayout {
   std::size_t particles = 0, bytes = 0, cells = 0, sortTempBytes = 0;
   int keyBits = 1;
+  bool lists = false;           // DFSPH's neighbour lists (Scratch::lists)
   Scratch at(void* base) const; // pointers into an allocation of `bytes` at base
 };
-ScratchLayout scratchLayout(int particles, const sph_math::GridDims& grid);
+ScratchLayout scratchLayout(int particles, const sph_math::GridDims& grid, bool neighbourLists);
 
 // What the kernels are given for a configuration, frameDt (setFrameDt's) and the launch variant (FixedSubsteps: dt
 // = frameDt / S).

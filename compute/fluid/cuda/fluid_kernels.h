@@ -71,12 +71,29 @@ struct OutputArgs { // the render buffers: frame k writes out[k % slots]
   int slots, pad;
 };
 
+// DFSPH's neighbour lists of one step (docs/PERFORMANCE.md, "Neighbour lists"). The positions stay put from
+// density_factor to advect, so the list density_factor writes while it walks the 27 cells serves every later
+// neighbour pass of the step unchanged: each solver iteration's two kernels and non_pressure. Per (particle, lane)
+// slot s = 3 i + lane: the lane's neighbours in the walk's order as 16-bit offsets from its first one (base), at
+// offset[k * 3n + s]. A lane with more than kListPerLane neighbours, or one further than 65,535 sorted places from its
+// first, has count kListOverflow and walks its cells. The list holds exactly the candidates with r^2 < h^2 in the
+// order the walk visits them, so a pass adds the same terms in the same order either way (the walk's other
+// candidates added zeros): the same bits.
+inline constexpr int kListPerLane = 24;
+inline constexpr unsigned char kListOverflow = 0xff;
+struct NeighbourLists {
+  unsigned* base = nullptr;         // nullptr: no lists (every pass walks the cells)
+  unsigned char* count = nullptr;   // per slot: neighbours listed, or kListOverflow
+  unsigned short* offset = nullptr; // kListPerLane per slot, slot-minor
+};
+
 // The substep's scratch, carved out of one allocation (preallocated, or a graph memory node's).
 struct Scratch {
   unsigned *keys = nullptr, *keysAlt = nullptr, *vals = nullptr, *valsAlt = nullptr;
   unsigned *cellStart = nullptr, *cellEnd = nullptr;
   float4 *posS = nullptr, *velS = nullptr, *accel = nullptr; // accel: DFSPH's velocities after the non-pressure forces
   float *alpha = nullptr, *kappa = nullptr;                  // DFSPH: the factor and kappa / rho per particle
+  NeighbourLists lists;                                      // DFSPH, with FluidCudaOptions::neighbourLists
   void* sortTemp = nullptr;
   std::size_t sortTempBytes = 0;
   bool sortedInAlt = false; // where CUB's DoubleBuffer leaves the result (fixed for a key-bit count: set by the sort)
