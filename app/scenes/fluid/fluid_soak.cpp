@@ -75,16 +75,17 @@ struct Bulk {
   double maxSpeed = 0;
 };
 
+Centre centreOf(const fluid::FluidState& s) {
+  Centre c;
+  for (const Float4& p : s.pos) c.x[0] += p.x, c.x[1] += p.y, c.x[2] += p.z;
+  for (double& x : c.x) x /= std::max<double>(1.0, static_cast<double>(s.size()));
+  return c;
+}
+
 Bulk bulkOf(const fluid::FluidState& s) {
-  Bulk b;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    b.centre.x[0] += s.pos[i].x;
-    b.centre.x[1] += s.pos[i].y;
-    b.centre.x[2] += s.pos[i].z;
-    const Float4& v = s.vel[i];
+  Bulk b{centreOf(s), 0.0};
+  for (const Float4& v : s.vel)
     b.maxSpeed = std::max(b.maxSpeed, std::sqrt(double(v.x) * v.x + double(v.y) * v.y + double(v.z) * v.z));
-  }
-  for (double& c : b.centre.x) c /= std::max<double>(1.0, static_cast<double>(s.size()));
   return b;
 }
 
@@ -164,11 +165,11 @@ private:
   // centre to a new lattice, which is no motion.
   void startTravel() {
     travelled_ = 0;
-    lastCentre_ = bulkOf(replayBackend_.state()).centre;
+    lastCentre_ = centreOf(replayBackend_.state());
     lastSize_ = replayBackend_.state().size();
   }
   void trackTravel() {
-    const Centre now = bulkOf(replayBackend_.state()).centre;
+    const Centre now = centreOf(replayBackend_.state());
     if (replayBackend_.state().size() == lastSize_) travelled_ += distance(now, lastCentre_);
     lastCentre_ = now;
     lastSize_ = replayBackend_.state().size();
