@@ -402,7 +402,10 @@ protected:
     return n;
   }
 
-  const fs::path dir_ = scratch("fluid_variants");
+  // One directory per test: ctest runs this fixture's tests as parallel processes, and a shared report file would be
+  // removed by one while another reads it.
+  const fs::path dir_ =
+      scratch(std::string("fluid_variants_") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
 };
 
 TEST_F(BenchFluidVariants, OnTheCpuListOnlyTheChosenCudaVariants) {
