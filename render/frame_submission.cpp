@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "render/pipeline_common.h"
 #include "render/renderer_impl.h"
 #include "render/vk_check.h"
 #include "shaders/particle_layout.h"
@@ -60,11 +61,12 @@ void ParticleRenderer::Impl::recordFrame(FrameSlot& slot, std::uint32_t slotInde
                        nullptr, 0, nullptr);
   vkCmdSetEvent(cmd, slot.started.get(), VK_PIPELINE_STAGE_VERTEX_INPUT_BIT);
 
-  const std::uint32_t firstQuery = 2 * slotIndex;
-  if (timestamps) {
-    vkCmdResetQueryPool(cmd, timestamps.get(), firstQuery, 2);
-    vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, timestamps.get(), firstQuery);
-  }
+  const std::uint32_t firstQuery = kTimestampsPerSlot * slotIndex;
+  const auto timestamp = [&](std::uint32_t i, VkPipelineStageFlagBits stage) {
+    if (timestamps) vkCmdWriteTimestamp(cmd, stage, timestamps.get(), firstQuery + i);
+  };
+  if (timestamps) vkCmdResetQueryPool(cmd, timestamps.get(), firstQuery, kTimestampsPerSlot);
+  timestamp(0, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT);
 
   // Staged body buffers (no interop): this frame's bodies go from the staging buffer to the vertex buffer first,
   // inside the timestamps, so the render GPU time includes the upload.
@@ -72,21 +74,41 @@ void ParticleRenderer::Impl::recordFrame(FrameSlot& slot, std::uint32_t slotInde
     bodies.cmdUpload(cmd, slotIndex, VkDeviceSize{GRAPHSIM_BODY_STRIDE} * frame.bodyCount);
   }
 
-  target.cmdBeginRenderPass(cmd);
-  if (frame.box) { // first: the floor writes no depth, so the particles cover it
-    boxPipeline.cmdDraw(cmd, extent, makeBoxPushConstants(frame.camera, *frame.box, extent), frame.boxFloor);
-  }
-  if (frame.bodyCount > 0) {
-    pipeline.cmdDraw(cmd, extent, bodies.buffer(slotIndex), frame.bodyCount,
-                     makePushConstants(frame.camera, frame.style, extent));
+  if (frame.mode == RenderMode::Surface) {
+    if (!surface) surface.emplace(context, extent, target.renderPass());
+    const SurfaceFrame liquid{bodies.buffer(slotIndex), frame.bodyCount, frame.camera, frame.style.pointRadius,
+                              frame.surface};
+    surface->cmdBeginScene(cmd);
+    cmdDrawScenery(cmd, frame);
+    timestamp(1, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
+    surface->cmdLiquid(cmd, liquid, timestamps.get(), firstQuery + 2);
+    target.cmdBeginRenderPass(cmd);
+    surface->cmdComposite(cmd, liquid);
+  } else {
+    target.cmdBeginRenderPass(cmd);
+    cmdDrawScenery(cmd, frame);
+    if (frame.bodyCount > 0) {
+      pipeline.cmdDraw(cmd, extent, bodies.buffer(slotIndex), frame.bodyCount,
+                       makePushConstants(frame.camera, frame.style, extent));
+    }
   }
   if (frame.overlay != nullptr) frame.overlay->cmdDrawOverlay(cmd);
   vkCmdEndRenderPass(cmd);
   if (frame.present != nullptr) cmdBlitToSwapchain(cmd, target.colourImage(), extent, *frame.present);
 
-  if (timestamps) vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, timestamps.get(), firstQuery + 1);
+  // Particle mode writes only the first and the last: its one pass is all "scene" (lastRenderPassTimes).
+  timestamp(kTimestampsPerSlot - 1, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT);
   if (frame.capture) slot.readback->cmdCopyFrom(cmd, target.colourImage());
   VK_CHECK(vkEndCommandBuffer(cmd));
+}
+
+void ParticleRenderer::Impl::cmdDrawScenery(VkCommandBuffer cmd, const FrameSubmit& frame) const {
+  if (frame.box)
+    boxPipeline.cmdDraw(cmd, extent, makeBoxPushConstants(frame.camera, *frame.box, extent), frame.boxFloor);
+  if (frame.obstacle && frame.obstacle->radius > 0.0f) {
+    pipeline::cmdSetFullViewport(cmd, extent);
+    boxPipeline.cmdDrawObstacle(cmd, makeObstaclePushConstants(frame.camera, *frame.obstacle, extent));
+  }
 }
 
 std::uint64_t ParticleRenderer::Impl::checkedRenderDoneValue(const FrameSubmit& frame) const {
@@ -110,6 +132,9 @@ void ParticleRenderer::Impl::recordUnlessReusable(FrameSlot& slot, std::uint32_t
     inputs.box = frame.boxFloor ? 2 : 1;
     inputs.boxPush = makeBoxPushConstants(frame.camera, *frame.box, extent);
   }
+  inputs.obstacle = frame.obstacle;
+  inputs.mode = frame.mode;
+  inputs.surface = frame.surface;
   const bool reusable = frame.overlay == nullptr && !frame.capture && frame.present == nullptr;
   // Byte equality on purpose: the recording depends on the bytes pushed, so equal bytes (NaN included) may reuse it
   // and unequal ones (0.0 vs -0.0 too) re-record; the push constants have no padding (render/particle_pipeline.cpp).
@@ -118,7 +143,9 @@ void ParticleRenderer::Impl::recordUnlessReusable(FrameSlot& slot, std::uint32_t
                     std::memcmp(&slot.reusable->push, &inputs.push, sizeof inputs.push) == 0 &&
                     slot.reusable->box == inputs.box &&
                     // NOLINTNEXTLINE(bugprone-suspicious-memory-comparison): byte equality is the intent (above)
-                    std::memcmp(&slot.reusable->boxPush, &inputs.boxPush, sizeof inputs.boxPush) == 0;
+                    std::memcmp(&slot.reusable->boxPush, &inputs.boxPush, sizeof inputs.boxPush) == 0 &&
+                    slot.reusable->obstacle == inputs.obstacle && slot.reusable->mode == inputs.mode &&
+                    slot.reusable->surface == inputs.surface;
   if (!same) {
     VK_CHECK(vkResetCommandPool(context.device(), slot.commandPool.get(), 0));
     recordFrame(slot, slotIndex, frame);
@@ -184,6 +211,7 @@ void ParticleRenderer::submit(const FrameSubmit& frame) {
   r.queueSubmit(slot, frame, signalValue);
 
   slot.submittedFrame = frame.frame;
+  slot.submittedMode = frame.mode;
   slot.submittedSimDoneWait = frame.waitSimDone.value_or(0);
   if (frame.capture) slot.capturedFrame = frame.frame;
   r.lastSignalled = signalValue;
@@ -210,25 +238,42 @@ void ParticleRenderer::finishCapture(std::uint64_t frame, std::vector<std::uint8
 
 double ParticleRenderer::lastQueueSubmitUs() const { return impl_->lastQueueSubmitUs; }
 
-double ParticleRenderer::lastRenderGpuMs() const {
+double ParticleRenderer::lastRenderGpuMs() const { return lastRenderPassTimes().total; }
+
+RenderPassTimes ParticleRenderer::lastRenderPassTimes() const {
   const Impl& r = *impl_;
-  if (!r.timestamps) return -1.0; // timestampValidBits == 0 on this queue family
+  if (!r.timestamps) return {}; // timestampValidBits == 0 on this queue family
   const std::uint64_t completed = r.renderDone.value();
-  if (completed == 0 || (r.queryReadWaitsForDevice && completed < r.lastSignalled)) return r.lastGpuMs;
+  if (completed == 0 || (r.queryReadWaitsForDevice && completed < r.lastSignalled)) return r.lastTimes;
   // renderDone = renderDoneSignalled(k) means frame k finished; its slot still holds its queries unless re-recorded
   // since.
   const std::uint64_t frame = *FrameProtocol::frameOfRenderDone(completed);
   const std::uint32_t slotIndex = slotOf(frame);
-  if (r.slots[slotIndex].submittedFrame != frame) return r.lastGpuMs;
-  std::uint64_t ticks[2] = {0, 0};
-  // No WAIT flag: the frame reached renderDone, so the results are available; never block here.
-  const VkResult result = vkGetQueryPoolResults(r.context.device(), r.timestamps.get(), 2 * slotIndex, 2, sizeof(ticks),
-                                                ticks, sizeof(std::uint64_t), VK_QUERY_RESULT_64_BIT);
-  if (result == VK_NOT_READY) return r.lastGpuMs;
+  const FrameSlot& slot = r.slots[slotIndex];
+  if (slot.submittedFrame != frame) return r.lastTimes;
+  std::array<std::uint64_t, kTimestampsPerSlot> ticks{};
+  const auto read = [&](std::uint32_t first, std::uint32_t count) { // no WAIT: the frame reached renderDone
+    return vkGetQueryPoolResults(r.context.device(), r.timestamps.get(), kTimestampsPerSlot * slotIndex + first, count,
+                                 count * sizeof(std::uint64_t), ticks.data() + first, sizeof(std::uint64_t),
+                                 VK_QUERY_RESULT_64_BIT);
+  };
+  const bool surface = slot.submittedMode == RenderMode::Surface;
+  VkResult result = surface ? read(0, kTimestampsPerSlot) : read(0, 1);
+  if (result == VK_SUCCESS && !surface) result = read(kTimestampsPerSlot - 1, 1);
+  if (result == VK_NOT_READY) return r.lastTimes;
   VK_CHECK(result);
-  const std::uint64_t elapsed = (ticks[1] - ticks[0]) & r.timestampMask;
-  r.lastGpuMs = static_cast<double>(elapsed) * r.timestampPeriodNs * 1e-6;
-  return r.lastGpuMs;
+  const auto ms = [&](std::size_t from, std::size_t to) {
+    return static_cast<double>((ticks[to] - ticks[from]) & r.timestampMask) * r.timestampPeriodNs * 1e-6;
+  };
+  const double total = ms(0, kTimestampsPerSlot - 1);
+  r.lastTimes = surface ? RenderPassTimes{.total = total,
+                                          .scene = ms(0, 1),
+                                          .thickness = ms(1, 2),
+                                          .depth = ms(2, 3),
+                                          .smoothing = ms(3, 4),
+                                          .shading = ms(4, 5)}
+                        : RenderPassTimes{total, total, 0.0, 0.0, 0.0, 0.0};
+  return r.lastTimes;
 }
 
 } // namespace graphsim::render

@@ -18,22 +18,25 @@ void requireFormat(VkPhysicalDevice physicalDevice, VkFormat format, VkFormatFea
 }
 
 // One sample, cleared on load, no stencil.
-VkAttachmentDescription clearedAttachment(VkFormat format, VkAttachmentStoreOp storeOp, VkImageLayout finalLayout) {
+VkAttachmentDescription clearedAttachment(VkFormat format, VkAttachmentStoreOp storeOp, VkImageLayout initialLayout,
+                                          VkImageLayout finalLayout) {
   return {.format = format,
           .samples = VK_SAMPLE_COUNT_1_BIT,
           .loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR,
           .storeOp = storeOp,
           .stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE,
           .stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE,
-          .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED, // cleared anyway: no need to keep the previous frame
+          .initialLayout = initialLayout,
           .finalLayout = finalLayout};
 }
 
-OwnedRenderPass createRenderPass(VkDevice device) {
+} // namespace
+
+OwnedRenderPass createScenePass(VkDevice device, const ScenePassLayouts& layouts) {
   const std::array<VkAttachmentDescription, 2> attachments{
-      clearedAttachment(OffscreenTarget::kColourFormat, VK_ATTACHMENT_STORE_OP_STORE,
-                        VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL),
-      clearedAttachment(OffscreenTarget::kDepthFormat, VK_ATTACHMENT_STORE_OP_DONT_CARE,
+      clearedAttachment(OffscreenTarget::kColourFormat, VK_ATTACHMENT_STORE_OP_STORE, layouts.colourInitial,
+                        layouts.colourFinal),
+      clearedAttachment(OffscreenTarget::kDepthFormat, layouts.depthStore, layouts.depthInitial,
                         VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL),
   };
   const VkAttachmentReference colourRef{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
@@ -79,8 +82,6 @@ OwnedRenderPass createRenderPass(VkDevice device) {
   return OwnedRenderPass(device, renderPass);
 }
 
-} // namespace
-
 OffscreenTarget::OffscreenTarget(const VulkanContext& context, VkExtent2D extent) : extent_(extent) {
   requireFormat(context.physicalDevice(), kColourFormat,
                 VK_FORMAT_FEATURE_COLOR_ATTACHMENT_BIT | VK_FORMAT_FEATURE_TRANSFER_SRC_BIT,
@@ -88,7 +89,9 @@ OffscreenTarget::OffscreenTarget(const VulkanContext& context, VkExtent2D extent
   requireFormat(context.physicalDevice(), kDepthFormat, VK_FORMAT_FEATURE_DEPTH_STENCIL_ATTACHMENT_BIT,
                 "D32_SFLOAT as a depth attachment");
 
-  renderPass_ = createRenderPass(context.device());
+  // Cleared anyway: no need to keep the previous frame's contents.
+  renderPass_ = createScenePass(context.device(), {VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                                                   VK_IMAGE_LAYOUT_UNDEFINED, VK_ATTACHMENT_STORE_OP_DONT_CARE});
   createAttachments(context);
 }
 

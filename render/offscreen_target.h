@@ -11,6 +11,15 @@
 
 namespace graphsim::render {
 
+// The layouts and depth store of a pass like the target's: same attachments, subpass and dependencies, so every
+// pipeline made for the target's pass draws in it too (render pass compatibility ignores layouts and load/store
+// ops). The surface's scene pass is one (render/surface_passes.h).
+struct ScenePassLayouts {
+  VkImageLayout colourInitial, colourFinal, depthInitial;
+  VkAttachmentStoreOp depthStore;
+};
+OwnedRenderPass createScenePass(VkDevice device, const ScenePassLayouts& layouts);
+
 class OffscreenTarget {
 public:
   static constexpr VkFormat kColourFormat = VK_FORMAT_R8G8B8A8_UNORM;

@@ -35,21 +35,10 @@ constexpr std::uint32_t kFragmentSpirv[] =
 
 constexpr VkShaderStageFlags kPushStages = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
 
-// The fixed-function state never changes: constant data, which the create infos can point into.
-
-// One body per instance; the quad's corners come from gl_VertexIndex, so there is no per-vertex buffer.
-constexpr VkVertexInputBindingDescription kBodyBinding{0, GRAPHSIM_BODY_STRIDE, VK_VERTEX_INPUT_RATE_INSTANCE};
-constexpr VkVertexInputAttributeDescription kBodyAttribute{GRAPHSIM_BODY_LOCATION, 0, VK_FORMAT_R32G32B32A32_SFLOAT, 0};
-constexpr VkPipelineVertexInputStateCreateInfo kVertexInput{
-    .sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO,
-    .vertexBindingDescriptionCount = 1,
-    .pVertexBindingDescriptions = &kBodyBinding,
-    .vertexAttributeDescriptionCount = 1,
-    .pVertexAttributeDescriptions = &kBodyAttribute};
 OwnedPipeline createPipeline(VkDevice device, VkPipelineLayout layout, VkRenderPass renderPass) {
   return pipeline::createGraphicsPipeline(
       device, layout, renderPass, kVertexSpirv, kFragmentSpirv,
-      {&kVertexInput, VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP, VK_TRUE, &pipeline::kOpaque});
+      {&pipeline::kBodyVertexInput, VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP, VK_TRUE, &pipeline::kOpaque});
 }
 
 } // namespace

@@ -53,7 +53,7 @@ ParticleRenderer::Impl::Impl(VulkanContext& context_, const RendererConfig& conf
   if (validBits > 0) {
     const VkQueryPoolCreateInfo queryInfo{.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
                                           .queryType = VK_QUERY_TYPE_TIMESTAMP,
-                                          .queryCount = 2 * config.framesInFlight};
+                                          .queryCount = kTimestampsPerSlot * config.framesInFlight};
     VkQueryPool pool = VK_NULL_HANDLE;
     VK_CHECK(vkCreateQueryPool(device, &queryInfo, nullptr, &pool));
     timestamps = OwnedQueryPool(device, pool);
@@ -262,6 +262,7 @@ void ParticleRenderer::resize(std::uint32_t width, std::uint32_t height) {
   r.config = config;
   r.extent = {width, height};
   r.target.resize(r.context, r.extent);
+  if (r.surface) r.surface->resize(r.context, r.extent);
   for (FrameSlot& slot : r.slots) { // readback buffers and recordings refer to the old target
     slot.readback.reset();
     slot.capturedFrame.reset();

@@ -70,6 +70,8 @@ public:
   void finishCapture(std::uint64_t frame, std::vector<std::uint8_t>& out);
   // Render GPU time of the last completed frame in ms (timestamp queries), or negative when unsupported.
   double lastRenderGpuMs() const;
+  // The same frame's time by pass (render_types.h); all negative when unsupported.
+  RenderPassTimes lastRenderPassTimes() const;
   // Host time the last submit() spent in vkQueueSubmit itself, in microseconds (the rest is recording).
   double lastQueueSubmitUs() const;
 

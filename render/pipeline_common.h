@@ -11,6 +11,7 @@
 
 #include "render/vk_check.h"
 #include "render/vk_handle.h"
+#include "shaders/particle_layout.h"
 
 namespace graphsim::render::pipeline {
 
@@ -54,10 +55,13 @@ inline void cmdSetFullViewport(VkCommandBuffer cmd, VkExtent2D extent) {
   vkCmdSetScissor(cmd, 0, 1, &scissor);
 }
 
-// A layout with one push-constant range of `bytes` for `stages` (the only resource either pipeline binds).
-inline OwnedPipelineLayout createPushConstantLayout(VkDevice device, VkShaderStageFlags stages, std::uint32_t bytes) {
+// A layout with one push-constant range of `bytes` for `stages` and, when given, one descriptor set.
+inline OwnedPipelineLayout createPushConstantLayout(VkDevice device, VkShaderStageFlags stages, std::uint32_t bytes,
+                                                    VkDescriptorSetLayout set = VK_NULL_HANDLE) {
   const VkPushConstantRange pushRange{stages, 0, bytes};
   const VkPipelineLayoutCreateInfo layoutInfo{.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+                                              .setLayoutCount = set != VK_NULL_HANDLE ? 1u : 0u,
+                                              .pSetLayouts = &set,
                                               .pushConstantRangeCount = 1,
                                               .pPushConstantRanges = &pushRange};
   VkPipelineLayout layout = VK_NULL_HANDLE;
@@ -66,13 +70,38 @@ inline OwnedPipelineLayout createPushConstantLayout(VkDevice device, VkShaderSta
 }
 
 // What differs between the pipelines; viewport, multisample and dynamic state are the shared ones above. Depth is
-// always tested (less); `depthWrite` says whether it is written.
+// tested (less) unless depthTest is off; `depthWrite` says whether it is written.
 struct FixedFunction {
   const VkPipelineVertexInputStateCreateInfo* vertexInput;
   VkPrimitiveTopology topology;
   VkBool32 depthWrite;
-  const VkPipelineColorBlendAttachmentState* blend; // the one colour attachment's
+  const VkPipelineColorBlendAttachmentState* blend; // one per colour attachment
+  std::uint32_t colourAttachments = 1;
+  VkBool32 depthTest = VK_TRUE;
+  VkCompareOp depthCompare = VK_COMPARE_OP_LESS;
 };
+
+inline constexpr VkPipelineVertexInputStateCreateInfo kNoVertexInput{
+    .sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
+
+// One body per instance (the particle and surface pipelines); quad corners come from gl_VertexIndex.
+inline constexpr VkVertexInputBindingDescription kBodyBinding{0, GRAPHSIM_BODY_STRIDE, VK_VERTEX_INPUT_RATE_INSTANCE};
+inline constexpr VkVertexInputAttributeDescription kBodyAttribute{GRAPHSIM_BODY_LOCATION, 0,
+                                                                  VK_FORMAT_R32G32B32A32_SFLOAT, 0};
+inline constexpr VkPipelineVertexInputStateCreateInfo kBodyVertexInput{
+    .sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO,
+    .vertexBindingDescriptionCount = 1,
+    .pVertexBindingDescriptions = &kBodyBinding,
+    .vertexAttributeDescriptionCount = 1,
+    .pVertexAttributeDescriptions = &kBodyAttribute};
+
+// The shader stage of an embedded module (it need only live while the pipeline is created).
+inline VkPipelineShaderStageCreateInfo stageOf(VkShaderStageFlagBits stage, VkShaderModule module) {
+  return {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+          .stage = stage,
+          .module = module,
+          .pName = "main"};
+}
 
 // A graphics pipeline of an embedded vertex and fragment shader (the modules live only while it is created).
 template <std::size_t V, std::size_t F>
@@ -81,27 +110,20 @@ OwnedPipeline createGraphicsPipeline(VkDevice device, VkPipelineLayout layout, V
                                      const FixedFunction& state) {
   const OwnedShaderModule vertexModule = createShaderModule(device, vertexSpirv);
   const OwnedShaderModule fragmentModule = createShaderModule(device, fragmentSpirv);
-  const std::array<VkPipelineShaderStageCreateInfo, 2> stages{{
-      {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-       .stage = VK_SHADER_STAGE_VERTEX_BIT,
-       .module = vertexModule.get(),
-       .pName = "main"},
-      {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
-       .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
-       .module = fragmentModule.get(),
-       .pName = "main"},
-  }};
+  const std::array<VkPipelineShaderStageCreateInfo, 2> stages{
+      stageOf(VK_SHADER_STAGE_VERTEX_BIT, vertexModule.get()),
+      stageOf(VK_SHADER_STAGE_FRAGMENT_BIT, fragmentModule.get())};
   const VkPipelineInputAssemblyStateCreateInfo inputAssembly{
       .sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
       .topology = state.topology};
   const VkPipelineDepthStencilStateCreateInfo depthStencil{
       .sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO,
-      .depthTestEnable = VK_TRUE,
+      .depthTestEnable = state.depthTest,
       .depthWriteEnable = state.depthWrite,
-      .depthCompareOp = VK_COMPARE_OP_LESS};
+      .depthCompareOp = state.depthCompare};
   const VkPipelineColorBlendStateCreateInfo colourBlend{
       .sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
-      .attachmentCount = 1,
+      .attachmentCount = state.colourAttachments,
       .pAttachments = state.blend};
   const VkGraphicsPipelineCreateInfo pipelineInfo{.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO,
                                                   .stageCount = static_cast<std::uint32_t>(stages.size()),

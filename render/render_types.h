@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <optional>
 
+#include <glm/glm.hpp>
+
 #include "compute/errors.h"
 #include "render/camera.h"
 #include "render/throttle_wait.h"
@@ -44,6 +46,45 @@ struct DrawStyle {
   Palette palette = Palette::NBody;
 };
 
+// How the particles are drawn (docs/FLUID.md, "Rendering").
+enum class RenderMode : int {
+  Particles = 0, // shaded sphere impostors, one per particle (the debugging view)
+  Surface = 1,   // a screen-space liquid surface over them (render/surface_passes.h)
+};
+
+// The screen-space surface's look (RenderMode::Surface). Defaults are the scene file's and the panel's.
+struct SurfaceStyle {
+  // The depth smoothing: a separable bilateral filter (Green 2010) whose half-width is this many sphere radii,
+  // projected to pixels at each pixel's depth, run this many times (each a horizontal and a vertical pass).
+  float smoothingRadius = 3.0f;
+  int smoothingIterations = 2;
+  // Beer-Lambert absorption per metre of liquid, per channel (linear RGB): light behind a thickness t keeps
+  // exp(-absorption * t). Water's tint: red goes first.
+  glm::vec3 absorption{6.0f, 1.8f, 0.9f};
+  bool operator==(const SurfaceStyle&) const = default;
+};
+inline constexpr float kMinSmoothingRadius = 0.0f, kMaxSmoothingRadius = 10.0f;
+inline constexpr int kMaxSmoothingIterations = 8;
+inline constexpr float kMaxAbsorption = 100.0f;
+
+// A solid sphere drawn lit and depth-correct in both modes (the fluid's obstacle).
+struct Sphere {
+  glm::vec3 centre{0.0f};
+  float radius = 0.0f;
+  bool operator==(const Sphere&) const = default;
+};
+
+// The render GPU time of one frame by pass, in ms (timestamps around each; negative when the device has none).
+// In particle mode the surface's passes are zero and `scene` holds everything the one pass draws.
+struct RenderPassTimes {
+  double total = -1.0;
+  double scene = -1.0;     // the room, box, obstacle (surface mode: into the scene image)
+  double thickness = -1.0; // additive sphere chords
+  double depth = -1.0;     // front-most sphere depth
+  double smoothing = -1.0; // the bilateral passes
+  double shading = -1.0;   // the composite (and the overlay, blit and particle draw of the last pass)
+};
+
 class OverlayRecorder; // render/particle_renderer.h
 struct PresentTarget;  // render/swapchain.h
 
@@ -57,15 +98,17 @@ struct FrameSubmit {
   OverlayRecorder* overlay = nullptr;       // not owned; nullptr: particles only
   // Windowed: blit the finished frame into this swapchain image (waiting for its acquire, signalling renderFinished).
   const PresentTarget* present = nullptr;
-  // Scene bounds, drawn as the box's 12 edges in kBoxEdgeColour (depth tested, 1 pixel wide) over a faint floor
-  // quad at y = box->min.y (when boxFloor); nullopt: no box (n-body).
+  // Scene bounds, drawn as the box's 12 edges in kBoxEdgeColour (depth tested, 1 pixel wide) over its room (when
+  // boxFloor: the floor and the far walls, lit, with a grid every 0.1 m; render/box_pipeline.h); nullopt: no box
+  // (n-body).
   std::optional<Box> box;
   bool boxFloor = true;
+  std::optional<Sphere> obstacle; // drawn lit and depth-correct; nullopt: none
+  RenderMode mode = RenderMode::Particles;
+  SurfaceStyle surface; // used when mode is Surface
 };
 
-// Opaque linear RGB of the box's edges, and the floor's colour blended over the background with kBoxFloorAlpha.
+// Opaque linear RGB of the box's edges.
 inline constexpr float kBoxEdgeColour[3] = {0.45f, 0.45f, 0.45f};
-inline constexpr float kBoxFloorColour[3] = {0.45f, 0.5f, 0.6f};
-inline constexpr float kBoxFloorAlpha = 0.12f;
 
 } // namespace graphsim::render

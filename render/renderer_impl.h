@@ -14,6 +14,7 @@
 #include "render/offscreen_target.h"
 #include "render/particle_pipeline.h"
 #include "render/particle_renderer.h"
+#include "render/surface_passes.h"
 #include "render/throttle_wait.h"
 #include "render/timeline_semaphore.h"
 #include "render/vk_handle.h"
@@ -34,17 +35,21 @@ struct FrameSlot {
   OwnedEvent started;
   bool fenceWaited = true;                     // the fence of the last submit was waited on (and may be reset)
   std::optional<std::uint64_t> submittedFrame; // the frame last recorded into this slot
-  std::uint64_t submittedSimDoneWait = 0;      // the simDone value that submit waits for (0: none)
-  std::optional<FrameReadback> readback;       // created on the slot's first capture
-  std::optional<std::uint64_t> capturedFrame;  // frame whose pixels the readback buffer holds (or will)
+  RenderMode submittedMode = RenderMode::Particles;
+  std::uint64_t submittedSimDoneWait = 0;     // the simDone value that submit waits for (0: none)
+  std::optional<FrameReadback> readback;      // created on the slot's first capture
+  std::optional<std::uint64_t> capturedFrame; // frame whose pixels the readback buffer holds (or will)
   // What the command buffer was last recorded with, when it can be submitted again as is: frames without overlay,
   // capture or window image whose draw inputs are unchanged (the benchmark, headless runs with a still camera)
   // skip the pool reset and the recording.
   struct Recorded {
     std::uint32_t bodyCount = 0;
     shaderio::ParticlePushConstants push{};
-    int box = 0; // 0: none, 1: edges, 2: edges and floor
+    int box = 0; // 0: none, 1: edges, 2: edges and room
     shaderio::BoxPushConstants boxPush{};
+    std::optional<Sphere> obstacle;
+    RenderMode mode = RenderMode::Particles;
+    SurfaceStyle surface;
   };
   std::optional<Recorded> reusable;
 };
@@ -57,6 +62,10 @@ struct ProgressMark {
   std::optional<std::uint64_t> executingFrame;
   std::chrono::steady_clock::time_point executingSince{};
 };
+
+// Timestamps per slot: the frame's start, then after the scene, thickness, depth, smoothing, and the frame's end
+// (RenderPassTimes; in particle mode the middle four follow the one pass).
+inline constexpr std::uint32_t kTimestampsPerSlot = 6;
 
 struct ParticleRenderer::Impl {
   Impl(VulkanContext& context, const RendererConfig& config);
@@ -94,6 +103,8 @@ struct ParticleRenderer::Impl {
   // Resets the slot's pool and records the frame, unless the slot's last recording can be submitted again as is.
   void recordUnlessReusable(FrameSlot& slot, std::uint32_t slotIndex, const FrameSubmit& frame);
   void recordFrame(FrameSlot& slot, std::uint32_t slotIndex, const FrameSubmit& frame);
+  // Inside a pass: the box with its room, and the obstacle, as the frame asks.
+  void cmdDrawScenery(VkCommandBuffer cmd, const FrameSubmit& frame) const;
   // vkQueueSubmit of the slot's command buffer with the frame's semaphore waits and signals; times the call.
   void queueSubmit(FrameSlot& slot, const FrameSubmit& frame, std::uint64_t signalValue);
   void drain() const;
@@ -108,12 +119,13 @@ struct ParticleRenderer::Impl {
   // Declaration order is creation order; destruction runs in reverse, after drain().
   OffscreenTarget target;
   ParticlePipeline pipeline;
-  BoxPipeline boxPipeline; // the scene box, when a frame asks for one
+  BoxPipeline boxPipeline;              // the scene box, its room and obstacle, when a frame asks for them
+  std::optional<SurfacePasses> surface; // made by the first frame in RenderMode::Surface
   BodyBuffers bodies;
   TimelineSemaphore simDone;                    // signalled by the producer (CUDA), waited at vertex input
   TimelineSemaphore renderDone;                 // signalled by our submits: frame k -> protocol.renderDoneSignalled(k)
   ThrottleWaiter throttle{config.throttleWait}; // waitSlotIdle's renderDone wait
-  OwnedQueryPool timestamps; // 2 per slot (before/after the render pass); empty without timestamp support
+  OwnedQueryPool timestamps;                    // kTimestampsPerSlot per slot; empty without timestamp support
   std::uint64_t timestampMask = 0;
   double timestampPeriodNs = 0.0;
   // Mesa's lavapipe waits for the whole device inside vkGetQueryPoolResults, even without the WAIT flag: there a
@@ -124,7 +136,7 @@ struct ParticleRenderer::Impl {
 
   std::uint64_t lastSignalled = 0;      // renderDone value of the last submit (0: none yet)
   std::uint64_t highestSimDoneWait = 0; // largest simDone value a submitted frame waits for
-  mutable double lastGpuMs = -1.0;      // last timestamp result read back
+  mutable RenderPassTimes lastTimes;    // last timestamp results read back
   double lastQueueSubmitUs = 0.0;       // host time of the last vkQueueSubmit
   mutable bool stalled = false;         // a stall was reported (stallReport): drain releases the queue first
 };

@@ -63,6 +63,8 @@ using OwnedEvent = DeviceOwned<VkEvent, vkDestroyEvent>;
 using OwnedSemaphore = DeviceOwned<VkSemaphore, vkDestroySemaphore>;
 using OwnedQueryPool = DeviceOwned<VkQueryPool, vkDestroyQueryPool>;
 using OwnedFence = DeviceOwned<VkFence, vkDestroyFence>;
-using OwnedDescriptorPool = DeviceOwned<VkDescriptorPool, vkDestroyDescriptorPool>;
+using OwnedDescriptorPool = DeviceOwned<VkDescriptorPool, vkDestroyDescriptorPool>; // frees its sets too
+using OwnedDescriptorSetLayout = DeviceOwned<VkDescriptorSetLayout, vkDestroyDescriptorSetLayout>;
+using OwnedSampler = DeviceOwned<VkSampler, vkDestroySampler>;
 
 } // namespace graphsim::render

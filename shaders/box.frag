@@ -2,7 +2,7 @@
 #extension GL_GOOGLE_include_directive : require
 #include "particle_layout.h"
 
-// Flat colour: the edges opaque grey, the floor a faint tint blended over the background.
+// Flat colour: the edges opaque grey.
 layout(push_constant) uniform PushBlock {
   BoxPushConstants pc;
 };

@@ -3,16 +3,14 @@
 #include "particle_layout.h"
 
 // The scene box without vertex buffers: gl_VertexIndex picks a corner, whose bits say which coordinate is max
-// (bit 0: x, bit 1: y, bit 2: z). Vertices 0..23 are the 12 edges (line list), 24..29 the floor at y = min (two
-// triangles).
+// (bit 0: x, bit 1: y, bit 2: z). Vertices 0..23 are the 12 edges (line list).
 layout(push_constant) uniform PushBlock {
   BoxPushConstants pc;
 };
 
-const int kCorners[30] = int[30](0, 1, 2, 3, 4, 5, 6, 7,  // edges along x
+const int kCorners[24] = int[24](0, 1, 2, 3, 4, 5, 6, 7,  // edges along x
                                  0, 2, 1, 3, 4, 6, 5, 7,  // along y
-                                 0, 4, 1, 5, 2, 6, 3, 7,  // along z
-                                 0, 1, 5, 0, 5, 4);       // floor
+                                 0, 4, 1, 5, 2, 6, 3, 7); // along z
 
 void main() {
   int corner = kCorners[gl_VertexIndex];

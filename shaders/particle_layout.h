@@ -36,13 +36,53 @@ struct ParticlePushConstants {
   float pad1;
 };
 
-// The box pipeline's push constants (shaders/box.vert, box.frag): 112 bytes, both stages. One draw of 24 vertices
-// gives the 12 edges as a line list, one of 6 vertices from firstVertex 24 the floor (y = boxMin.y) as 2 triangles.
+// The box pipeline's push constants (shaders/box.vert, box.frag; room.vert, room.frag): 112 bytes, both stages.
+// One draw of 24 vertices gives the box's 12 edges as a line list. The room reads the same block with `colour`
+// holding the world-space eye (xyz) and its opacity (w): 30 vertices, five faces (floor, then x = min, x = max,
+// z = min, z = max) as two triangles each; its fragment shader keeps a wall only where the camera sees its inside.
 struct BoxPushConstants {
   mat4 viewProj; // Vulkan clip space: y down, depth 0..1
   vec4 boxMin;   // xyz: world-space minimum corner; w unused
   vec4 boxMax;   // xyz: world-space maximum corner; w unused
-  vec4 colour;   // rgba written (edges: opaque; floor: blended with its alpha)
+  vec4 colour;   // edges: the opaque rgba written; room: eye and opacity
+};
+
+// The obstacle sphere (shaders/obstacle.vert, obstacle.frag): one camera-facing quad that covers its silhouette, ray
+// traced per pixel, depth written from the hit. 128 bytes, both stages.
+struct ObstaclePushConstants {
+  mat4 viewProj;
+  vec4 sphere;      // xyz: centre, w: radius (world)
+  vec4 eye;         // xyz: world-space camera position
+  vec4 cameraRight; // xyz
+  vec4 cameraUp;    // xyz
+};
+
+// The liquid surface's sphere passes (shaders/surface.vert, surface_thickness.frag, surface_depth.frag): 128 bytes.
+// Eye depth is the distance along cameraForward from the eye, positive in front of it; 0 in the depth image: no
+// liquid there.
+struct SurfacePushConstants {
+  mat4 viewProj;
+  vec4 cameraRight;   // xyz; w: the spheres' world radius
+  vec4 cameraUp;      // xyz
+  vec4 cameraForward; // xyz: from the eye towards the target
+  vec4 eye;           // xyz: world-space camera position
+};
+
+// The bilateral depth filter (shaders/surface_smooth.comp), one direction per dispatch: 32 bytes.
+struct SmoothPushConstants {
+  int stepX, stepY;              // (1, 0) horizontal, (0, 1) vertical
+  float radius;                  // the filter's half-width in world units, projected at each pixel's eye depth
+  float pixelsPerUnitAtOneMetre; // the projection's scale: height / (2 tan(fovY / 2))
+  float depthSigma;              // the range kernel's width in eye depth (world units)
+  float pad0, pad1, pad2;
+};
+
+// The liquid's shading (shaders/fullscreen.vert, surface_composite.frag): 112 bytes, fragment stage.
+struct CompositePushConstants {
+  mat4 viewToWorld; // rotates view-space directions into the world (the sky is in world space)
+  vec4 absorption;  // rgb: Beer-Lambert per metre; w: the refraction's offset in uv per metre of thickness
+  vec4 frustum;     // x: tan(fovY / 2) * aspect, y: tan(fovY / 2), z: width, w: height (pixels)
+  vec4 lightView;   // xyz: direction towards the light, in view space
 };
 
 #ifdef __cplusplus

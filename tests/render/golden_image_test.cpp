@@ -23,14 +23,7 @@ constexpr std::uint32_t kBodies = 200;
 // few LSBs apart (pow/sqrt precision). So: every channel within 8 for >= 99.5% of pixels (a whole misplaced or
 // miscoloured sphere of ~200 px already breaks that), and a mean absolute difference below 1.0 (a global shift in
 // colour map or lighting of ~1 LSB everywhere breaks that even if no single pixel is far off).
-constexpr int kChannelTolerance = 8;
-constexpr double kMinFractionWithin = 0.995;
-constexpr double kMaxMeanAbsDiff = 1.0;
-
-void writePngFile(const std::filesystem::path& path, const std::vector<std::uint8_t>& rgba) {
-  const std::vector<std::uint8_t> png = encodePng(rgba, kSize, kSize);
-  app::writeOutput(path, std::as_bytes(std::span(png)));
-}
+constexpr GoldenTolerance kTolerance{.channel = 8, .minFractionWithin = 0.995, .maxMeanAbsDiff = 1.0};
 
 Camera goldenCamera() { return {.yawDeg = 25.0f, .pitchDeg = 40.0f, .distance = 7.5f, .fovYDeg = 45.0f}; }
 
@@ -42,36 +35,8 @@ TEST_F(RenderTest, GoldenSpiralMatchesReference) {
             .camera = goldenCamera(),
             .style = {.pointRadius = 0.16f, .colourScale = 1.0f},
             .capture = true});
-  Image actual{kSize, kSize, r.finishCapture(0)};
-
-  const std::filesystem::path golden = std::filesystem::path(GRAPHSIM_TEST_DATA_DIR) / "golden_spiral.png";
-  const char* update = std::getenv("GRAPHSIM_UPDATE_GOLDEN");
-  if (update != nullptr && std::string(update) == "1") {
-    writePngFile(golden, actual.rgba);
-    std::fprintf(stderr, "rewrote the golden image %s\n", golden.c_str());
-    return;
-  }
-
-  const std::optional<Image> expected = loadPng(golden);
-  ASSERT_TRUE(expected.has_value()) << "cannot load " << golden << "; run with GRAPHSIM_UPDATE_GOLDEN=1 to create it";
-  ASSERT_EQ(expected->width, kSize);
-  ASSERT_EQ(expected->height, kSize);
-
-  const ImageDiff diff = compareImages(actual, *expected, kChannelTolerance);
-  const bool matches = diff.fractionWithin >= kMinFractionWithin && diff.meanAbsDiff < kMaxMeanAbsDiff;
-  std::fprintf(stderr, "golden comparison on %s: %.3f%% of pixels within %d, mean abs diff %.4f, max %d\n",
-               context->info().name.c_str(), diff.fractionWithin * 100.0, kChannelTolerance, diff.meanAbsDiff,
-               diff.maxAbsDiff);
-  if (!matches) {
-    const std::filesystem::path actualPath = testOutputDir() / "golden_spiral.actual.png";
-    const std::filesystem::path diffPath = testOutputDir() / "golden_spiral.diff.png";
-    writePngFile(actualPath, actual.rgba);
-    writePngFile(diffPath, diff.diff.rgba);
-    ADD_FAILURE() << "render differs from " << golden << ": " << diff.fractionWithin * 100.0 << "% of pixels within "
-                  << kChannelTolerance << " (need " << kMinFractionWithin * 100.0 << "%), mean abs diff "
-                  << diff.meanAbsDiff << " (need < " << kMaxMeanAbsDiff << "), max " << diff.maxAbsDiff
-                  << ". Actual image: " << actualPath << ", diff (x4): " << diffPath;
-  }
+  const Image actual{kSize, kSize, r.finishCapture(0)};
+  expectMatchesGolden(actual, "golden_spiral", kTolerance, context->info().name);
 }
 
 TEST_F(RenderTest, ZeroBodiesRendersOnlyTheBackground) {

@@ -1,10 +1,14 @@
 #include "tests/render/render_test_support.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <numbers>
+#include <span>
 
+#include "app/io/output_file.h"
 #include "render/offscreen_target.h"
+#include "render/png.h"
 
 // The test binary's one stb_image implementation (PNG loading for golden comparisons).
 #define STB_IMAGE_IMPLEMENTATION
@@ -108,6 +112,43 @@ std::size_t countNonBackground(const std::vector<std::uint8_t>& rgba) {
     }
   }
   return count;
+}
+
+void writePngFile(const std::filesystem::path& path, const Image& image) {
+  const std::vector<std::uint8_t> png = encodePng(image.rgba, image.width, image.height);
+  app::writeOutput(path, std::as_bytes(std::span(png)));
+}
+
+void expectMatchesGolden(const Image& actual, const std::string& name, const GoldenTolerance& tolerance,
+                         const std::string& device) {
+  const std::filesystem::path golden = std::filesystem::path(GRAPHSIM_TEST_DATA_DIR) / (name + ".png");
+  const char* update = std::getenv("GRAPHSIM_UPDATE_GOLDEN");
+  if (update != nullptr && std::string(update) == "1") {
+    writePngFile(golden, actual);
+    std::fprintf(stderr, "rewrote the golden image %s\n", golden.c_str());
+    return;
+  }
+  const std::optional<Image> expected = loadPng(golden);
+  ASSERT_TRUE(expected.has_value()) << "cannot load " << golden << "; run with GRAPHSIM_UPDATE_GOLDEN=1 to create it";
+  ASSERT_EQ(expected->width, actual.width);
+  ASSERT_EQ(expected->height, actual.height);
+
+  const ImageDiff diff = compareImages(actual, *expected, tolerance.channel);
+  const bool matches =
+      diff.fractionWithin >= tolerance.minFractionWithin && diff.meanAbsDiff < tolerance.maxMeanAbsDiff;
+  std::fprintf(stderr, "golden comparison of %s on %s: %.3f%% of pixels within %d, mean abs diff %.4f, max %d\n",
+               name.c_str(), device.c_str(), diff.fractionWithin * 100.0, tolerance.channel, diff.meanAbsDiff,
+               diff.maxAbsDiff);
+  if (!matches) {
+    const std::filesystem::path actualPath = testOutputDir() / (name + ".actual.png");
+    const std::filesystem::path diffPath = testOutputDir() / (name + ".diff.png");
+    writePngFile(actualPath, actual);
+    writePngFile(diffPath, diff.diff);
+    ADD_FAILURE() << "render differs from " << golden << ": " << diff.fractionWithin * 100.0 << "% of pixels within "
+                  << tolerance.channel << " (need " << tolerance.minFractionWithin * 100.0 << "%), mean abs diff "
+                  << diff.meanAbsDiff << " (need < " << tolerance.maxMeanAbsDiff << "), max " << diff.maxAbsDiff
+                  << ". Actual image: " << actualPath << ", diff (x4): " << diffPath;
+  }
 }
 
 std::filesystem::path testOutputDir() {

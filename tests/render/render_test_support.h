@@ -52,6 +52,20 @@ struct ImageDiff {
 };
 ImageDiff compareImages(const Image& actual, const Image& expected, int channelTolerance);
 
+// How close an image must be to its reference: every channel within `channel` for at least `minFractionWithin` of
+// the pixels, and a mean absolute difference below `maxMeanAbsDiff` (each golden test says why its numbers).
+struct GoldenTolerance {
+  int channel = 8;
+  double minFractionWithin = 0.995;
+  double maxMeanAbsDiff = 1.0;
+};
+// Compares `actual` with tests/data/<name>.png, or rewrites that file when GRAPHSIM_UPDATE_GOLDEN=1 (then look at it
+// before committing). A mismatch writes <name>.actual.png and <name>.diff.png (x4) to testOutputDir() and fails
+// naming them; `device` is printed with the figures.
+void expectMatchesGolden(const Image& actual, const std::string& name, const GoldenTolerance& tolerance,
+                         const std::string& device);
+void writePngFile(const std::filesystem::path& path, const Image& image);
+
 // How many pixels differ from the background clear colour by more than 1 in some channel.
 std::size_t countNonBackground(const std::vector<std::uint8_t>& rgba);
 
