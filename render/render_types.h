@@ -52,6 +52,9 @@ enum class RenderMode : int {
   Surface = 1,   // a screen-space liquid surface over them (render/surface_passes.h)
 };
 
+// The name a scene file's render.mode and the panel use.
+inline const char* renderModeName(RenderMode mode) { return mode == RenderMode::Surface ? "surface" : "particles"; }
+
 // The screen-space surface's look (RenderMode::Surface). Defaults are the scene file's and the panel's.
 struct SurfaceStyle {
   // The depth smoothing: a separable bilateral filter (Green 2010) whose half-width is this many sphere radii,

@@ -45,17 +45,22 @@ constexpr std::uint32_t kCompositeSpirv[] =
 
 constexpr VkFormat kThicknessFormat = VK_FORMAT_R16_SFLOAT;
 constexpr VkFormat kEyeDepthFormat = VK_FORMAT_R32_SFLOAT;
-constexpr std::uint32_t kGroupSize = 16;          // shaders/surface_smooth.comp's local size
-constexpr float kRefractionPerMetre = 0.15f;      // uv offset per metre of liquid along the normal
-constexpr glm::vec3 kLight{0.27f, 0.9f, 0.34f};   // towards the light (world), as the room and obstacle
-constexpr float kDepthSigmaInRadii = 2.0f;        // the range kernel's width, in sphere radii
+constexpr std::uint32_t kGroupSize = 16;        // shaders/surface_smooth.comp's local size
+constexpr float kRefractionPerMetre = 0.15f;    // uv offset per metre of liquid along the normal
+constexpr glm::vec3 kLight{0.27f, 0.9f, 0.34f}; // towards the light (world), as the room and obstacle
+constexpr float kDepthSigmaInRadii = 2.0f;      // the range kernel's width, in sphere radii
 
 constexpr VkShaderStageFlags kSphereStages = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
 constexpr VkColorComponentFlags kRed = VK_COLOR_COMPONENT_R_BIT;
 // Thickness: added up. Depth: the nearest written.
-constexpr VkPipelineColorBlendAttachmentState kThicknessBlend{
-    VK_TRUE, VK_BLEND_FACTOR_ONE, VK_BLEND_FACTOR_ONE, VK_BLEND_OP_ADD, VK_BLEND_FACTOR_ONE, VK_BLEND_FACTOR_ONE,
-    VK_BLEND_OP_ADD, kRed};
+constexpr VkPipelineColorBlendAttachmentState kThicknessBlend{VK_TRUE,
+                                                              VK_BLEND_FACTOR_ONE,
+                                                              VK_BLEND_FACTOR_ONE,
+                                                              VK_BLEND_OP_ADD,
+                                                              VK_BLEND_FACTOR_ONE,
+                                                              VK_BLEND_FACTOR_ONE,
+                                                              VK_BLEND_OP_ADD,
+                                                              kRed};
 constexpr VkPipelineColorBlendAttachmentState kDepthBlend{.blendEnable = VK_FALSE, .colorWriteMask = kRed};
 
 VkAttachmentDescription attachment(VkFormat format, VkAttachmentLoadOp load, VkImageLayout layout) {
@@ -114,8 +119,8 @@ OwnedDescriptorSetLayout createSetLayout(VkDevice device, VkDescriptorType type,
 }
 
 OwnedDescriptorPool createPool(VkDevice device) {
-  const std::array<VkDescriptorPoolSize, 2> sizes{{{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 4},
-                                                   {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 3}}};
+  const std::array<VkDescriptorPoolSize, 2> sizes{
+      {{VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, 4}, {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, 3}}};
   const VkDescriptorPoolCreateInfo info{.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
                                         .maxSets = 3,
                                         .poolSizeCount = static_cast<std::uint32_t>(sizes.size()),
@@ -183,8 +188,8 @@ void cmdComputeWritesVisible(VkCommandBuffer cmd) {
                                 .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT,
                                 .dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT};
   vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, 0, 1, &barrier,
-                       0, nullptr, 0, nullptr);
+                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT, 0, 1, &barrier, 0,
+                       nullptr, 0, nullptr);
 }
 
 constexpr VkImageLayout kColourAttachment = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
@@ -203,8 +208,8 @@ SurfacePasses::SurfacePasses(const VulkanContext& context, VkExtent2D extent, Vk
     : device_(context.device()), extent_(extent) {
   const VkDevice device = device_;
   // The scenery's pipelines are made for the renderer's pass: the scene pass is compatible with it.
-  scenePass_ = createScenePass(
-      device, {kColourAttachment, kColourAttachment, kDepthAttachment, VK_ATTACHMENT_STORE_OP_STORE});
+  scenePass_ =
+      createScenePass(device, {kColourAttachment, kColourAttachment, kDepthAttachment, VK_ATTACHMENT_STORE_OP_STORE});
   const VkAttachmentDescription sceneDepth =
       attachment(OffscreenTarget::kDepthFormat, VK_ATTACHMENT_LOAD_OP_LOAD, kDepthAttachment);
   thicknessPass_ = createPass(
@@ -223,19 +228,18 @@ SurfacePasses::SurfacePasses(const VulkanContext& context, VkExtent2D extent, Vk
   sphereLayout_ = pipeline::createPushConstantLayout(device, kSphereStages, sizeof(shaderio::SurfacePushConstants));
   smoothLayout_ = pipeline::createPushConstantLayout(device, VK_SHADER_STAGE_COMPUTE_BIT,
                                                      sizeof(shaderio::SmoothPushConstants), smoothSetLayout_.get());
-  compositeLayout_ =
-      pipeline::createPushConstantLayout(device, VK_SHADER_STAGE_FRAGMENT_BIT,
-                                         sizeof(shaderio::CompositePushConstants), compositeSetLayout_.get());
-  const pipeline::FixedFunction thickness{&pipeline::kBodyVertexInput, VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP,
-                                          VK_FALSE, &kThicknessBlend};
+  compositeLayout_ = pipeline::createPushConstantLayout(
+      device, VK_SHADER_STAGE_FRAGMENT_BIT, sizeof(shaderio::CompositePushConstants), compositeSetLayout_.get());
+  const pipeline::FixedFunction thickness{&pipeline::kBodyVertexInput, VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP, VK_FALSE,
+                                          &kThicknessBlend};
   const pipeline::FixedFunction depth{&pipeline::kBodyVertexInput, VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP, VK_TRUE,
                                       &kDepthBlend};
-  const pipeline::FixedFunction composite{&pipeline::kNoVertexInput, VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, VK_FALSE,
-                                          &pipeline::kOpaque, 1, VK_FALSE};
+  const pipeline::FixedFunction composite{
+      &pipeline::kNoVertexInput, VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST, VK_FALSE, &pipeline::kOpaque, 1, VK_FALSE};
   thicknessPipeline_ = pipeline::createGraphicsPipeline(device, sphereLayout_.get(), thicknessPass_.get(),
                                                         kSphereVertexSpirv, kThicknessSpirv, thickness);
-  depthPipeline_ = pipeline::createGraphicsPipeline(device, sphereLayout_.get(), depthPass_.get(),
-                                                    kSphereVertexSpirv, kDepthSpirv, depth);
+  depthPipeline_ = pipeline::createGraphicsPipeline(device, sphereLayout_.get(), depthPass_.get(), kSphereVertexSpirv,
+                                                    kDepthSpirv, depth);
   smoothPipeline_ = createComputePipeline(device, smoothLayout_.get());
   compositePipeline_ = pipeline::createGraphicsPipeline(device, compositeLayout_.get(), mainPass, kFullscreenSpirv,
                                                         kCompositeSpirv, composite);
@@ -253,13 +257,13 @@ void SurfacePasses::createImages(const VulkanContext& context) {
     return createAttachment(context, format, extent_, usage, VK_IMAGE_ASPECT_COLOR_BIT);
   };
   Images& i = images_.emplace();
-  i.sceneColour = colour(OffscreenTarget::kColourFormat,
-                         VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT);
+  i.sceneColour =
+      colour(OffscreenTarget::kColourFormat, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT);
   i.sceneDepth = createAttachment(context, OffscreenTarget::kDepthFormat, extent_,
                                   VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT, VK_IMAGE_ASPECT_DEPTH_BIT);
   i.thickness = colour(kThicknessFormat, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT);
-  i.eyeDepth = colour(kEyeDepthFormat, VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT |
-                                           VK_IMAGE_USAGE_STORAGE_BIT);
+  i.eyeDepth = colour(kEyeDepthFormat,
+                      VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_STORAGE_BIT);
   i.smoothed = colour(kEyeDepthFormat, VK_IMAGE_USAGE_STORAGE_BIT);
   i.sceneFramebuffer =
       createFramebuffer(device_, scenePass_.get(), {i.sceneColour.view.get(), i.sceneDepth.view.get()}, extent_);
@@ -275,8 +279,8 @@ void SurfacePasses::writeDescriptors() const {
   const auto storage = [](const Attachment& a) {
     return VkDescriptorImageInfo{VK_NULL_HANDLE, a.view.get(), VK_IMAGE_LAYOUT_GENERAL};
   };
-  const std::array<VkDescriptorImageInfo, 4> storageInfos{storage(i.eyeDepth), storage(i.smoothed),
-                                                          storage(i.smoothed), storage(i.eyeDepth)};
+  const std::array<VkDescriptorImageInfo, 4> storageInfos{storage(i.eyeDepth), storage(i.smoothed), storage(i.smoothed),
+                                                          storage(i.eyeDepth)};
   const std::array<VkDescriptorImageInfo, 3> samplerInfos{{
       {linear_.get(), i.sceneColour.view.get(), kSampled},
       {nearest_.get(), i.eyeDepth.view.get(), VK_IMAGE_LAYOUT_GENERAL},
@@ -305,8 +309,8 @@ void SurfacePasses::cmdBeginScene(VkCommandBuffer cmd) const {
               std::array{imageBarrier(images_->sceneColour.image.get(), VK_IMAGE_ASPECT_COLOR_BIT, 0, kColourRW,
                                       VK_IMAGE_LAYOUT_UNDEFINED, kColourAttachment),
                          imageBarrier(images_->sceneDepth.image.get(), VK_IMAGE_ASPECT_DEPTH_BIT,
-                                      VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT, kDepthRW,
-                                      VK_IMAGE_LAYOUT_UNDEFINED, kDepthAttachment)});
+                                      VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT, kDepthRW, VK_IMAGE_LAYOUT_UNDEFINED,
+                                      kDepthAttachment)});
   cmdBeginPass(cmd, scenePass_.get(), images_->sceneFramebuffer.get());
 }
 
@@ -333,16 +337,15 @@ void SurfacePasses::cmdLiquidBarriers(VkCommandBuffer cmd) const {
       VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT | kFragmentTests | VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT |
           VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
       VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT | kFragmentTests | VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
-      std::array{imageBarrier(i.sceneColour.image.get(), VK_IMAGE_ASPECT_COLOR_BIT,
-                              VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, VK_ACCESS_SHADER_READ_BIT, kColourAttachment,
-                              kSampled),
-                 imageBarrier(i.sceneDepth.image.get(), VK_IMAGE_ASPECT_DEPTH_BIT,
-                              VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT, kDepthRW, kDepthAttachment,
-                              kDepthAttachment),
-                 imageBarrier(i.thickness.image.get(), VK_IMAGE_ASPECT_COLOR_BIT, 0, kColourRW,
-                              VK_IMAGE_LAYOUT_UNDEFINED, kColourAttachment),
-                 imageBarrier(i.eyeDepth.image.get(), VK_IMAGE_ASPECT_COLOR_BIT, 0, kColourRW,
-                              VK_IMAGE_LAYOUT_UNDEFINED, kColourAttachment)});
+      std::array{
+          imageBarrier(i.sceneColour.image.get(), VK_IMAGE_ASPECT_COLOR_BIT, VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+                       VK_ACCESS_SHADER_READ_BIT, kColourAttachment, kSampled),
+          imageBarrier(i.sceneDepth.image.get(), VK_IMAGE_ASPECT_DEPTH_BIT,
+                       VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT, kDepthRW, kDepthAttachment, kDepthAttachment),
+          imageBarrier(i.thickness.image.get(), VK_IMAGE_ASPECT_COLOR_BIT, 0, kColourRW, VK_IMAGE_LAYOUT_UNDEFINED,
+                       kColourAttachment),
+          imageBarrier(i.eyeDepth.image.get(), VK_IMAGE_ASPECT_COLOR_BIT, 0, kColourRW, VK_IMAGE_LAYOUT_UNDEFINED,
+                       kColourAttachment)});
 }
 
 void SurfacePasses::cmdDrawSpheres(VkCommandBuffer cmd, const SurfaceFrame& frame, VkPipeline pipeline) const {
@@ -394,16 +397,15 @@ void SurfacePasses::cmdSmooth(VkCommandBuffer cmd, const SurfaceFrame& frame) co
   const Images& i = *images_;
   // Thickness to the shading; eye depth to the filter (GENERAL: stored and sampled); the filter's other image
   // was last written by the previous frame's filter.
-  cmdBarriers(cmd, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-              VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
-              std::array{imageBarrier(i.thickness.image.get(), VK_IMAGE_ASPECT_COLOR_BIT,
-                                      VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, VK_ACCESS_SHADER_READ_BIT,
-                                      kColourAttachment, kSampled),
-                         imageBarrier(i.eyeDepth.image.get(), VK_IMAGE_ASPECT_COLOR_BIT,
-                                      VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, kShaderRW, kColourAttachment,
-                                      VK_IMAGE_LAYOUT_GENERAL),
-                         imageBarrier(i.smoothed.image.get(), VK_IMAGE_ASPECT_COLOR_BIT, 0, kShaderRW,
-                                      VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL)});
+  cmdBarriers(
+      cmd, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
+      std::array{imageBarrier(i.thickness.image.get(), VK_IMAGE_ASPECT_COLOR_BIT, VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+                              VK_ACCESS_SHADER_READ_BIT, kColourAttachment, kSampled),
+                 imageBarrier(i.eyeDepth.image.get(), VK_IMAGE_ASPECT_COLOR_BIT, VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT,
+                              kShaderRW, kColourAttachment, VK_IMAGE_LAYOUT_GENERAL),
+                 imageBarrier(i.smoothed.image.get(), VK_IMAGE_ASPECT_COLOR_BIT, 0, kShaderRW,
+                              VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_GENERAL)});
   const int iterations = std::clamp(frame.style.smoothingIterations, 0, kMaxSmoothingIterations);
   if (iterations == 0 || frame.style.smoothingRadius <= 0.0f) return;
   const float sphereRadius = frame.pointRadius * kSurfaceSphereScale;
@@ -432,10 +434,10 @@ void SurfacePasses::cmdComposite(VkCommandBuffer cmd, const SurfaceFrame& frame)
   const float tanHalf = std::tan(glm::radians(frame.camera.fovYDeg) * 0.5f);
   shaderio::CompositePushConstants push{};
   push.viewToWorld = glm::inverse(view);
-  push.absorption = glm::vec4(glm::clamp(frame.style.absorption, glm::vec3(0.0f), glm::vec3(kMaxAbsorption)),
-                              kRefractionPerMetre);
-  push.frustum = glm::vec4(tanHalf * aspect, tanHalf, static_cast<float>(extent_.width),
-                           static_cast<float>(extent_.height));
+  push.absorption =
+      glm::vec4(glm::clamp(frame.style.absorption, glm::vec3(0.0f), glm::vec3(kMaxAbsorption)), kRefractionPerMetre);
+  push.frustum =
+      glm::vec4(tanHalf * aspect, tanHalf, static_cast<float>(extent_.width), static_cast<float>(extent_.height));
   push.lightView = glm::vec4(glm::mat3(view) * glm::normalize(kLight), 0.0f);
   pipeline::cmdSetFullViewport(cmd, extent_);
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, compositePipeline_.get());

@@ -31,6 +31,15 @@ void putFigures(json& j, const VariantResult& v) {
   j["fps"] = v.fps;
   j["sim_gpu_ms"] = optionalNumber(v.simGpuMs);
   j["render_gpu_ms"] = optionalNumber(v.renderGpuMs);
+  j["render_mode"] = render::renderModeName(v.renderMode);
+  // Every key always, null when not measured (as render_gpu_ms).
+  const std::optional<render::RenderPassTimes>& p = v.renderPassesMs;
+  const auto pass = [&](double render::RenderPassTimes::*member) { return p ? json((*p).*member) : json(nullptr); };
+  j["render_passes_ms"] = {{"scene", pass(&render::RenderPassTimes::scene)},
+                           {"thickness", pass(&render::RenderPassTimes::thickness)},
+                           {"depth", pass(&render::RenderPassTimes::depth)},
+                           {"smoothing", pass(&render::RenderPassTimes::smoothing)},
+                           {"shading", pass(&render::RenderPassTimes::shading)}};
   json host = {{"node_updates", v.host.nodeUpdates},
                {"graph_launch", v.host.graphLaunch},
                {"vk_submit", optionalNumber(v.host.vkSubmit)},

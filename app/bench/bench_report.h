@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compute/nbody/nbody_backend.h"
+#include "render/render_types.h"
 
 namespace graphsim::app {
 
@@ -62,6 +63,9 @@ struct VariantResult {
   double fps = 0;
   std::optional<double> simGpuMs;    // mean per frame (CUDA events; the CPU backend: wall time of its step)
   std::optional<double> renderGpuMs; // mean per frame (Vulkan timestamps around the frame's commands)
+  // Its means by pass (render_types.h), and the render mode they were drawn in; none: not measured.
+  std::optional<render::RenderPassTimes> renderPassesMs;
+  render::RenderMode renderMode = render::RenderMode::Particles;
   HostOverheadUs host;
   std::optional<CpuPerFrameUs> cpu;
   double interactionsPerSecond = 0;     // N^2 x substeps per frame, over measuredSeconds

@@ -117,6 +117,7 @@ void FrameLog::summarise(VariantResult& r, double interactionsPerFrame, bool wit
   const auto& c = completion_;
   const BenchClock::time_point first = warmup_ > 0 ? c.at(warmup_ - 1).value() : start_;
   std::vector<double> frameMs, node, launch, submit, queueSubmit, hostTotal, wait, sim, render;
+  render::RenderPassTimes passes{0, 0, 0, 0, 0, 0}; // sums
   BenchClock::time_point previous = first;
   for (std::uint64_t k = warmup_; k < total(); ++k) {
     const BenchClock::time_point t = c.at(k).value();
@@ -129,13 +130,26 @@ void FrameLog::summarise(VariantResult& r, double interactionsPerFrame, bool wit
     hostTotal.push_back(host_[k].totalUs);
     wait.push_back(host_[k].hostWaitUs);
     if (sim_[k]) sim.push_back(*sim_[k]);
-    if (render_[k]) render.push_back(*render_[k]);
+    if (const std::optional<render::RenderPassTimes>& p = render_[k]) {
+      render.push_back(p->total);
+      for (auto [sum, value] : {std::pair{&passes.scene, p->scene},
+                                {&passes.thickness, p->thickness},
+                                {&passes.depth, p->depth},
+                                {&passes.smoothing, p->smoothing},
+                                {&passes.shading, p->shading}})
+        *sum += value;
+    }
   }
   r.measuredSeconds = seconds(first, previous);
   r.frameMs = percentiles(frameMs);
   r.fps = r.measuredSeconds > 0 ? static_cast<double>(frames_) / r.measuredSeconds : 0;
   if (!sim.empty()) r.simGpuMs = percentiles(sim).mean;
-  if (!render.empty()) r.renderGpuMs = percentiles(render).mean;
+  if (!render.empty()) {
+    r.renderGpuMs = percentiles(render).mean;
+    const double n = static_cast<double>(render.size());
+    r.renderPassesMs = render::RenderPassTimes{*r.renderGpuMs,   passes.scene / n,     passes.thickness / n,
+                                               passes.depth / n, passes.smoothing / n, passes.shading / n};
+  }
   r.host.nodeUpdates = median(node);
   r.host.graphLaunch = median(launch);
   if (withSubmit) {
@@ -165,9 +179,10 @@ void FrameLog::appendCsv(std::string& out, const std::string& variant) const {
     const std::optional<double> interval = t && previous ? std::optional(1e3 * seconds(*previous, *t)) : std::nullopt;
     previous = t;
     const HostSample& h = host_[k];
+    const std::optional<double> render = render_[k] ? std::optional(render_[k]->total) : std::nullopt;
     std::snprintf(row, sizeof row, "%s,%llu,%d,%s,%s,%s,%s,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%s\n", variant.c_str(),
                   static_cast<unsigned long long>(k), k >= warmup_ ? 1 : 0, optional(completed).c_str(),
-                  optional(interval).c_str(), optional(sim_[k]).c_str(), optional(render_[k]).c_str(), h.nodeUpdatesUs,
+                  optional(interval).c_str(), optional(sim_[k]).c_str(), optional(render).c_str(), h.nodeUpdatesUs,
                   h.graphLaunchUs, h.vkSubmitUs, h.vkQueueSubmitUs, h.totalUs, h.hostWaitUs,
                   optional(capture_[k]).c_str());
     out += row;
@@ -185,7 +200,7 @@ public:
 
   void throttled(std::uint64_t k) override {
     if (renderer_ == nullptr) return;
-    if (const double ms = renderer_->lastRenderGpuMs(); ms >= 0) log_.renderMs(k, ms);
+    if (const render::RenderPassTimes ms = renderer_->lastRenderPassTimes(); ms.total >= 0) log_.renderMs(k, ms);
     if (capture_ == nullptr) return;
     if (const std::optional<double> spent = capture_->collect(*renderer_, k)) log_.captureUs(k, *spent);
   }
@@ -239,6 +254,8 @@ LoopResult runVariant(const Variant& v, double startupSeconds) {
         submit.bodyCount = static_cast<std::uint32_t>(v.producer.count());
         submit.camera = v.setup.camera;
         v.producer.styleFrame(submit);
+        submit.mode = v.setup.options->scene.render.mode;
+        submit.surface = v.setup.options->scene.render.surface;
         submit.capture = schedule != nullptr && schedule->wants(k);
         if (submit.capture) schedule->submitted(k, v.producer);
         return true; // never skips: LaunchOrder::BeforeThrottle relies on it
@@ -257,6 +274,7 @@ LoopResult runVariant(const Variant& v, double startupSeconds) {
   log.summarise(out.result, v.setup.interactionsPerFrame, v.withSubmit, v.withWait);
   if (options.frameLog) log.appendCsv(out.frameCsv, v.setup.variantName);
   out.result.framesInFlight = v.framesInFlight;
+  out.result.renderMode = options.scene.render.mode;
   out.result.counters = v.producer.counters();
   out.result.captures = capture.count();
   out.result.diagnostics = v.producer.diagnostics(); // after the drain: the producer saw the last sample

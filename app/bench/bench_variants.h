@@ -45,7 +45,7 @@ public:
   void completed(std::uint64_t frame) { completion_.at(frame) = BenchClock::now(); }
   void host(std::uint64_t frame, const HostSample& s) { host_.at(frame) = s; }
   void simMs(std::uint64_t frame, double ms) { sim_.at(frame) = ms; }
-  void renderMs(std::uint64_t frame, double ms) { render_.at(frame) = ms; }
+  void renderMs(std::uint64_t frame, const render::RenderPassTimes& ms) { render_.at(frame) = ms; }
   void captureUs(std::uint64_t frame, double us) { capture_.at(frame) = us; }
   // The calling thread's and the process's CPU clocks, read when measuring starts and when it ends (the completion
   // of the last warm-up frame, or start(), and of the last frame; the loop's thread calls both).
@@ -65,7 +65,8 @@ private:
   BenchClock::time_point start_;
   std::vector<std::optional<BenchClock::time_point>> completion_;
   std::vector<HostSample> host_;
-  std::vector<std::optional<double>> sim_, render_;
+  std::vector<std::optional<double>> sim_;
+  std::vector<std::optional<render::RenderPassTimes>> render_;
   std::vector<std::optional<double>> capture_; // loop time spent collecting captures before frame k's launch
   struct CpuClocks {
     double thread = 0, process = 0; // seconds

@@ -186,6 +186,7 @@ BenchCommandLine::BenchCommandLine(CLI::App& app) {
   shared_.addGpus(*bench_);
   shared_.addWaitTimeout(*bench_);
   shared_.addThrottleWait(*bench_);
+  shared_.addRenderMode(*bench_);
   shared_.addQuiet(*bench_, "No progress lines on stderr");
   bench_->footer(kBenchFooter);
 }
@@ -254,6 +255,7 @@ BenchOptions BenchCommandLine::options(int argc, char** argv) const {
   if (o.gpus) checkSeveralGpus(findScene(o.scene.scene));
   o.waitTimeout = shared_.waitTimeout();
   o.throttleWait = shared_.throttleWait();
+  shared_.applyRenderMode(o.scene.render);
   o.quiet = shared_.quiet();
   return o;
 }

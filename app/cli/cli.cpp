@@ -212,6 +212,7 @@ RunCommandLine::RunCommandLine(CLI::App& app) {
       ->capture_default_str();
   shared_.addWaitTimeout(*run_);
   shared_.addThrottleWait(*run_);
+  shared_.addRenderMode(*run_);
   shared_.addQuiet(*run_, "No progress lines (see 'Progress' below)");
   run_->add_option("--present", present_, "Window present mode: fifo | mailbox | immediate (falls back to fifo)")
       ->capture_default_str();
@@ -267,6 +268,7 @@ RunOptions RunCommandLine::options() const {
   applyOutputFlags(options);
   options.waitTimeout = shared_.waitTimeout();
   options.throttleWait = shared_.throttleWait();
+  shared_.applyRenderMode(options.scene.render);
   return options;
 }
 

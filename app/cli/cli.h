@@ -118,6 +118,7 @@ public:
   void addWaitTimeout(CLI::App& command);
   void addThrottleWait(CLI::App& command);
   void addQuiet(CLI::App& command, const std::string& help);
+  void addRenderMode(CLI::App& command); // --render-mode particles|surface over the scene file's render.mode
 
   // After a successful parse; a bad value throws UsageError naming the flag.
   BackendKind backend() const;
@@ -130,10 +131,13 @@ public:
   std::chrono::milliseconds waitTimeout() const;
   render::ThrottleWait throttleWait() const;
   bool quiet() const { return quiet_; }
+  // When --render-mode was given, its mode into render.mode; UsageError for another word.
+  void applyRenderMode(RenderSettings& render) const;
 
 private:
   std::vector<BackendKind> backends_;
-  std::string backend_, interop_ = "auto", gpu_, gpus_, waitTimeoutMs_, throttleWait_;
+  std::string backend_, interop_ = "auto", gpu_, gpus_, waitTimeoutMs_, throttleWait_, renderMode_;
+  CLI::Option* renderModeOption_ = nullptr;
   bool validation_ = false, quiet_ = false;
   CLI::Option* gpuOption_ = nullptr;
   CLI::Option* gpusOption_ = nullptr;

@@ -41,6 +41,7 @@ ReplayCommandLine::ReplayCommandLine(CLI::App& app) {
   shared_.addGpu(*replay_, "cpu backend: Vulkan device index; cuda backend: CUDA device index (see list-gpus)");
   shared_.addWaitTimeout(*replay_);
   shared_.addQuiet(*replay_, "No progress lines");
+  shared_.addRenderMode(*replay_);
   replay_->footer(
       "\nThe recording gives the scene, its settings, the render size, the frames in flight, the frame "
       "count and every\nchange (panel, keys, mouse, camera, F12 captures) with its frame; the window's "
@@ -86,6 +87,7 @@ RunOptions ReplayCommandLine::options() const {
                                                     : BackendKind::Cpu;
   options.gpu = shared_.gpu();
   options.waitTimeout = shared_.waitTimeout();
+  shared_.applyRenderMode(options.scene.render); // over the recording's
   char* end = nullptr;
   options.replayTolerance = std::strtod(tolerance_.c_str(), &end);
   if (tolerance_.empty() || end != tolerance_.c_str() + tolerance_.size() || !(options.replayTolerance >= 0) ||

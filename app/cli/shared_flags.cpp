@@ -259,6 +259,28 @@ void SharedFlags::addThrottleWait(CLI::App& command) {
 
 void SharedFlags::addQuiet(CLI::App& command, const std::string& help) { command.add_flag("--quiet", quiet_, help); }
 
+void SharedFlags::addRenderMode(CLI::App& command) {
+  renderModeOption_ =
+      command
+          .add_option(
+              "--render-mode", renderMode_,
+              "How particles are drawn: particles (shaded spheres, one per particle) or surface (a screen-space "
+              "liquid surface: smoothed depth, refraction, absorption; docs/FLUID.md); default: the scene "
+              "file's render.mode, else particles")
+          ->type_name("MODE");
+}
+
+void SharedFlags::applyRenderMode(RenderSettings& render) const {
+  if (renderModeOption_ == nullptr || renderModeOption_->count() == 0) return;
+  if (renderMode_ == "particles") {
+    render.mode = render::RenderMode::Particles;
+  } else if (renderMode_ == "surface") {
+    render.mode = render::RenderMode::Surface;
+  } else {
+    throw UsageError("--render-mode: unknown mode " + asTyped(renderMode_) + " (allowed: particles, surface)");
+  }
+}
+
 BackendKind SharedFlags::backend() const {
   std::string allowed;
   for (BackendKind kind : backends_) {

@@ -69,7 +69,13 @@ SessionRecorder::SessionRecorder(std::filesystem::path path, std::uint64_t check
   recording_.headless = headless;
   recording_.panel = view.panelVisible;
   recording_.settings = json::parse(start.settings);
-  recording_.settings["render"] = {{"width", width}, {"height", height}};
+  const glm::vec3 a = view.surface.absorption;
+  recording_.settings["render"] = {{"width", width},
+                                   {"height", height},
+                                   {"mode", render::renderModeName(view.renderMode)},
+                                   {"smoothing_radius", view.surface.smoothingRadius},
+                                   {"smoothing_iterations", view.surface.smoothingIterations},
+                                   {"absorption", {a.r, a.g, a.b}}};
   recording_.controls = controls_ = producer.controls();
   recording_.camera = view.camera;
   recording_.checkpointEvery = checkpointEvery;
@@ -127,7 +133,8 @@ void SessionReplayer::beforeFrame(std::uint64_t k, SceneProducer& producer, View
   }
   // Every frame, not only at events: whatever the window's own input changed since is put back.
   if (producer.controls() != controls_) producer.setControls(controls_);
-  view = view_;
+  view.camera = view_.camera; // the render mode and style stay the run's (the recording's start: its settings)
+  view.panelVisible = view_.panelVisible;
 }
 
 void SessionReplayer::afterFrame(std::uint64_t k, SceneProducer& producer) {

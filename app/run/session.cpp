@@ -57,7 +57,8 @@ struct Session::Impl {
     stats.addFrame(std::chrono::duration<double, std::milli>(now - lastFrameEnd).count());
     lastFrameEnd = now;
     stats.simMs = producer->simMs();
-    stats.renderGpuMs = renderer->lastRenderGpuMs();
+    stats.renderPasses = renderer->lastRenderPassTimes();
+    stats.renderGpuMs = stats.renderPasses.total;
     stats.updateHostUs = producer->updateHostUs();
     stats.counters = producer->counters();
     if (producer->advances() && stats.simMs >= 0) {
@@ -143,6 +144,8 @@ Session::Impl::Impl(const RunOptions& options_, BackendKind backend, Window& win
 
   view.camera = scene.initialCamera(options.scene);
   view.panelVisible = options.panel;
+  view.renderMode = options.scene.render.mode;
+  view.surface = options.scene.render.surface;
   info.backend = std::string(producer->backendName());
   info.dataPath = backendKind == BackendKind::Cuda ? dataPath.name() : "cpu (mapped buffer)";
   info.dataPathReason = dataPath.fallbackReason;
@@ -405,6 +408,8 @@ bool Session::tick() {
     submit.bodyCount = static_cast<std::uint32_t>(s.producer->count());
     submit.camera = s.options.cameraPath ? s.options.cameraPath->atFrame(k, s.view.camera) : s.view.camera;
     s.producer->styleFrame(submit);
+    submit.mode = s.view.renderMode;
+    submit.surface = s.view.surface;
     submit.capture = sceneCapture || optionCapture || s.video; // the video collects every frame (VideoRecorder)
     submit.overlay = s.imgui && s.view.panelVisible && !sceneCapture ? &*s.imgui : nullptr;
     submit.present = target ? &*target : nullptr;

@@ -53,6 +53,8 @@ struct RenderSettings {
   float pointRadius = 0.018f;
   render::Camera camera;
   bool cameraGiven = false; // the preset or scene file set render.camera (else the scene frames itself)
+  render::RenderMode mode = render::RenderMode::Particles; // render.mode: "particles" | "surface"
+  render::SurfaceStyle surface;                            // render.smoothing_radius, smoothing_iterations, absorption
 };
 
 // What a run of a scene is set up with: built from the scene's embedded preset (assets/scenes/<scene>.json), then

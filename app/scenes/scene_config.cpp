@@ -21,10 +21,21 @@ namespace {
 using nlohmann::json;
 
 void applyRender(RenderSettings& s, const JsonReader& r) {
-  r.allowOnly({"width", "height", "point_radius", "camera"});
+  r.allowOnly(
+      {"width", "height", "point_radius", "camera", "mode", "smoothing_radius", "smoothing_iterations", "absorption"});
   r.integer("width", s.width, kMinImageSize, kMaxImageSize);
   r.integer("height", s.height, kMinImageSize, kMaxImageSize);
   r.number("point_radius", s.pointRadius, 1e-5, 10.0);
+  std::string mode = render::renderModeName(s.mode);
+  r.oneOf("mode", mode, {"particles", "surface"});
+  s.mode = mode == "surface" ? render::RenderMode::Surface : render::RenderMode::Particles;
+  r.number("smoothing_radius", s.surface.smoothingRadius, render::kMinSmoothingRadius, render::kMaxSmoothingRadius);
+  r.integer("smoothing_iterations", s.surface.smoothingIterations, 0, render::kMaxSmoothingIterations);
+  if (r.has("absorption")) {
+    float absorption[3] = {s.surface.absorption.r, s.surface.absorption.g, s.surface.absorption.b};
+    r.vec3("absorption", absorption, 0.0, render::kMaxAbsorption);
+    s.surface.absorption = glm::vec3(absorption[0], absorption[1], absorption[2]);
+  }
   if (r.has("camera")) {
     const JsonReader c = r.child("camera");
     c.allowOnly({"yaw", "pitch", "distance", "target", "fov"});

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "compute/node_info.h"
+#include "render/render_types.h"
 
 namespace graphsim::app {
 
@@ -16,10 +17,11 @@ struct FrameStats {
   std::size_t next = 0;
   std::size_t count = 0;
   double fps = 0;
-  double simMs = -1;        // CPU: wall time of the step; CUDA: the graph's GPU time (events)
-  double renderGpuMs = -1;  // Vulkan timestamps; negative when unsupported
-  double updateHostUs = 0;  // host time of this frame's node updates (CUDA)
-  std::uint64_t frames = 0; // frames rendered
+  double simMs = -1;                    // CPU: wall time of the step; CUDA: the graph's GPU time (events)
+  double renderGpuMs = -1;              // Vulkan timestamps; negative when unsupported
+  render::RenderPassTimes renderPasses; // the same frame's by pass
+  double updateHostUs = 0;              // host time of this frame's node updates (CUDA)
+  std::uint64_t frames = 0;             // frames rendered
   UpdateCounters counters;
 
   void addFrame(double ms) {

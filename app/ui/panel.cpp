@@ -102,6 +102,9 @@ void drawStats(const PanelInfo& info, const FrameStats& stats, SceneProducer& sc
   };
   ImGui::Text("sim %s: %s   render GPU: %s", info.backend == "cuda" ? "GPU" : "CPU", ms(stats.simMs).c_str(),
               ms(stats.renderGpuMs).c_str());
+  if (const render::RenderPassTimes& p = stats.renderPasses; p.total >= 0 && p.thickness + p.depth + p.smoothing > 0)
+    ImGui::Text("  scene %.3f  thickness %.3f  depth %.3f  smoothing %.3f  shading %.3f ms", p.scene, p.thickness,
+                p.depth, p.smoothing, p.shading);
   scene.drawStats(stats);
   ImGui::Text("backend %s on %s", info.backend.c_str(), info.gpu.c_str());
   if (info.dataPathReason.empty()) {
@@ -112,6 +115,33 @@ void drawStats(const PanelInfo& info, const FrameStats& stats, SceneProducer& sc
   }
   ImGui::Text("frames in flight %u%s%s | sim time %.3f", info.framesInFlight,
               info.presentMode.empty() ? "" : " | present ", info.presentMode.c_str(), scene.simTime());
+}
+
+// How particles are drawn, at the panel's top: the mode, and in surface mode the smoothing and absorption
+// (render_types.h, docs/UI.md).
+void drawRender(ViewState& view, PanelLayout& layout) {
+  int mode = static_cast<int>(view.renderMode);
+  ImGui::TextUnformatted("draw as");
+  ImGui::SameLine();
+  ImGui::RadioButton("particles", &mode, static_cast<int>(render::RenderMode::Particles));
+  recordWidget(layout, "render:particles");
+  ImGui::SameLine();
+  ImGui::RadioButton("surface", &mode, static_cast<int>(render::RenderMode::Surface));
+  recordWidget(layout, "render:surface");
+  view.renderMode = static_cast<render::RenderMode>(mode);
+  if (view.renderMode != render::RenderMode::Surface) return;
+  render::SurfaceStyle& s = view.surface;
+  ImGui::SliderFloat("smoothing", &s.smoothingRadius, render::kMinSmoothingRadius, render::kMaxSmoothingRadius,
+                     "%.1f radii");
+  recordWidget(layout, "render:smoothing_radius");
+  ImGui::SliderInt("iterations", &s.smoothingIterations, 0, render::kMaxSmoothingIterations);
+  recordWidget(layout, "render:smoothing_iterations");
+  ImGui::DragFloat3("absorption", &s.absorption.r, 0.1f, 0.0f, render::kMaxAbsorption, "%.1f /m");
+  recordWidget(layout, "render:absorption");
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip(
+        "Beer-Lambert absorption per metre of liquid (red, green, blue): light behind a thickness t "
+        "keeps exp(-absorption t)");
 }
 
 void drawActions(const PanelInfo& info, SceneProducer& controller, PanelActions& actions, PanelLayout& layout) {
@@ -222,7 +252,7 @@ void drawNotices(const PanelInfo& info) {
   ImGui::End();
 }
 
-void drawPanel(const PanelInfo& info, const FrameStats& stats, SceneProducer& scene, ViewState& /*view*/,
+void drawPanel(const PanelInfo& info, const FrameStats& stats, SceneProducer& scene, ViewState& view,
                PanelActions& actions, PanelLayout& layout) {
   layout.clear();
   const ImGuiIO& io = ImGui::GetIO();
@@ -231,6 +261,7 @@ void drawPanel(const PanelInfo& info, const FrameStats& stats, SceneProducer& sc
   ImGui::SetNextWindowBgAlpha(0.85f);
   if (ImGui::Begin("graphsim")) {
     ImGui::PushItemWidth(-110); // sliders leave room for their labels
+    drawRender(view, layout);
     if (ImGui::CollapsingHeader("Graph", ImGuiTreeNodeFlags_DefaultOpen)) drawGraph(info, scene, layout);
     if (ImGui::CollapsingHeader("Parameters", ImGuiTreeNodeFlags_DefaultOpen)) scene.drawParameters(stats, layout);
     if (ImGui::CollapsingHeader("Stats", ImGuiTreeNodeFlags_DefaultOpen)) drawStats(info, stats, scene);

@@ -30,6 +30,9 @@ struct PanelInfo {
 struct ViewState {
   render::Camera camera;
   bool panelVisible = true;
+  // How particles are drawn (the panel's Render section; a run starts with its scene's render settings).
+  render::RenderMode renderMode = render::RenderMode::Particles;
+  render::SurfaceStyle surface;
 };
 
 // One-shot requests the session carries out (after the frame's UI).

@@ -241,6 +241,18 @@ std::vector<BadInput> badInputs() {
       badFluid("fluid_config_enabled_unknown", "fen.json", R"({"enabled": {"walls": false}})", "enabled.walls"),
       badFluid("fluid_config_enabled_not_bool", "fen2.json", R"({"enabled": {"gravity": 0}})", "enabled.gravity"),
       badFluid("fluid_config_point_radius", "fpr.json", R"({"render": {"point_radius": 0.1}})", "point_radius"),
+      // Issue 30: the render block's surface keys and --render-mode, each refused by name.
+      badFluid("fluid_render_mode", "frm.json", R"({"render": {"mode": "water"}})", "render.mode"),
+      badFluid("fluid_render_smoothing_radius", "frs.json", R"({"render": {"smoothing_radius": 11}})",
+               "render.smoothing_radius"),
+      badFluid("fluid_render_smoothing_iterations", "fri.json", R"({"render": {"smoothing_iterations": 9}})",
+               "render.smoothing_iterations"),
+      badFluid("fluid_render_absorption_two", "fra.json", R"({"render": {"absorption": [1, 2]}})", "render.absorption"),
+      badFluid("fluid_render_absorption_negative", "fra2.json", R"({"render": {"absorption": [1, -2, 3]}})",
+               "render.absorption"),
+      badFluid("fluid_render_unknown_key", "frk.json", R"({"render": {"smoothing": 3}})", "render.smoothing"),
+      {"render_mode_unknown", {"run", "--render-mode", "water"}, "--render-mode: unknown mode"},
+      {"render_mode_empty", {"run", "--render-mode", ""}, "--render-mode: unknown mode"},
       // Issue 28: the solver and DFSPH's settings, each refused by name.
       badFluid("fluid_config_solver_unknown", "fsol.json", R"({"solver": "pbf"})", "solver"),
       badFluid("fluid_config_dfsph_tolerance_zero", "fdtol.json", R"({"dfsph": {"densityTolerance": 0}})",

@@ -3,6 +3,7 @@
 // headless run.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -113,6 +114,44 @@ TEST(Scenes, FluidBenchOnTheCpuRunsTheReferenceAndSaysWhyNotTheCudaVariants) {
     EXPECT_EQ(j["variants"][i]["status"], "skipped");
     EXPECT_NE(j["variants"][i]["reason"].get<std::string>().find("--backend cuda"), std::string::npos);
   }
+}
+
+// Issue 30: the fluid drawn as a liquid surface (--render-mode surface; a scene file's render.mode does the same) on
+// lavapipe: a run captures with no validation message, and the bench times every pass of it (one frame in flight:
+// lavapipe's timestamps are read once its queue is idle, render/renderer_impl.h).
+TEST(Scenes, FluidSurfaceModeRunsCleanAndItsBenchTimesEveryPass) {
+  const fs::path dir = fs::path(GRAPHSIM_TEST_TMP) / "scenes_surface";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const fs::path png = dir / "surface.png", json = dir / "surface.json";
+  const ProcessResult run =
+      runGraphsim({"run", "--scene", "fluid", "--backend", "cpu", "--headless", "--particles", "1024", "--frames", "3",
+                   "--render-mode", "surface", "--capture", png.string(), "--validation"},
+                  300);
+  ASSERT_EQ(run.exitCode, 0) << run.err;
+  EXPECT_TRUE(fs::exists(png));
+  EXPECT_TRUE(contains(run.err, "validation messages: 0")) << run.err;
+
+  const ProcessResult bench =
+      runGraphsim({"bench",       "--scene",    "fluid", "--backend",     "cpu",     "--particles",
+                   "1024",        "--frames",   "3",     "--warmup",      "1",       "--frames-in-flight",
+                   "1",           "--variants", "none",  "--render-mode", "surface", "--json",
+                   json.string(), "--quiet"},
+                  300);
+  ASSERT_EQ(bench.exitCode, 0) << bench.err;
+  std::ifstream in(json);
+  const nlohmann::json cpu = nlohmann::json::parse(in)["variants"][0];
+  EXPECT_EQ(cpu["render_mode"], "surface");
+  const nlohmann::json& passes = cpu["render_passes_ms"];
+  ASSERT_TRUE(passes.is_object()) << cpu.dump();
+  double sum = 0.0;
+  for (const char* pass : {"scene", "thickness", "depth", "smoothing", "shading"}) {
+    ASSERT_TRUE(passes[pass].is_number()) << pass;
+    EXPECT_GE(passes[pass].get<double>(), 0.0) << pass;
+    sum += passes[pass].get<double>();
+  }
+  EXPECT_GT(passes["thickness"].get<double>() + passes["depth"].get<double>() + passes["smoothing"].get<double>(), 0.0);
+  EXPECT_NEAR(sum, cpu["render_gpu_ms"].get<double>(), 1e-6 * std::max(1.0, sum));
 }
 
 } // namespace

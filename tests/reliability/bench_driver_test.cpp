@@ -141,6 +141,13 @@ TEST(BenchOnTheDriver, JsonHasTheKeysItHadBeforePlusInterrupted) {
                           "cpu_us_per_frame.process", "variants.[].cpu_us_per_frame",
                           "variants.[].cpu_us_per_frame.loop_thread", "variants.[].cpu_us_per_frame.process"})
     expected.insert(key);
+  // Issue 30: the render mode and the render GPU time by pass (null where not measured).
+  for (const std::string prefix : {"", "variants.[]."}) {
+    expected.insert(prefix + "render_mode");
+    expected.insert(prefix + "render_passes_ms");
+    for (const char* pass : {"scene", "thickness", "depth", "smoothing", "shading"})
+      expected.insert(prefix + "render_passes_ms." + pass);
+  }
   EXPECT_EQ(keys, expected);
   EXPECT_EQ(j.at("throttle_wait"), "block");
   EXPECT_GT(j.at("cpu_us_per_frame").at("loop_thread").get<double>(), 0.0);

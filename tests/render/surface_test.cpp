@@ -40,7 +40,9 @@ std::uint32_t fillBlock(float* bodies, std::uint32_t at, std::uint32_t capacity,
 constexpr std::uint32_t kCapacity = 40000;
 
 // A tank 0.1 m deep around the half-submerged obstacle.
-std::uint32_t tankAtRest(float* bodies) { return fillBlock(bodies, 0, kCapacity, kTank.min, {0.4f, 0.1f, 0.3f}, kObstacle); }
+std::uint32_t tankAtRest(float* bodies) {
+  return fillBlock(bodies, 0, kCapacity, kTank.min, {0.4f, 0.1f, 0.3f}, kObstacle);
+}
 
 // A shallower pool with a ball of liquid falling into it and a column thrown up at the far wall.
 std::uint32_t splash(float* bodies) {
@@ -178,7 +180,7 @@ TEST_F(RenderTest, ObstacleIsDrawnDepthCorrectInBothModes) {
   const glm::vec3 before = kObstacle.centre + towardsEye * (kObstacle.radius + 0.02f);
   float* b = r.mappedBodies(0);
   for (int k = 0; k < 3; ++k) b[k] = behind[k];
-  b[3] = 1.0f; // white in the fluid palette
+  b[3] = 1.0f;                                                                    // white in the fluid palette
   for (int k = 0; k < 3; ++k) b[4 + k] = before[k] + camera.view()[k][0] * 0.03f; // beside the centre, in front
   b[7] = 1.0f;
   FrameSubmit frame = tankFrame(0, 2, RenderMode::Particles);
@@ -201,8 +203,8 @@ TEST_F(RenderTest, EveryPassIsTimedAndParticleModeSpendsNothingOnTheSurface) {
   for (const double t : {surface.scene, surface.thickness, surface.depth, surface.smoothing, surface.shading})
     EXPECT_GE(t, 0.0);
   EXPECT_GT(surface.thickness + surface.depth + surface.smoothing, 0.0);
-  EXPECT_NEAR(surface.total,
-              surface.scene + surface.thickness + surface.depth + surface.smoothing + surface.shading, 1e-6);
+  EXPECT_NEAR(surface.total, surface.scene + surface.thickness + surface.depth + surface.smoothing + surface.shading,
+              1e-6);
   EXPECT_DOUBLE_EQ(r.lastRenderGpuMs(), surface.total);
 
   r.submit(tankFrame(1, n, RenderMode::Particles));

@@ -71,6 +71,35 @@ TEST(FluidPanel, ToggleSliderNodeAndObstacleReachTheBackend) {
   EXPECT_EQ(session.finish().validationMessages, 0u);
 }
 
+// The Render section: the surface radio button switches the frame to the liquid surface (its passes are timed from
+// then on), its smoothing slider reaches the view, and particles switches back.
+TEST(FluidPanel, RenderModeSwitchesToTheSurfaceAndBack) {
+  RunOptions options = fluidOptions();
+  HeadlessWindow window(options.scene.render.width, options.scene.render.height);
+  Session session(options, BackendKind::Cpu, window);
+  tick(session, 2);
+  ASSERT_TRUE(session.layout().count("render:surface"));
+  EXPECT_FALSE(session.layout().count("render:smoothing_radius")) << "the surface's sliders show in surface mode only";
+  EXPECT_EQ(session.view().renderMode, render::RenderMode::Particles);
+
+  click(window, session.layout().at("render:surface"));
+  tick(session, 4); // the click, then frames drawn in the new mode
+  EXPECT_EQ(session.view().renderMode, render::RenderMode::Surface);
+  const render::RenderPassTimes times = session.renderer().lastRenderPassTimes();
+  if (times.total >= 0) EXPECT_GT(times.thickness + times.depth + times.smoothing, 0.0) << "no surface pass timed";
+
+  ASSERT_TRUE(session.layout().count("render:smoothing_radius"));
+  const float radius = session.view().surface.smoothingRadius;
+  dragAcross(window, session.layout().at("render:smoothing_radius"));
+  tick(session, 6); // its five events, one a frame
+  EXPECT_GT(session.view().surface.smoothingRadius, radius) << "dragged to the slider's right end";
+
+  click(window, session.layout().at("render:particles"));
+  tick(session, 4);
+  EXPECT_EQ(session.view().renderMode, render::RenderMode::Particles);
+  EXPECT_EQ(session.finish().validationMessages, 0u);
+}
+
 // The particle count is structural: a new count resets the scene (spacing and radius follow from it).
 TEST(FluidPanel, ParticleCountResetsWithADerivedRadius) {
   RunOptions options = fluidOptions();

@@ -310,6 +310,9 @@ void styleFluidFrame(const fluid::FluidConfig& config, render::FrameSubmit& subm
   submit.style.palette = render::Palette::Fluid;
   submit.style.colourScale = 1.0f; // the colour stage already scaled the attribute into [0, 1]
   submit.box = render::Box{glm::vec3(0.0f), glm::vec3(box[0], box[1], box[2])};
+  const float* centre = config.params.obstacleCentre;
+  if (config.enabled[static_cast<std::size_t>(fluid::FluidToggle::Obstacle)] && config.params.obstacleRadius > 0.0f)
+    submit.obstacle = render::Sphere{glm::vec3(centre[0], centre[1], centre[2]), config.params.obstacleRadius};
 }
 
 // Every producer of the fluid scene is a FluidProducer (makeFluidProducer is the only one that names the scene).
