@@ -8,6 +8,8 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <unordered_set>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -44,17 +46,37 @@ std::string readInputFile(const std::filesystem::path& path, const std::string& 
 
 nlohmann::json parseJsonFile(const std::string& text, const std::string& name) {
   using nlohmann::json;
+  struct Level {     // an open object or array
+    std::string key; // an object's latest key
+    std::unordered_set<std::string> keys;
+  };
+  std::vector<Level> open;
+  const auto keyPath = [&] {
+    std::string path;
+    for (const Level& l : open)
+      if (!l.key.empty()) path += (path.empty() ? "" : ".") + l.key;
+    return path.empty() ? std::string("the top level") : path;
+  };
   try {
-    std::vector<std::vector<std::string>> keysSeen; // per open object
     return json::parse(text, [&](int, json::parse_event_t event, json& parsed) {
-      if (event == json::parse_event_t::object_start) keysSeen.emplace_back();
-      if (event == json::parse_event_t::object_end) keysSeen.pop_back();
-      if (event == json::parse_event_t::key && !keysSeen.empty()) {
-        std::vector<std::string>& keys = keysSeen.back();
-        const std::string key = parsed.get<std::string>();
-        if (std::find(keys.begin(), keys.end(), key) != keys.end())
+      switch (event) {
+      case json::parse_event_t::object_start:
+      case json::parse_event_t::array_start:
+        if (open.size() == kMaxJsonDepth)
+          throw UsageError(name + ": " + keyPath() + " nests more than " + std::to_string(kMaxJsonDepth) +
+                           " levels deep (no graphsim input needs more)");
+        open.emplace_back();
+        break;
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end: open.pop_back(); break;
+      case json::parse_event_t::key: {
+        std::string key = parsed.get<std::string>();
+        if (!open.back().keys.insert(key).second)
           throw UsageError(name + ": key " + shownJson(json(key)) + " appears twice in one object");
-        keys.push_back(key);
+        open.back().key = std::move(key);
+        break;
+      }
+      case json::parse_event_t::value: break;
       }
       return true;
     });

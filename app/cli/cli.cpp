@@ -289,6 +289,8 @@ void RunCommandLine::applyOutputFlags(RunOptions& options) const {
     const std::int64_t lastFrame = options.untilClosed ? kMaxFrames : options.frames;
     const std::size_t digits = std::max<std::size_t>(6, std::to_string(lastFrame).size());
     checkCapturePath(capture_, options.captureEvery > 0 ? 1 + digits : 0);
+    if (!options.untilClosed && options.frames == 0)
+      throw UsageError("--capture: --frames 0 renders no frame to capture");
     options.capture = fs::path(capture_);
   }
   if (run_->count("--dump-graph") > 0) {
@@ -305,6 +307,8 @@ void RunCommandLine::applyOutputFlags(RunOptions& options) const {
       throw UsageError(
           "--record: a run resumed with --load-state cannot be recorded yet (the replay starts from "
           "the scene's initial conditions)");
+    if (!options.untilClosed && options.frames == 0)
+      throw UsageError("--record: --frames 0 records no frame to replay");
     options.record = checkOutputPath("--record", record_);
   }
   std::vector<std::pair<std::string, fs::path>> outputs;
@@ -431,7 +435,8 @@ std::optional<std::string> typedValue(const CLI::App& command, const std::string
 // two flags naming one file) before minutes of benchmarking.
 void checkBenchFlags(const CLI::App& bench) {
   std::vector<std::pair<std::string, fs::path>> outputs;
-  for (const char* flag : {"--json", "--csv", "--frame-log"})
+  for (const char* flag :
+       {"--json", "--csv", "--frame-log", "--video"}) // --video: it replaced a report of the same name
     if (const std::optional<std::string> value = typedValue(bench, flag))
       outputs.emplace_back(flag, checkOutputPath(flag, *value));
   checkDistinctOutputs(outputs);

@@ -75,7 +75,8 @@ RunOptions ReplayCommandLine::options() const {
   options.scene = settingsOfSnapshot(start);
   options.scene.render.camera = recording->camera;
   options.scene.render.cameraGiven = true;
-  options.frames = static_cast<std::int64_t>(recording->frames);
+  static_assert(kMaxRecordedFrames == static_cast<std::uint64_t>(kMaxFrames), "a recording holds what run may run");
+  options.frames = static_cast<std::int64_t>(recording->frames); // at most kMaxRecordedFrames (session_record.cpp)
   options.framesInFlight = recording->framesInFlight;
   options.headless = headless_;
   options.panel = recording->panel;

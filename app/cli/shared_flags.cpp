@@ -332,7 +332,6 @@ std::optional<GpuList> SharedFlags::gpus() const {
 }
 
 render::ThrottleWait SharedFlags::throttleWait() const {
-  if (throttleWait_.empty()) return render::RendererConfig{}.throttleWait;
   if (const std::optional<render::ThrottleWait> w = render::throttleWaitFromName(throttleWait_)) return *w;
   throw UsageError("--throttle-wait: unknown mode '" + asTyped(throttleWait_) +
                    "' (allowed: block, poll, spin, hybrid)");

@@ -168,8 +168,9 @@ void writeSessionRecording(const fs::path& path, const SessionRecording& recordi
 
 namespace {
 
-// The recording's "events": each an object at a frame after the previous event's.
-std::vector<RecordedEvent> readEvents(const json& top, const JsonReader& r, const std::string& source) {
+// The recording's "events": each an object at a frame after the previous event's, within the `frames` recorded.
+std::vector<RecordedEvent> readEvents(const json& top, const JsonReader& r, const std::string& source,
+                                      std::uint64_t frames) {
   std::vector<RecordedEvent> events;
   if (!top["events"].is_array()) r.fail("events", "must be an array");
   std::uint64_t last = 0;
@@ -184,6 +185,9 @@ std::vector<RecordedEvent> readEvents(const json& top, const JsonReader& r, cons
     e.unsignedInteger("frame", event.frame);
     if (i > 0 && event.frame <= last)
       e.fail("frame", "must be after the previous event's frame " + std::to_string(last));
+    if (event.frame >= frames)
+      e.fail("frame", "is " + std::to_string(event.frame) + ", past the recording's last frame " +
+                          std::to_string(frames - 1) + " (it would never be replayed)");
     last = event.frame;
     if (e.has("controls")) {
       if (!item["controls"].is_object()) e.fail("controls", "must be an object (a merge patch)");
@@ -202,8 +206,10 @@ std::vector<RecordedEvent> readEvents(const json& top, const JsonReader& r, cons
   return events;
 }
 
-// The recording's "checkpoints" (optional): frame, 16-digit hash and optionally the positions in base64.
-std::vector<RecordedCheckpoint> readCheckpoints(const json& top, const JsonReader& r, const std::string& source) {
+// The recording's "checkpoints" (optional): frame, 16-digit hash and optionally the positions in base64; in frame
+// order, each once, within the `frames` recorded (a replay compares every one it lists).
+std::vector<RecordedCheckpoint> readCheckpoints(const json& top, const JsonReader& r, const std::string& source,
+                                                std::uint64_t frames) {
   std::vector<RecordedCheckpoint> list;
   const json checkpoints = top.value("checkpoints", json::array());
   if (!checkpoints.is_array()) r.fail("checkpoints", "must be an array");
@@ -216,6 +222,11 @@ std::vector<RecordedCheckpoint> readCheckpoints(const json& top, const JsonReade
     if (!c.has("frame") || !c.has("hash")) c.fail(c.has("frame") ? "hash" : "frame", "is missing");
     RecordedCheckpoint checkpoint;
     c.unsignedInteger("frame", checkpoint.frame);
+    if (!list.empty() && checkpoint.frame <= list.back().frame)
+      c.fail("frame", "must be after the previous checkpoint's frame " + std::to_string(list.back().frame));
+    if (checkpoint.frame >= frames)
+      c.fail("frame", "is " + std::to_string(checkpoint.frame) + ", past the recording's last frame " +
+                          std::to_string(frames - 1));
     std::string hash;
     c.string("hash", hash);
     char* end = nullptr;
@@ -261,7 +272,7 @@ SessionRecording readSessionRecording(const fs::path& path) {
   r.integer("frames_in_flight", out.framesInFlight, 1, 4);
   r.boolean("headless", out.headless);
   r.boolean("panel", out.panel);
-  r.unsignedInteger("frames", out.frames);
+  r.integer("frames", out.frames, 0, static_cast<std::int64_t>(kMaxRecordedFrames));
   r.boolean("interrupted", out.interrupted);
   r.unsignedInteger("checkpoint_every", out.checkpointEvery);
   if (!top["settings"].is_object()) r.fail("settings", "must be an object (a scene file)");
@@ -270,8 +281,8 @@ SessionRecording readSessionRecording(const fs::path& path) {
   out.controls = top["controls"];
   out.camera = readCamera(r.child("camera"));
 
-  out.events = readEvents(top, r, source);
-  out.checkpoints = readCheckpoints(top, r, source);
+  out.events = readEvents(top, r, source, out.frames);
+  out.checkpoints = readCheckpoints(top, r, source, out.frames);
   return out;
 }
 

@@ -45,6 +45,9 @@ struct RecordedCheckpoint {
   std::vector<Float4> positions; // the first array (positions), empty above kMaxCheckpointPositions elements
 };
 
+// The most frames a recording may say it has: what `run --frames` allows (app/cli/cli.h, kMaxFrames).
+inline constexpr std::uint64_t kMaxRecordedFrames = 1'000'000'000'000;
+
 struct SessionRecording {
   std::string graphsim;   // the version line of the graphsim that recorded it
   std::string scene;      // the registry name

@@ -283,6 +283,10 @@ std::vector<BadBench> badBench() {
        {"--json", (dir / "same.x").string(), "--csv", (dir / "same.x").string()},
        "name the same file"},
       {"variants_all_and_none", {"--variants", "all,none"}, "'all' stands alone"},
+      // Issue 31: the video is an output like the reports (--json X --video X replaced the mp4, exit 0).
+      {"json_equals_video",
+       {"--json", (dir / "same.mp4").string(), "--video", (dir / "same.mp4").string()},
+       "name the same file"},
   };
 }
 

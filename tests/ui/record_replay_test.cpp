@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <limits>
 #include <string>
 
 #include "app/io/output_file.h"
@@ -180,6 +181,27 @@ TEST(RecordReplayRefusals, RecordingsThatCannotBeReplayedAreExitTwo) {
   mismatched["settings"]["scene"] = "fluid";
   nlohmann::ordered_json unordered = json;
   unordered["events"] = nlohmann::ordered_json::array({{{"frame", 5}}, {{"frame", 3}}});
+  // Issue 31: frame counts past run's cap (one that wrapped to -1 never ended), events and checkpoints past the last
+  // frame or out of order (a replay used to drop them silently or compare "0 of 3").
+  nlohmann::ordered_json wrapped = json, tooMany = json, lateEvent = json, twice = json, lateCheckpoint = json;
+  wrapped["frames"] = std::numeric_limits<std::uint64_t>::max();
+  tooMany["frames"] = 10'000'000'000'000;
+  lateEvent["events"] = nlohmann::ordered_json::array({{{"frame", 12}}});
+  ASSERT_GE(json["checkpoints"].size(), 1u);
+  const nlohmann::ordered_json last = json["checkpoints"].back();
+  twice["checkpoints"] = nlohmann::ordered_json::array({last, last});
+  nlohmann::ordered_json beyond = last;
+  beyond["frame"] = 12;
+  lateCheckpoint["checkpoints"] = nlohmann::ordered_json::array({beyond});
+  // Controls nested 100,000 deep (200 KB): replay used to die of SIGSEGV walking them.
+  nlohmann::ordered_json placeholder = json;
+  placeholder["controls"] = 0;
+  std::string deep = placeholder.dump();
+  const std::string key = "\"controls\":0";
+  ASSERT_NE(deep.find(key), std::string::npos);
+  deep.replace(deep.find(key), key.size(), "\"controls\":" + std::string(100000, '[') + std::string(100000, ']'));
+  const fs::path deepFile = dir / "deep.json";
+  writeOutput(deepFile, deep);
   struct Case {
     std::vector<std::string> args;
     std::string says;
@@ -189,6 +211,12 @@ TEST(RecordReplayRefusals, RecordingsThatCannotBeReplayedAreExitTwo) {
        "a recording of the smoke scene, which this graphsim does not have"},
       {{"replay", write("mismatch.json", mismatched)}, "its settings are of another scene"},
       {{"replay", write("unordered.json", unordered)}, "must be after the previous event's frame 5"},
+      {{"replay", write("wrapped.json", wrapped)}, "frames must be an integer in [0, 1000000000000]"},
+      {{"replay", write("toomany.json", tooMany)}, "frames must be an integer in [0, 1000000000000]"},
+      {{"replay", write("late-event.json", lateEvent)}, "is 12, past the recording's last frame 11"},
+      {{"replay", write("twice.json", twice)}, "must be after the previous checkpoint's frame 11"},
+      {{"replay", write("late-checkpoint.json", lateCheckpoint)}, "is 12, past the recording's last frame 11"},
+      {{"replay", deepFile.string()}, "controls nests more than 64 levels deep"},
       {{"replay", file.string(), "--scene", "fluid"}, "is a recording of the nbody scene"},
       {{"replay", write("garbage.json", nlohmann::ordered_json::array())}, "is not a recorded graphsim session"},
       {{"replay", (dir / "absent.json").string()}, "absent.json: no such file"},
