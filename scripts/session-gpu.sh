@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Issue 15 on a machine with an NVIDIA GPU (docs/GPU-TESTING.md): recorded sessions replayed on CUDA, a 1080p video
 # of 600 frames at 16,384 bodies and the video's cost in the bench (with and without, same run), the diagnostics'
-# drift per 1,000 frames on CUDA, and ncu over the n-body graph's kernels. Logs go to $OUT (default ./session-out),
-# one line per step in summary.txt.
-# usage: scripts/session-gpu.sh [BIN_DIR] [all|replay|video|diagnostics|ncu]
+# drift per 1,000 frames on CUDA, ncu over the n-body graph's kernels, and (issue 30) the fluid's liquid surface: a
+# 600-frame 1080p dam break at 262,144 particles with validation and video, the README's frame, and the bench's render
+# time by pass in both modes. Logs go to $OUT (default ./session-out), one line per step in summary.txt.
+# usage: scripts/session-gpu.sh [BIN_DIR] [all|replay|video|diagnostics|ncu|surface]
 set -uo pipefail
 bin=${1:-build/bin}
 part=${2:-all}
@@ -54,6 +55,21 @@ if [ "$part" = all ] || [ "$part" = diagnostics ]; then
   step diag-galaxy "$g" run --headless --backend cuda --bodies 16384 --frames 1000 --diagnostics-every 10 --quiet
   step diag-plummer "$g" run --headless --backend cuda --config "$here/assets/scenes/plummer.json" --frames 1000 \
     --diagnostics-every 10 --quiet
+fi
+
+if [ "$part" = all ] || [ "$part" = surface ]; then
+  printf '{"render": {"width": 1920, "height": 1080}}\n' >"$tmp/1080p.json"
+  fluid=(--backend cuda --scene fluid --particles 262144 --config "$tmp/1080p.json")
+  step surface-video "$g" run --headless "${fluid[@]}" --frames 600 --render-mode surface --validation \
+    --video "$out/dam-break-surface.mp4" --quiet
+  step surface-frame "$g" run --headless "${fluid[@]}" --frames 150 --render-mode surface \
+    --capture "$out/dam-break-surface.png" --quiet
+  step particles-frame "$g" run --headless "${fluid[@]}" --frames 150 --capture "$out/dam-break-particles.png" --quiet
+  # The render GPU time by pass, particle and surface mode one after the other (render_passes_ms in the JSON).
+  for mode in particles surface; do
+    step "bench-$mode" "$g" bench "${fluid[@]}" --frames 200 --warmup 20 --variants none --render-mode "$mode" \
+      --json "$out/render-$mode.json" --quiet
+  done
 fi
 
 if [ "$part" = all ] || [ "$part" = ncu ]; then
