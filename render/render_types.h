@@ -64,6 +64,9 @@ struct SurfaceStyle {
   // Beer-Lambert absorption per metre of liquid, per channel (linear RGB): light behind a thickness t keeps
   // exp(-absorption * t). Water's tint: red goes first.
   glm::vec3 absorption{6.0f, 1.8f, 0.9f};
+  // Foam: where the liquid's mean colour attribute (the fluid's speed, scaled by its colour scale into [0, 1]) along
+  // a pixel's ray passes 0.6, its colour turns towards white, at most this much (0: no foam).
+  float foam = 0.6f;
   bool operator==(const SurfaceStyle&) const = default;
 };
 inline constexpr float kMinSmoothingRadius = 0.0f, kMaxSmoothingRadius = 10.0f;

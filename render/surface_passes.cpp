@@ -43,7 +43,7 @@ constexpr std::uint32_t kCompositeSpirv[] =
 #include "shaders/surface_composite.frag.spv.inc"
     ;
 
-constexpr VkFormat kThicknessFormat = VK_FORMAT_R16_SFLOAT;
+constexpr VkFormat kThicknessFormat = VK_FORMAT_R16G16_SFLOAT; // chord sum, chord x attribute sum
 constexpr VkFormat kEyeDepthFormat = VK_FORMAT_R32_SFLOAT;
 constexpr std::uint32_t kGroupSize = 16;        // shaders/surface_smooth.comp's local size
 constexpr float kRefractionPerMetre = 0.15f;    // uv offset per metre of liquid along the normal
@@ -52,7 +52,7 @@ constexpr float kDepthSigmaInRadii = 2.0f;      // the range kernel's width, in 
 
 constexpr VkShaderStageFlags kSphereStages = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
 constexpr VkColorComponentFlags kRed = VK_COLOR_COMPONENT_R_BIT;
-// Thickness: added up. Depth: the nearest written.
+// Thickness (and its attribute-weighted twin): added up. Depth: the nearest written.
 constexpr VkPipelineColorBlendAttachmentState kThicknessBlend{VK_TRUE,
                                                               VK_BLEND_FACTOR_ONE,
                                                               VK_BLEND_FACTOR_ONE,
@@ -60,7 +60,7 @@ constexpr VkPipelineColorBlendAttachmentState kThicknessBlend{VK_TRUE,
                                                               VK_BLEND_FACTOR_ONE,
                                                               VK_BLEND_FACTOR_ONE,
                                                               VK_BLEND_OP_ADD,
-                                                              kRed};
+                                                              kRed | VK_COLOR_COMPONENT_G_BIT};
 constexpr VkPipelineColorBlendAttachmentState kDepthBlend{.blendEnable = VK_FALSE, .colorWriteMask = kRed};
 
 VkAttachmentDescription attachment(VkFormat format, VkAttachmentLoadOp load, VkImageLayout layout) {
@@ -438,7 +438,7 @@ void SurfacePasses::cmdComposite(VkCommandBuffer cmd, const SurfaceFrame& frame)
       glm::vec4(glm::clamp(frame.style.absorption, glm::vec3(0.0f), glm::vec3(kMaxAbsorption)), kRefractionPerMetre);
   push.frustum =
       glm::vec4(tanHalf * aspect, tanHalf, static_cast<float>(extent_.width), static_cast<float>(extent_.height));
-  push.lightView = glm::vec4(glm::mat3(view) * glm::normalize(kLight), 0.0f);
+  push.lightView = glm::vec4(glm::mat3(view) * glm::normalize(kLight), std::clamp(frame.style.foam, 0.0f, 1.0f));
   pipeline::cmdSetFullViewport(cmd, extent_);
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, compositePipeline_.get());
   vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, compositeLayout_.get(), 0, 1, &compositeSet_, 0,

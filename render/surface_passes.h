@@ -1,7 +1,8 @@
 // The screen-space liquid surface (RenderMode::Surface; after van der Laan, Green and Sainz, I3D 2009, and Green,
 // GDC 2010). A frame in this mode records, before the renderer's own pass:
 //   scene      the room, box and obstacle into a scene colour image and depth;
-//   thickness  every sphere's chord, added up per pixel (R16F), depth tested against the scene;
+//   thickness  every sphere's chord, and the chord times its colour attribute (foam), added up per pixel (RG16F),
+//              depth tested against the scene;
 //   depth      the front-most sphere surface's eye depth (R32F), depth tested and written;
 //   smoothing  a separable bilateral filter over that depth, `iterations` x (horizontal, vertical), compute;
 // and then, inside the renderer's pass, the shading: a full-screen triangle that composites the liquid (normals from

@@ -82,7 +82,7 @@ struct CompositePushConstants {
   mat4 viewToWorld; // rotates view-space directions into the world (the sky is in world space)
   vec4 absorption;  // rgb: Beer-Lambert per metre; w: the refraction's offset in uv per metre of thickness
   vec4 frustum;     // x: tan(fovY / 2) * aspect, y: tan(fovY / 2), z: width, w: height (pixels)
-  vec4 lightView;   // xyz: direction towards the light, in view space
+  vec4 lightView;   // xyz: direction towards the light, in view space; w: the foam's strength (SurfaceStyle::foam)
 };
 
 #ifdef __cplusplus

@@ -11,12 +11,12 @@ layout(push_constant) uniform PushBlock {
 layout(location = GRAPHSIM_BODY_LOCATION) in vec4 inBody;
 
 layout(location = 0) out vec2 outQuad;
-layout(location = 1) flat out vec3 outCentre;
+layout(location = 1) flat out vec4 outCentre; // xyz: the sphere's centre; w: its colour attribute (foam)
 
 void main() {
   vec2 corner = vec2((gl_VertexIndex & 1) != 0 ? 1.0 : -1.0, (gl_VertexIndex & 2) != 0 ? 1.0 : -1.0);
   vec3 offset = (corner.x * pc.cameraRight.xyz + corner.y * pc.cameraUp.xyz) * pc.cameraRight.w;
   gl_Position = pc.viewProj * vec4(inBody.xyz + offset, 1.0);
   outQuad = corner;
-  outCentre = inBody.xyz;
+  outCentre = inBody;
 }

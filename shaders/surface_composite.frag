@@ -7,7 +7,7 @@
 // silhouettes do not bend it), then Fresnel (Schlick, water's F0 = 0.02) between a reflected sky and what the
 // liquid passes on: the scene refracted through it, dimmed by Beer-Lambert absorption over the thickness, behind
 // the light the liquid itself scatters back (its colour, lit by the key light, growing with the thickness); plus a
-// specular highlight.
+// specular highlight; and foam, where the liquid along the ray moves fast (its mean colour attribute past 0.6).
 layout(push_constant) uniform PushBlock {
   CompositePushConstants pc;
 };
@@ -57,7 +57,9 @@ void main() {
   vec3 toEye = normalize(-p);
   if (dot(normal, toEye) < 0.0) normal = -normal;
 
-  float t = texelFetch(thickness, pixel, 0).r;
+  vec2 chords = texelFetch(thickness, pixel, 0).rg;
+  float t = chords.r;
+  float foam = pc.lightView.w * smoothstep(0.6, 1.0, chords.g / max(t, 1e-6));
   float cosine = max(dot(normal, toEye), 0.0);
   float fresnel = 0.02 + 0.98 * pow(1.0 - cosine, 5.0);
   vec3 reflected = sky(mat3(pc.viewToWorld) * reflect(-toEye, normal));
@@ -67,5 +69,6 @@ void main() {
   vec3 passed = mix(refracted, kScatter * lit, 1.0 - exp(-kScatterPerMetre * t));
   vec3 halfway = normalize(pc.lightView.xyz + toEye);
   float specular = pow(max(dot(normal, halfway), 0.0), 80.0);
-  outColour = vec4(mix(passed, reflected, fresnel) + vec3(0.8 * specular), 1.0);
+  vec3 surface = mix(mix(passed, reflected, fresnel), vec3(0.9, 0.95, 1.0) * lit, foam);
+  outColour = vec4(surface + vec3(0.8 * specular), 1.0);
 }

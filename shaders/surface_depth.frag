@@ -9,7 +9,7 @@ layout(push_constant) uniform PushBlock {
 };
 
 layout(location = 0) in vec2 inQuad;
-layout(location = 1) flat in vec3 inCentre;
+layout(location = 1) flat in vec4 inCentre; // xyz; w: the colour attribute (the thickness pass's)
 
 layout(location = 0) out float outEyeDepth;
 
@@ -17,7 +17,7 @@ void main() {
   float r2 = dot(inQuad, inQuad);
   if (r2 > 1.0) discard;
   float towardsEye = sqrt(1.0 - r2);
-  vec3 p = inCentre + pc.cameraRight.w * (inQuad.x * pc.cameraRight.xyz + inQuad.y * pc.cameraUp.xyz -
+  vec3 p = inCentre.xyz + pc.cameraRight.w * (inQuad.x * pc.cameraRight.xyz + inQuad.y * pc.cameraUp.xyz -
                                           towardsEye * pc.cameraForward.xyz);
   vec4 clip = pc.viewProj * vec4(p, 1.0);
   gl_FragDepth = clip.z / clip.w;

@@ -75,7 +75,8 @@ SessionRecorder::SessionRecorder(std::filesystem::path path, std::uint64_t check
                                    {"mode", render::renderModeName(view.renderMode)},
                                    {"smoothing_radius", view.surface.smoothingRadius},
                                    {"smoothing_iterations", view.surface.smoothingIterations},
-                                   {"absorption", {a.r, a.g, a.b}}};
+                                   {"absorption", {a.r, a.g, a.b}},
+                                   {"foam", view.surface.foam}};
   recording_.controls = controls_ = producer.controls();
   recording_.camera = view.camera;
   recording_.checkpointEvery = checkpointEvery;

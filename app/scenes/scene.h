@@ -54,7 +54,7 @@ struct RenderSettings {
   render::Camera camera;
   bool cameraGiven = false; // the preset or scene file set render.camera (else the scene frames itself)
   render::RenderMode mode = render::RenderMode::Particles; // render.mode: "particles" | "surface"
-  render::SurfaceStyle surface;                            // render.smoothing_radius, smoothing_iterations, absorption
+  render::SurfaceStyle surface; // render.smoothing_radius, smoothing_iterations, absorption, foam
 };
 
 // What a run of a scene is set up with: built from the scene's embedded preset (assets/scenes/<scene>.json), then

@@ -21,8 +21,8 @@ namespace {
 using nlohmann::json;
 
 void applyRender(RenderSettings& s, const JsonReader& r) {
-  r.allowOnly(
-      {"width", "height", "point_radius", "camera", "mode", "smoothing_radius", "smoothing_iterations", "absorption"});
+  r.allowOnly({"width", "height", "point_radius", "camera", "mode", "smoothing_radius", "smoothing_iterations",
+               "absorption", "foam"});
   r.integer("width", s.width, kMinImageSize, kMaxImageSize);
   r.integer("height", s.height, kMinImageSize, kMaxImageSize);
   r.number("point_radius", s.pointRadius, 1e-5, 10.0);
@@ -31,6 +31,7 @@ void applyRender(RenderSettings& s, const JsonReader& r) {
   s.mode = mode == "surface" ? render::RenderMode::Surface : render::RenderMode::Particles;
   r.number("smoothing_radius", s.surface.smoothingRadius, render::kMinSmoothingRadius, render::kMaxSmoothingRadius);
   r.integer("smoothing_iterations", s.surface.smoothingIterations, 0, render::kMaxSmoothingIterations);
+  r.number("foam", s.surface.foam, 0.0, 1.0);
   if (r.has("absorption")) {
     float absorption[3] = {s.surface.absorption.r, s.surface.absorption.g, s.surface.absorption.b};
     r.vec3("absorption", absorption, 0.0, render::kMaxAbsorption);

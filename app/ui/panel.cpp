@@ -142,6 +142,10 @@ void drawRender(ViewState& view, PanelLayout& layout) {
     ImGui::SetTooltip(
         "Beer-Lambert absorption per metre of liquid (red, green, blue): light behind a thickness t "
         "keeps exp(-absorption t)");
+  ImGui::SliderFloat("foam", &s.foam, 0.0f, 1.0f, "%.2f");
+  recordWidget(layout, "render:foam");
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("white where the liquid moves fast (its colour attribute past 0.6 of the colour scale)");
 }
 
 void drawActions(const PanelInfo& info, SceneProducer& controller, PanelActions& actions, PanelLayout& layout) {

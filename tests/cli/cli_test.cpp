@@ -253,6 +253,7 @@ std::vector<BadInput> badInputs() {
       badFluid("fluid_render_absorption_negative", "fra2.json", R"({"render": {"absorption": [1, -2, 3]}})",
                "render.absorption"),
       badFluid("fluid_render_unknown_key", "frk.json", R"({"render": {"smoothing": 3}})", "render.smoothing"),
+      badFluid("fluid_render_foam", "frf.json", R"({"render": {"foam": 1.5}})", "render.foam"),
       {"render_mode_unknown", {"run", "--render-mode", "water"}, "--render-mode: unknown mode"},
       {"render_mode_empty", {"run", "--render-mode", ""}, "--render-mode: unknown mode"},
       // Issue 31: a run that would write nothing it was asked to write is refused; an empty mode is not a mode.

@@ -157,6 +157,26 @@ TEST_F(RenderTest, SurfaceAbsorptionDimsEachChannelByItsOwnCoefficient) {
   EXPECT_LT(all.b, clear.b - 6);
 }
 
+// Foam: fast liquid (attribute 1) turns white where foam is on, and changes nothing where it is off.
+TEST_F(RenderTest, SurfaceFoamWhitensFastLiquidOnly) {
+  ParticleRenderer& r = makeRenderer(kWidth, kHeight, kCapacity, 1);
+  const std::uint32_t n = tankAtRest(r.mappedBodies(0));
+  const glm::ivec2 top = pixelOf({0.12f, 0.1f, 0.15f});
+  std::vector<std::vector<std::uint8_t>> images;
+  for (const auto& [attribute, foam] : {std::pair{0.0f, 1.0f}, {1.0f, 0.0f}, {1.0f, 1.0f}}) {
+    float* b = r.mappedBodies(0);
+    for (std::uint32_t i = 0; i < n; ++i) b[4 * i + 3] = attribute;
+    FrameSubmit frame = tankFrame(images.size(), n, RenderMode::Surface);
+    frame.surface.foam = foam;
+    r.submit(frame);
+    images.push_back(r.finishCapture(frame.frame));
+  }
+  EXPECT_TRUE(images[0] == images[1]) << "slow liquid, or foam off: the same picture";
+  const glm::ivec3 calm = rgbAt(images[0], top), foamy = rgbAt(images[2], top);
+  EXPECT_GT(foamy.r, calm.r + 60) << "foam is white: red rises most";
+  EXPECT_LT(foamy.b - foamy.r, calm.b - calm.r) << "and the blue tint fades";
+}
+
 TEST_F(RenderTest, SurfaceSmoothingFlattensTheSpheresBumps) {
   ParticleRenderer& r = makeRenderer(kWidth, kHeight, kCapacity, 1);
   const std::uint32_t n = tankAtRest(r.mappedBodies(0));
