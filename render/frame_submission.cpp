@@ -8,6 +8,7 @@
 
 #include "render/pipeline_common.h"
 #include "render/renderer_impl.h"
+#include "render/vk_barrier.h"
 #include "render/vk_check.h"
 #include "shaders/particle_layout.h"
 
@@ -17,16 +18,9 @@ namespace {
 // The offscreen colour image (TRANSFER_SRC_OPTIMAL after the pass) into the acquired swapchain image, which ends in
 // PRESENT_SRC_KHR. The submit waits for the acquire at the transfer stage, which the first barrier starts from.
 void cmdBlitToSwapchain(VkCommandBuffer cmd, VkImage source, VkExtent2D sourceExtent, const PresentTarget& target) {
-  const VkImageSubresourceRange range{VK_IMAGE_ASPECT_COLOR_BIT, 0, 1, 0, 1};
-  VkImageMemoryBarrier toTransfer{.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
-                                  .srcAccessMask = 0,
-                                  .dstAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
-                                  .oldLayout = VK_IMAGE_LAYOUT_UNDEFINED,
-                                  .newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-                                  .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                                  .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-                                  .image = target.image,
-                                  .subresourceRange = range};
+  const VkImageMemoryBarrier toTransfer =
+      imageBarrier(target.image, VK_IMAGE_ASPECT_COLOR_BIT, 0, VK_ACCESS_TRANSFER_WRITE_BIT, VK_IMAGE_LAYOUT_UNDEFINED,
+                   VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL);
   vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 0, nullptr, 0, nullptr,
                        1, &toTransfer);
   const auto corner = [](VkExtent2D e) {
@@ -39,11 +33,9 @@ void cmdBlitToSwapchain(VkCommandBuffer cmd, VkImage source, VkExtent2D sourceEx
   // Sizes differ only for the frames between a window resize and the renderer catching up: nearest is enough.
   vkCmdBlitImage(cmd, source, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, target.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
                  1, &region, VK_FILTER_NEAREST);
-  VkImageMemoryBarrier toPresent = toTransfer;
-  toPresent.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-  toPresent.dstAccessMask = 0;
-  toPresent.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
-  toPresent.newLayout = VK_IMAGE_LAYOUT_PRESENT_SRC_KHR;
+  const VkImageMemoryBarrier toPresent =
+      imageBarrier(target.image, VK_IMAGE_ASPECT_COLOR_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, 0,
+                   VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, VK_IMAGE_LAYOUT_PRESENT_SRC_KHR);
   vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, 0, 0, nullptr, 0,
                        nullptr, 1, &toPresent);
 }

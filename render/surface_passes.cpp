@@ -10,6 +10,7 @@
 
 #include "render/offscreen_target.h"
 #include "render/pipeline_common.h"
+#include "render/vk_barrier.h"
 #include "render/vk_check.h"
 
 namespace graphsim::render {
@@ -162,19 +163,6 @@ OwnedFramebuffer createFramebuffer(VkDevice device, VkRenderPass pass, std::init
   VkFramebuffer framebuffer = VK_NULL_HANDLE;
   VK_CHECK(vkCreateFramebuffer(device, &info, nullptr, &framebuffer));
   return OwnedFramebuffer(device, framebuffer);
-}
-
-VkImageMemoryBarrier imageBarrier(VkImage image, VkImageAspectFlags aspect, VkAccessFlags srcAccess,
-                                  VkAccessFlags dstAccess, VkImageLayout oldLayout, VkImageLayout newLayout) {
-  return {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
-          .srcAccessMask = srcAccess,
-          .dstAccessMask = dstAccess,
-          .oldLayout = oldLayout,
-          .newLayout = newLayout,
-          .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-          .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
-          .image = image,
-          .subresourceRange = {aspect, 0, 1, 0, 1}};
 }
 
 template <std::size_t N>

@@ -16,7 +16,6 @@
 #include <cstdint>
 #include <optional>
 
-#include "render/box_pipeline.h"
 #include "render/camera.h"
 #include "render/render_types.h"
 #include "render/vk_handle.h"

@@ -20,4 +20,19 @@ inline void cmdBufferBarrier(VkCommandBuffer cmd, VkBuffer buffer, VkDeviceSize 
   vkCmdPipelineBarrier(cmd, srcStage, dstStage, 0, 0, nullptr, 1, &barrier, 0, nullptr);
 }
 
+// An image barrier over the image's first mip level and layer of `aspect`, with no queue family ownership transfer,
+// for vkCmdPipelineBarrier: the `srcAccess` writes made available, visible to `dstAccess`, the layout changed.
+inline VkImageMemoryBarrier imageBarrier(VkImage image, VkImageAspectFlags aspect, VkAccessFlags srcAccess,
+                                         VkAccessFlags dstAccess, VkImageLayout oldLayout, VkImageLayout newLayout) {
+  return {.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER,
+          .srcAccessMask = srcAccess,
+          .dstAccessMask = dstAccess,
+          .oldLayout = oldLayout,
+          .newLayout = newLayout,
+          .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+          .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
+          .image = image,
+          .subresourceRange = {aspect, 0, 1, 0, 1}};
+}
+
 } // namespace graphsim::render

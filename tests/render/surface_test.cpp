@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "tests/render/render_test_support.h"
@@ -109,21 +110,18 @@ double roughness(const std::vector<std::uint8_t>& rgba, glm::ivec2 p, int half) 
 // whole liquid's shading changes) each break it.
 constexpr GoldenTolerance kSurfaceTolerance{.channel = 16, .minFractionWithin = 0.98, .maxMeanAbsDiff = 2.0};
 
-TEST_F(RenderTest, SurfaceTankAtRestMatchesReference) {
-  ParticleRenderer& r = makeRenderer(kWidth, kHeight, kCapacity, 1);
-  const std::uint32_t n = tankAtRest(r.mappedBodies(0));
-  r.submit(tankFrame(0, n, RenderMode::Surface));
-  expectMatchesGolden({kWidth, kHeight, r.finishCapture(0)}, "golden_surface_rest", kSurfaceTolerance,
-                      context->info().name);
-}
+class SurfaceGolden : public RenderTest {
+protected:
+  // The bodies `fill` writes, drawn in surface mode, against tests/data/<name>.png.
+  void expectGolden(std::uint32_t (*fill)(float*), const std::string& name) {
+    ParticleRenderer& r = makeRenderer(kWidth, kHeight, kCapacity, 1);
+    r.submit(tankFrame(0, fill(r.mappedBodies(0)), RenderMode::Surface));
+    expectMatchesGolden({kWidth, kHeight, r.finishCapture(0)}, name, kSurfaceTolerance, context->info().name);
+  }
+};
 
-TEST_F(RenderTest, SurfaceSplashMatchesReference) {
-  ParticleRenderer& r = makeRenderer(kWidth, kHeight, kCapacity, 1);
-  const std::uint32_t n = splash(r.mappedBodies(0));
-  r.submit(tankFrame(0, n, RenderMode::Surface));
-  expectMatchesGolden({kWidth, kHeight, r.finishCapture(0)}, "golden_surface_splash", kSurfaceTolerance,
-                      context->info().name);
-}
+TEST_F(SurfaceGolden, TankAtRestMatchesReference) { expectGolden(tankAtRest, "golden_surface_rest"); }
+TEST_F(SurfaceGolden, SplashMatchesReference) { expectGolden(splash, "golden_surface_splash"); }
 
 TEST_F(RenderTest, SurfaceWithoutLiquidShowsTheSceneExactlyAsParticleModeDrawsIt) {
   ParticleRenderer& r = makeRenderer(kWidth, kHeight, 16, 2);
