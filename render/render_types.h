@@ -57,8 +57,8 @@ inline const char* renderModeName(RenderMode mode) { return mode == RenderMode::
 
 // The screen-space surface's look (RenderMode::Surface). Defaults are the scene file's and the panel's.
 struct SurfaceStyle {
-  // The depth smoothing: a separable bilateral filter (Green 2010) whose half-width is this many sphere radii,
-  // projected to pixels at each pixel's depth, run this many times (each a horizontal and a vertical pass).
+  // The depth smoothing: a separable narrow-range filter (Truong and Yuksel 2018) whose half-width is this many sphere
+  // radii, projected to pixels at each pixel's depth, run this many times (each a horizontal and a vertical pass).
   float smoothingRadius = 3.0f;
   int smoothingIterations = 2;
   // Beer-Lambert absorption per metre of liquid, per channel (linear RGB): light behind a thickness t keeps
@@ -87,7 +87,7 @@ struct RenderPassTimes {
   double scene = -1.0;     // the room, box, obstacle (surface mode: into the scene image)
   double thickness = -1.0; // additive sphere chords
   double depth = -1.0;     // front-most sphere depth
-  double smoothing = -1.0; // the bilateral passes
+  double smoothing = -1.0; // the depth filter's passes
   double shading = -1.0;   // the composite (and the overlay, blit and particle draw of the last pass)
 };
 

@@ -19,7 +19,7 @@ static_assert(sizeof(shaderio::SurfacePushConstants) == 128, "push constants mus
 static_assert(offsetof(shaderio::SurfacePushConstants, cameraForward) == 96);
 static_assert(offsetof(shaderio::SurfacePushConstants, eye) == 112);
 static_assert(sizeof(shaderio::SmoothPushConstants) == 32);
-static_assert(offsetof(shaderio::SmoothPushConstants, depthSigma) == 16);
+static_assert(offsetof(shaderio::SmoothPushConstants, threshold) == 16);
 static_assert(sizeof(shaderio::CompositePushConstants) == 112);
 static_assert(offsetof(shaderio::CompositePushConstants, lightView) == 96);
 
@@ -49,7 +49,8 @@ constexpr VkFormat kEyeDepthFormat = VK_FORMAT_R32_SFLOAT;
 constexpr std::uint32_t kGroupSize = 16;        // shaders/surface_smooth.comp's local size
 constexpr float kRefractionPerMetre = 0.15f;    // uv offset per metre of liquid along the normal
 constexpr glm::vec3 kLight{0.27f, 0.9f, 0.34f}; // towards the light (world), as the room and obstacle
-constexpr float kDepthSigmaInRadii = 2.0f;      // the range kernel's width, in sphere radii
+constexpr float kThresholdInRadii = 8.0f;       // the filter's depth range behind a pixel, in sphere radii
+constexpr float kClampInRadii = 1.0f;           // ... and how far a sample in front may pull it, in sphere radii
 
 constexpr VkShaderStageFlags kSphereStages = VK_SHADER_STAGE_VERTEX_BIT | VK_SHADER_STAGE_FRAGMENT_BIT;
 constexpr VkColorComponentFlags kRed = VK_COLOR_COMPONENT_R_BIT;
@@ -401,7 +402,8 @@ void SurfacePasses::cmdSmooth(VkCommandBuffer cmd, const SurfaceFrame& frame) co
   push.radius = frame.style.smoothingRadius * sphereRadius;
   push.pixelsPerUnitAtOneMetre =
       0.5f * static_cast<float>(extent_.height) / std::tan(glm::radians(frame.camera.fovYDeg) * 0.5f);
-  push.depthSigma = kDepthSigmaInRadii * sphereRadius;
+  push.threshold = kThresholdInRadii * sphereRadius;
+  push.clampDepth = kClampInRadii * sphereRadius;
   vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, smoothPipeline_.get());
   const std::uint32_t groupsX = (extent_.width + kGroupSize - 1) / kGroupSize;
   const std::uint32_t groupsY = (extent_.height + kGroupSize - 1) / kGroupSize;

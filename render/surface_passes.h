@@ -4,7 +4,7 @@
 //   thickness  every sphere's chord, and the chord times its colour attribute (foam), added up per pixel (RG16F),
 //              depth tested against the scene;
 //   depth      the front-most sphere surface's eye depth (R32F), depth tested and written;
-//   smoothing  a separable bilateral filter over that depth, `iterations` x (horizontal, vertical), compute;
+//   smoothing  a separable narrow-range filter over that depth, `iterations` x (horizontal, vertical), compute;
 // and then, inside the renderer's pass, the shading: a full-screen triangle that composites the liquid (normals from
 // the smoothed depth, Fresnel between a sky and the refracted scene, Beer-Lambert over the thickness, a highlight)
 // over the scene image. The images are shared by the frames in flight: each use is ordered after the last one by

@@ -68,13 +68,14 @@ struct SurfacePushConstants {
   vec4 eye;           // xyz: world-space camera position
 };
 
-// The bilateral depth filter (shaders/surface_smooth.comp), one direction per dispatch: 32 bytes.
+// The narrow-range depth filter (shaders/surface_smooth.comp), one direction per dispatch: 32 bytes.
 struct SmoothPushConstants {
   int stepX, stepY;              // (1, 0) horizontal, (0, 1) vertical
   float radius;                  // the filter's half-width in world units, projected at each pixel's eye depth
   float pixelsPerUnitAtOneMetre; // the projection's scale: height / (2 tan(fovY / 2))
-  float depthSigma;              // the range kernel's width in eye depth (world units)
-  float pad0, pad1, pad2;
+  float threshold;               // a sample farther behind than this is another layer: left out (world units)
+  float clampDepth;              // a sample nearer than this in front counts as this near (world units)
+  float pad0, pad1;
 };
 
 // The liquid's shading (shaders/fullscreen.vert, surface_composite.frag): 112 bytes, fragment stage.

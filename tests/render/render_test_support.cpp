@@ -6,6 +6,8 @@
 #include <numbers>
 #include <span>
 
+#include <vulkan/vulkan.h>
+
 #include "app/io/output_file.h"
 #include "render/offscreen_target.h"
 #include "render/png.h"
@@ -17,6 +19,38 @@
 #include <stb/stb_image.h>
 
 namespace graphsim::render::test {
+namespace {
+
+// Keeps the Vulkan driver loaded for the whole test run. Each VulkanContext loads the ICDs when it creates its
+// instance and unloads them when it destroys it; glibc never gives back the static TLS that the NVIDIA driver's
+// libnvidia-tls takes on each load, so after a few dozen contexts in one process the next load failed ("cannot
+// allocate memory in static TLS block", then "Found no drivers"). One bare instance alive throughout means the
+// later loads find the driver already there.
+class DriverKeptLoaded : public ::testing::Environment {
+public:
+  void SetUp() override {
+    const VkApplicationInfo app{.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO, .apiVersion = VK_API_VERSION_1_3};
+    const VkInstanceCreateInfo info{.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO, .pApplicationInfo = &app};
+    if (vkCreateInstance(&info, nullptr, &instance_) != VK_SUCCESS) {
+      instance_ = VK_NULL_HANDLE; // no Vulkan at all: the tests themselves say so
+    }
+  }
+  void TearDown() override {
+    if (instance_ != VK_NULL_HANDLE) {
+      vkDestroyInstance(instance_, nullptr);
+      instance_ = VK_NULL_HANDLE;
+    }
+  }
+
+private:
+  VkInstance instance_ = VK_NULL_HANDLE;
+};
+
+// gtest owns it; registered before main runs.
+[[maybe_unused]] const ::testing::Environment* const kDriverKeptLoaded =
+    ::testing::AddGlobalTestEnvironment(new DriverKeptLoaded);
+
+} // namespace
 
 void RenderTest::SetUp() {
   DeviceRequest request;

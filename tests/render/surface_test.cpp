@@ -104,7 +104,7 @@ double roughness(const std::vector<std::uint8_t>& rgba, glm::ivec2 p, int half) 
 
 // Tolerance of the surface's golden images. The references are lavapipe's, as CI's, so a match is normally exact.
 // Another rasteriser differs more than for plain impostors: the sphere depths it rounds differently feed the
-// bilateral filter and then normals from depth differences, which amplify a 1-ulp depth change on a silhouette into
+// depth filter and then normals from depth differences, which amplify a 1-ulp depth change on a silhouette into
 // a visibly different normal there. So a wider channel tolerance (16) over 98 % of the pixels, and a mean absolute
 // difference below 2: a misplaced obstacle (~1,500 px), a wrong absorption colour or a missing smoothing pass (the
 // whole liquid's shading changes) each break it.
