@@ -52,12 +52,17 @@ void JsonReader::number(std::string_view key, float& out, double lo, double hi, 
 }
 
 float JsonReader::checkedNumber(const json& v, std::string_view key, double lo, double hi, std::string_view why) const {
+  return static_cast<float>(checkedDouble(v, key, lo, hi, why));
+}
+
+double JsonReader::checkedDouble(const json& v, std::string_view key, double lo, double hi,
+                                 std::string_view why) const {
   if (!v.is_number()) fail(key, "must be a number, got " + std::string(v.type_name()));
   const double d = v.get<double>();
   if (!std::isfinite(d) || d < lo || d > hi)
     fail(key, "must be in [" + fmt(lo) + ", " + fmt(hi) + "], got " + shownJson(v) +
                   (why.empty() ? "" : "; " + std::string(why)));
-  return static_cast<float>(d);
+  return d;
 }
 
 void JsonReader::numberOpen(std::string_view key, float& out, double lo, bool loOpen, double hi, bool hiOpen) const {

@@ -39,6 +39,10 @@ public:
   void number(std::string_view key, float& out, double lo, double hi, std::string_view why = {}) const;
   float checkedNumber(const nlohmann::json& v, std::string_view key, double lo, double hi,
                       std::string_view why = {}) const;
+  // The same check, the value kept in double: for values compared or accumulated where float's 24 bits would merge
+  // neighbours (camera-path times: 1.00000001 and 1.00000002 are one float).
+  double checkedDouble(const nlohmann::json& v, std::string_view key, double lo, double hi,
+                       std::string_view why = {}) const;
   // A number in (lo, hi] or [lo, hi) and the like: loOpen / hiOpen exclude the bound.
   void numberOpen(std::string_view key, float& out, double lo, bool loOpen, double hi, bool hiOpen) const;
   // An array of 3 numbers, each in [lo, hi].

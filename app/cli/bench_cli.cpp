@@ -10,6 +10,7 @@
 
 #include "app/base/errors.h"
 #include "app/cli/video_flags.h"
+#include "app/io/user_text.h"
 #include "app/scenes/fluid/fluid_scene.h"
 #include "app/scenes/scene_config.h"
 #include "compute/protocol.h"
@@ -203,7 +204,9 @@ BenchOptions BenchCommandLine::options(int argc, char** argv) const {
   if (bench_->count("--config") > 0 && config_.empty()) throw UsageError("--config: empty path");
   if (!config_.empty()) applyConfigFile(o.scene, config_);
   applyDiagnosticsEvery(*bench_, diagnosticsEvery_, o.scene);
-  o.framesInFlight = parseCountAndFramesInFlight(o.scene, counts_, framesInFlight_);
+  o.framesInFlight =
+      parseCountAndFramesInFlight(o.scene, counts_, framesInFlight_,
+                                  config_.empty() ? std::string() : "--config " + shownText(config_, kShownPathLimit));
   o.frames = static_cast<std::uint64_t>(parseIntegerFlag("--frames", frames_, 1, kMaxMeasuredFrames));
   if (bench_->count("--warmup") > 0) {
     o.warmup = static_cast<std::uint64_t>(parseIntegerFlag("--warmup", warmup_, 0, kMaxWarmup));

@@ -254,7 +254,10 @@ RunOptions RunCommandLine::options() const {
   options.inject = parseFault(inject_);
   if (!options.windowScript.empty() && options.headless)
     throw UsageError("--window-script: needs a window (drop --headless)");
-  options.framesInFlight = parseCountAndFramesInFlight(options.scene, counts_, framesInFlight_);
+  const std::string settingsFile = !loadState_.empty() ? "--load-state " + shownText(loadState_, kShownPathLimit)
+                                   : !config_.empty()  ? "--config " + shownText(config_, kShownPathLimit)
+                                                       : std::string();
+  options.framesInFlight = parseCountAndFramesInFlight(options.scene, counts_, framesInFlight_, settingsFile);
   if (run_->count("--seed") > 0) {
     const Scene& scene = findScene(options.scene.scene);
     const std::uint64_t seed = parseSeedFlag("--seed", seed_);

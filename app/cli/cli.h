@@ -91,9 +91,11 @@ void checkCapturePath(const std::string& capture, std::size_t numberLength);
 // --frames-in-flight and, when given, the scene's count and capacity flags into `settings` (the capacity must hold
 // the count, whichever layer gave each), then the checks both need together
 // (the render buffers fit this machine's memory, the scene's own checks such as two-body = 2 bodies; the GPU's
-// memory is checked once the device is known, by the session). Returns the frames in flight.
+// memory is checked once the device is known, by the session). Returns the frames in flight. settingsFile: where the
+// settings came from beside the preset ("--config FILE", "--load-state FILE"; empty: nowhere): the scene's own
+// refusals then start with it, since the file's values (a box, an initial shape) may be what does not fit.
 std::uint32_t parseCountAndFramesInFlight(SceneSettings& settings, const CountFlags& counts,
-                                          const std::string& framesInFlight);
+                                          const std::string& framesInFlight, const std::string& settingsFile = {});
 // `--scene list`: one line per scene with its description (stdout).
 void printSceneList();
 // The scenes for --help: "nbody | fluid".

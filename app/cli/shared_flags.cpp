@@ -171,7 +171,7 @@ const std::string* CountFlags::given(const Scene& scene) const {
 }
 
 std::uint32_t parseCountAndFramesInFlight(SceneSettings& settings, const CountFlags& counts,
-                                          const std::string& framesInFlight) {
+                                          const std::string& framesInFlight, const std::string& settingsFile) {
   const Scene& scene = findScene(settings.scene);
   const auto f =
       static_cast<std::uint32_t>(parseIntegerFlag("--frames-in-flight", framesInFlight, 1, kMaxFramesInFlight));
@@ -187,7 +187,12 @@ std::uint32_t parseCountAndFramesInFlight(SceneSettings& settings, const CountFl
                      " given by the scene file; raise it with " + CountFlags::capacityFlagOf(scene));
   }
   scene.checkCount(settings, f, flag, 0);
-  scene.checkSettings(settings);
+  try {
+    scene.checkSettings(settings);
+  } catch (const UsageError& e) {
+    if (settingsFile.empty()) throw;
+    throw UsageError(settingsFile + ": " + e.what());
+  }
   return f;
 }
 

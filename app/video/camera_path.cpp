@@ -37,7 +37,7 @@ CameraKeyframe readKeyframe(const JsonReader& r) {
   for (const char* key : {"time", "yaw", "pitch", "distance", "target"})
     if (!r.has(key)) r.fail(key, std::string("is missing (") + kShape + ")");
   CameraKeyframe k;
-  k.time = r.checkedNumber(r.at("time"), "time", 0, kMaxTime);
+  k.time = r.checkedDouble(r.at("time"), "time", 0, kMaxTime); // double: close times stay apart
   k.values[0] = r.checkedNumber(r.at("yaw"), "yaw", -kMaxYaw, kMaxYaw);
   k.values[1] =
       r.checkedNumber(r.at("pitch"), "pitch", -kMaxPitch, kMaxPitch, "the orbit camera stops short of the poles");

@@ -254,6 +254,11 @@ std::vector<BadInput> badInputs() {
                "render.absorption"),
       badFluid("fluid_render_unknown_key", "frk.json", R"({"render": {"smoothing": 3}})", "render.smoothing"),
       badFluid("fluid_render_foam", "frf.json", R"({"render": {"foam": 1.5}})", "render.foam"),
+      // Issue 31: the scene's own refusal names the file whose box did not fit the block.
+      badFluid(
+          "fluid_config_block_does_not_fit", "fbf.json",
+          R"({"particles": 100, "box": [1.6, 0.2, 0.8], "obstacle": {"centre": [0.1, 0.1, 0.07], "radius": 0.01}})",
+          "fbf.json: fluid scene: particles = 100: the dam-break block"),
       {"render_mode_unknown", {"run", "--render-mode", "water"}, "--render-mode: unknown mode"},
       {"render_mode_empty", {"run", "--render-mode", ""}, "--render-mode: unknown mode"},
       // Issue 31: a run that would write nothing it was asked to write is refused; an empty mode is not a mode.

@@ -118,5 +118,13 @@ TEST(CameraPath, RefusesWhatIsNotAPath) {
   EXPECT_EQ(refusal(R"([{"time": 0, "yaw": 0, "pitch": 0, "distance": 5, "target": [0, 0, 0]}])"), "accepted");
 }
 
+// Times are compared as read (double): two that one float would merge still increase (issue 31: they were refused).
+TEST(CameraPath, TimesCloserThanAFloatStillIncrease) {
+  const std::string key = R"(, "yaw": 0, "pitch": 0, "distance": 5, "target": [0, 0, 0]})";
+  EXPECT_EQ(refusal("[{\"time\": 1.00000001" + key + ", {\"time\": 1.00000002" + key + "]"), "accepted");
+  EXPECT_CONTAINS(refusal("[{\"time\": 1.00000002" + key + ", {\"time\": 1.00000001" + key + "]"),
+                  "[1].time 1.00000001 must be greater than [0].time 1.00000002");
+}
+
 } // namespace
 } // namespace graphsim::test
