@@ -3,6 +3,7 @@
 #include <array>
 #include <string>
 
+#include "render/pipeline_common.h"
 #include "render/vk_check.h"
 
 namespace graphsim::render {
@@ -17,27 +18,14 @@ void requireFormat(VkPhysicalDevice physicalDevice, VkFormat format, VkFormatFea
   }
 }
 
-// One sample, cleared on load, no stencil.
-VkAttachmentDescription clearedAttachment(VkFormat format, VkAttachmentStoreOp storeOp, VkImageLayout initialLayout,
-                                          VkImageLayout finalLayout) {
-  return {.format = format,
-          .samples = VK_SAMPLE_COUNT_1_BIT,
-          .loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR,
-          .storeOp = storeOp,
-          .stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE,
-          .stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE,
-          .initialLayout = initialLayout,
-          .finalLayout = finalLayout};
-}
-
 } // namespace
 
 OwnedRenderPass createScenePass(VkDevice device, const ScenePassLayouts& layouts) {
   const std::array<VkAttachmentDescription, 2> attachments{
-      clearedAttachment(OffscreenTarget::kColourFormat, VK_ATTACHMENT_STORE_OP_STORE, layouts.colourInitial,
-                        layouts.colourFinal),
-      clearedAttachment(OffscreenTarget::kDepthFormat, layouts.depthStore, layouts.depthInitial,
-                        VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL),
+      pipeline::attachmentDescription(OffscreenTarget::kColourFormat, VK_ATTACHMENT_LOAD_OP_CLEAR,
+                                      VK_ATTACHMENT_STORE_OP_STORE, layouts.colourInitial, layouts.colourFinal),
+      pipeline::attachmentDescription(OffscreenTarget::kDepthFormat, VK_ATTACHMENT_LOAD_OP_CLEAR, layouts.depthStore,
+                                      layouts.depthInitial, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL),
   };
   const VkAttachmentReference colourRef{0, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL};
   const VkAttachmentReference depthRef{1, VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL};

@@ -46,6 +46,20 @@ inline constexpr VkPipelineRasterizationStateCreateInfo kRasterization{
     .lineWidth = 1.0f};
 inline constexpr VkPipelineColorBlendAttachmentState kOpaque{.blendEnable = VK_FALSE, .colorWriteMask = kAllComponents};
 
+// One sample, no stencil: a colour or depth attachment of a render pass.
+inline VkAttachmentDescription attachmentDescription(VkFormat format, VkAttachmentLoadOp loadOp,
+                                                     VkAttachmentStoreOp storeOp, VkImageLayout initialLayout,
+                                                     VkImageLayout finalLayout) {
+  return {.format = format,
+          .samples = VK_SAMPLE_COUNT_1_BIT,
+          .loadOp = loadOp,
+          .storeOp = storeOp,
+          .stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE,
+          .stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE,
+          .initialLayout = initialLayout,
+          .finalLayout = finalLayout};
+}
+
 // Sets the viewport and scissor to the whole target (dynamic state: the overlay sets its own in the same pass).
 inline void cmdSetFullViewport(VkCommandBuffer cmd, VkExtent2D extent) {
   const VkViewport viewport{0.0f, 0.0f, static_cast<float>(extent.width), static_cast<float>(extent.height),

@@ -65,15 +65,9 @@ constexpr VkPipelineColorBlendAttachmentState kThicknessBlend{VK_TRUE,
                                                               kRed | VK_COLOR_COMPONENT_G_BIT};
 constexpr VkPipelineColorBlendAttachmentState kDepthBlend{.blendEnable = VK_FALSE, .colorWriteMask = kRed};
 
+// Stored; the barriers around the pass change layouts, the pass none.
 VkAttachmentDescription attachment(VkFormat format, VkAttachmentLoadOp load, VkImageLayout layout) {
-  return {.format = format,
-          .samples = VK_SAMPLE_COUNT_1_BIT,
-          .loadOp = load,
-          .storeOp = VK_ATTACHMENT_STORE_OP_STORE,
-          .stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE,
-          .stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE,
-          .initialLayout = layout, // the barriers around the pass change layouts, the pass none
-          .finalLayout = layout};
+  return pipeline::attachmentDescription(format, load, VK_ATTACHMENT_STORE_OP_STORE, layout, layout);
 }
 
 // One subpass over `colours` and the last attachment as depth; no dependencies: the explicit barriers order it.
