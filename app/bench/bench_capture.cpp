@@ -4,7 +4,9 @@
 #include <cstdio>
 #include <span>
 
+#include "app/base/output_paths.h"
 #include "app/base/progress.h"
+#include "app/bench/bench_options.h"
 #include "app/io/output_file.h"
 #include "app/video/video_writer.h"
 #include "render/particle_renderer.h"
@@ -15,9 +17,7 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string numbered(std::uint64_t frame, const char* extension) {
-  char name[64];
-  std::snprintf(name, sizeof name, "frame_%06llu%s", static_cast<unsigned long long>(frame) + 1, extension);
-  return name;
+  return numberedName(kBenchCaptureStem, frame + 1, extension);
 }
 
 nlohmann::ordered_json paramsJson(const NBodyParams& p) {

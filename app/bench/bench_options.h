@@ -16,6 +16,9 @@
 
 namespace graphsim::app {
 
+// --capture-dir's files: frame_NNNNNN.png and its sidecar frame_NNNNNN.json (app/bench/bench_capture.cpp).
+inline constexpr std::string_view kBenchCaptureStem = "frame";
+
 // The paths a bench run compares, in report order. Graph is the product path of the CUDA backend; the CPU backend's
 // product path is its own frame loop (reported as "cpu"). Every variant runs the same scene, seed and frame count.
 enum class BenchVariant {

@@ -204,9 +204,8 @@ BenchOptions BenchCommandLine::options(int argc, char** argv) const {
   if (bench_->count("--config") > 0 && config_.empty()) throw UsageError("--config: empty path");
   if (!config_.empty()) applyConfigFile(o.scene, config_);
   applyDiagnosticsEvery(*bench_, diagnosticsEvery_, o.scene);
-  o.framesInFlight =
-      parseCountAndFramesInFlight(o.scene, counts_, framesInFlight_,
-                                  config_.empty() ? std::string() : "--config " + shownText(config_, kShownPathLimit));
+  o.framesInFlight = parseCountAndFramesInFlight(o.scene, counts_, framesInFlight_,
+                                                 config_.empty() ? std::string() : fileNamedBy("--config", config_));
   o.frames = static_cast<std::uint64_t>(parseIntegerFlag("--frames", frames_, 1, kMaxMeasuredFrames));
   if (bench_->count("--warmup") > 0) {
     o.warmup = static_cast<std::uint64_t>(parseIntegerFlag("--warmup", warmup_, 0, kMaxWarmup));

@@ -254,8 +254,8 @@ RunOptions RunCommandLine::options() const {
   options.inject = parseFault(inject_);
   if (!options.windowScript.empty() && options.headless)
     throw UsageError("--window-script: needs a window (drop --headless)");
-  const std::string settingsFile = !loadState_.empty() ? "--load-state " + shownText(loadState_, kShownPathLimit)
-                                   : !config_.empty()  ? "--config " + shownText(config_, kShownPathLimit)
+  const std::string settingsFile = !loadState_.empty() ? fileNamedBy("--load-state", loadState_)
+                                   : !config_.empty()  ? fileNamedBy("--config", config_)
                                                        : std::string();
   options.framesInFlight = parseCountAndFramesInFlight(options.scene, counts_, framesInFlight_, settingsFile);
   if (run_->count("--seed") > 0) {
@@ -314,17 +314,15 @@ void RunCommandLine::applyOutputFlags(RunOptions& options) const {
       throw UsageError("--record: --frames 0 records no frame to replay");
     options.record = checkOutputPath("--record", record_);
   }
-  std::vector<std::pair<std::string, fs::path>> outputs;
-  if (options.capture) outputs.emplace_back("--capture", *options.capture);
-  if (options.dumpGraph) outputs.emplace_back("--dump-graph", *options.dumpGraph);
-  if (options.saveState) outputs.emplace_back("--save-state", *options.saveState);
-  if (options.record) outputs.emplace_back("--record", *options.record);
   options.video = parseVideoFlags(*run_, options.scene.render.width, options.scene.render.height);
   if (options.video && !options.untilClosed && options.frames == 0)
     throw UsageError("--video: --frames 0 renders nothing to record");
-  if (options.video) outputs.emplace_back("--video", options.video->path);
   options.cameraPath = parseCameraPathFlag(*run_, options.video);
-  checkDistinctOutputs(outputs);
+  OutputRegistry outputs = registerOutputs(options);
+  if (options.dumpGraph) outputs.add("--dump-graph", *options.dumpGraph);
+  if (options.saveState) outputs.add("--save-state", *options.saveState);
+  if (options.record) outputs.add("--record", *options.record);
+  outputs.check();
 }
 
 // The file's scene, count and parameters are the run's: flags that would change them are refused rather than ranked.
@@ -437,14 +435,18 @@ std::optional<std::string> typedValue(const CLI::App& command, const std::string
 // each output path is refused as what is wrong with it (empty, too long, a parent that is a file, a symlink loop,
 // two flags naming one file) before minutes of benchmarking.
 void checkBenchFlags(const CLI::App& bench) {
-  std::vector<std::pair<std::string, fs::path>> outputs;
+  OutputRegistry outputs;
   for (const char* flag :
        {"--json", "--csv", "--frame-log", "--video"}) // --video: it replaced a report of the same name
     if (const std::optional<std::string> value = typedValue(bench, flag))
-      outputs.emplace_back(flag, checkOutputPath(flag, *value));
-  checkDistinctOutputs(outputs);
-  if (const std::optional<std::string> dir = typedValue(bench, "--capture-dir"); dir && dir->empty())
-    throw UsageError("--capture-dir: empty path (name a directory, or leave --capture-dir out)");
+      outputs.add(flag, checkOutputPath(flag, *value));
+  const std::optional<std::string> dir = typedValue(bench, "--capture-dir");
+  if (dir && dir->empty()) throw UsageError("--capture-dir: empty path (name a directory, or leave --capture-dir out)");
+  if (dir) { // any frame number: --capture-every is checked later
+    for (const char* extension : {".png", ".json"})
+      outputs.addNumbered("--capture-dir's files", fs::path(*dir) / (std::string(kBenchCaptureStem) + extension), 1, 0);
+  }
+  outputs.check();
   if (const std::optional<std::string> list = typedValue(bench, "--variants");
       list && *list != "all" && *list != "none") {
     for (const char* word : {"all", "none"}) {
@@ -525,20 +527,6 @@ Command parseCommandLine(int argc, char** argv) {
   RunOptions options = run.options();
   checkVulkanDriverManifests(); // after the flags: a usage error is exit 2 on any machine
   return options;
-}
-
-fs::path capturePath(const RunOptions& options, std::uint64_t frame) {
-  if (options.captureEvery <= 0) return *options.capture;
-  char number[32];
-  std::snprintf(number, sizeof number, "_%06llu", static_cast<unsigned long long>(frame) + 1);
-  fs::path p = *options.capture;
-  return p.parent_path() / (p.stem().string() + number + p.extension().string());
-}
-
-bool shouldCapture(const RunOptions& options, std::uint64_t frame) {
-  if (!options.capture) return false;
-  if (options.captureEvery > 0) return (frame + 1) % static_cast<std::uint64_t>(options.captureEvery) == 0;
-  return frame + 1 == static_cast<std::uint64_t>(options.frames);
 }
 
 } // namespace graphsim::app

@@ -55,7 +55,7 @@ bool ReplayCommandLine::parsed() const { return replay_->parsed(); }
 
 RunOptions ReplayCommandLine::options() const {
   auto recording = std::make_shared<SessionRecording>(readSessionRecording(file_));
-  const std::string source = "replay " + shownText(file_, kShownPathLimit);
+  const std::string source = fileNamedBy("replay", file_);
   if (replay_->count("--scene") > 0 && scene_ != recording->scene)
     throw UsageError("--scene " + asTyped(scene_) + ": " + source + " is a recording of the " +
                      shownText(recording->scene) + " scene");
@@ -98,17 +98,14 @@ RunOptions ReplayCommandLine::options() const {
     options.captureEvery = parseIntegerFlag("--capture-every", captureEvery_, 1, kMaxFrames);
     if (capture_.empty()) throw UsageError("--capture-every: needs --capture PATH.png as the name pattern");
   }
-  std::vector<std::pair<std::string, fs::path>> outputs;
   if (replay_->count("--capture") > 0) {
     const std::size_t digits = std::max<std::size_t>(6, std::to_string(options.frames).size());
     checkCapturePath(capture_, options.captureEvery > 0 ? 1 + digits : 0);
     options.capture = fs::path(capture_);
-    outputs.emplace_back("--capture", *options.capture);
   }
   options.video = parseVideoFlags(*replay_, options.scene.render.width, options.scene.render.height);
-  if (options.video) outputs.emplace_back("--video", options.video->path);
-  checkDistinctOutputs(outputs);
   options.replay = std::move(recording);
+  registerOutputs(options).check();
   return options;
 }
 

@@ -51,11 +51,9 @@ std::string asTyped(const std::string& text) { return text.empty() ? "an empty v
 void checkCapturePath(const std::string& capture, std::size_t numberLength) {
   const fs::path path(capture);
   if (path.filename() == ".png")
-    throw UsageError("--capture " + shownText(capture, kShownPathLimit) +
-                     ": the file name needs a stem before .png (e.g. " +
+    throw UsageError(fileNamedBy("--capture", capture) + ": the file name needs a stem before .png (e.g. " +
                      shownText((path.parent_path() / "frame.png").string(), kShownPathLimit) + ")");
-  if (path.extension() != ".png")
-    throw UsageError("--capture " + shownText(capture, kShownPathLimit) + ": must end in .png");
+  if (path.extension() != ".png") throw UsageError(fileNamedBy("--capture", capture) + ": must end in .png");
   checkOutputPath("--capture", capture, numberLength);
 }
 

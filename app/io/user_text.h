@@ -82,6 +82,11 @@ inline std::string shownText(std::string_view text, std::size_t limit = kShownTe
   return escaped.substr(0, cut) + "... (" + std::to_string(text.size()) + " characters)";
 }
 
+// A file as a message names it: the flag (or command) that gave it, then its path shown as above ("--config a.json").
+inline std::string fileNamedBy(std::string_view flag, std::string_view path) {
+  return std::string(flag) + " " + shownText(path, kShownPathLimit);
+}
+
 // A whole message that may hold user text anywhere (CLI11's, or one built before it reached us): control characters
 // escaped, and every run of non-blank characters longer than kShownPathLimit clipped as shownText does. Values
 // already passed through shownText stay as they are.

@@ -249,7 +249,7 @@ std::vector<RecordedCheckpoint> readCheckpoints(const json& top, const JsonReade
 } // namespace
 
 SessionRecording readSessionRecording(const fs::path& path) {
-  const std::string source = "replay " + shownText(path.string(), kShownPathLimit);
+  const std::string source = fileNamedBy("replay", path.string());
   const json top = parseJsonFile(readInputFile(path, source, kMaxFileBytes, "a recorded session"), source);
   if (!top.is_object() || top.value("format", json()) != kSessionFormatName)
     throw UsageError(source + " is not a recorded graphsim session (no \"format\": \"" + kSessionFormatName + "\")");
@@ -265,6 +265,7 @@ SessionRecording readSessionRecording(const fs::path& path) {
   for (const char* key : {"version", "scene", "count", "frames", "settings", "controls", "camera", "events"})
     if (!r.has(key)) r.fail(key, "is missing");
   SessionRecording out;
+  out.source = source;
   r.string("graphsim", out.graphsim);
   r.string("scene", out.scene);
   r.oneOf("backend", out.backend, {"cpu", "cuda"});

@@ -49,6 +49,7 @@ struct RecordedCheckpoint {
 inline constexpr std::uint64_t kMaxRecordedFrames = 1'000'000'000'000;
 
 struct SessionRecording {
+  std::string source;     // how messages name the file it was read from ("replay FILE"); not written
   std::string graphsim;   // the version line of the graphsim that recorded it
   std::string scene;      // the registry name
   std::string backend;    // "cpu" | "cuda": the recording run's

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
 
 #include "app/scenes/scene_state.h"
 #include "app/version.h"
@@ -117,6 +118,18 @@ SessionReplayer::SessionReplayer(std::shared_ptr<const SessionRecording> recordi
     : recording_(std::move(recording)), tolerance_(tolerance), controls_(recording_->controls) {
   view_.camera = recording_->camera;
   view_.panelVisible = recording_->panel;
+}
+
+void SessionReplayer::checkEvents(SceneProducer& producer) const {
+  const SessionRecording& r = *recording_;
+  json controls = r.controls;
+  producer.checkRecordedControls(controls, r.source + ": controls");
+  for (std::size_t i = 0; i < r.events.size(); ++i) {
+    if (r.events[i].controls.is_null()) continue;
+    controls.merge_patch(r.events[i].controls);
+    producer.checkRecordedControls(controls, r.source + ": events[" + std::to_string(i) + "] (frame " +
+                                                 std::to_string(r.events[i].frame) + "): controls");
+  }
 }
 
 bool SessionReplayer::sceneCaptureAt(std::uint64_t k) const {

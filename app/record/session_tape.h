@@ -62,6 +62,9 @@ public:
   // hash differs (a replay on another backend).
   SessionReplayer(std::shared_ptr<const SessionRecording> recording, double tolerance);
 
+  // Before the first frame: the recording's controls at the start and after each event, checked as the producer
+  // would apply them (UsageError naming the file and the event), so that a bad change fails before any frame runs.
+  void checkEvents(SceneProducer& producer) const;
   // Before frame k's UI: whether the recording captured frame k (F12).
   bool sceneCaptureAt(std::uint64_t k) const;
   // After the UI of frame k: the recorded controls, camera and panel visibility of frame k.

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "app/base/output_paths.h"
 #include "app/faults/fault_injection.h"
 #include "app/scenes/scene_config.h"
 #include "app/video/camera_path.h"
@@ -81,8 +82,16 @@ struct RunOptions {
 };
 
 // The file a capture of frame k (0-based) goes to: the --capture path itself, or with --capture-every K the
-// path with "_<k+1, 6 digits>" before the extension.
+// path with "_<k+1, 6 digits>" before the extension (app/run/run_outputs.cpp).
 std::filesystem::path capturePath(const RunOptions& options, std::uint64_t frame);
 bool shouldCapture(const RunOptions& options, std::uint64_t frame);
+
+// The window's own numbered outputs (F12, F5, the panel's graph dump): DIR/graphsim_frame.png and so on, DIR the
+// captures' directory or the working directory; frame k's file is numberedPath(pattern, k + 1).
+enum class WindowOutput { SceneCapture, Snapshot, GraphDump };
+std::filesystem::path windowOutputPattern(const RunOptions& options, WindowOutput output);
+// Every output the run will write (captures and their numbered names, video, the window's numbered files when a
+// window or a replay can write them); the caller adds its own and calls check() before any work.
+OutputRegistry registerOutputs(const RunOptions& options);
 
 } // namespace graphsim::app

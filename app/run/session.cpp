@@ -30,12 +30,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 namespace fs = std::filesystem;
 
-std::string frameFileName(const char* prefix, std::uint64_t frame, const char* extension) {
-  char name[64];
-  std::snprintf(name, sizeof name, "%s_%06llu%s", prefix, static_cast<unsigned long long>(frame) + 1, extension);
-  return name;
-}
-
 } // namespace
 
 struct Session::Impl {
@@ -163,7 +157,10 @@ Session::Impl::Impl(const RunOptions& options_, BackendKind backend, Window& win
     recorder.emplace(*options.record, options.recordCheckpointEvery, *producer, view, info.backend,
                      options.framesInFlight, window.headless(), rendered.width, rendered.height);
   }
-  if (options.replay) replayer.emplace(options.replay, options.replayTolerance);
+  if (options.replay) {
+    replayer.emplace(options.replay, options.replayTolerance);
+    replayer->checkEvents(*producer);
+  }
 }
 
 void Session::Impl::createContext() {
@@ -336,12 +333,10 @@ void Session::Impl::carryOut(const PanelActions& actions) {
   if (actions.quit) quitting = true;
   if (actions.captureScene) sceneCaptureNext = true;
   if (actions.saveState) { // after frame `frame` was produced: its state, beside the captures
-    const fs::path dir = options.capture ? options.capture->parent_path() : fs::path();
-    saveState((dir.empty() ? fs::path(".") : dir) / frameFileName("graphsim_state", frame, ".gss"), frame + 1);
+    saveState(numberedPath(windowOutputPattern(options, WindowOutput::Snapshot), frame + 1), frame + 1);
   }
   if (actions.dumpGraph && producer->hasGraph()) {
-    const fs::path dir = options.capture ? options.capture->parent_path() : fs::path();
-    const fs::path path = (dir.empty() ? fs::path(".") : dir) / frameFileName("graphsim_graph", frame, ".dot");
+    const fs::path path = numberedPath(windowOutputPattern(options, WindowOutput::GraphDump), frame + 1);
     producer->dumpGraph(path);
     endProgressLine();
     std::fprintf(stderr, "graphsim: wrote the frame graph to %s\n", fs::absolute(path).c_str());
@@ -429,8 +424,7 @@ bool Session::tick() {
   }
 
   if (sceneCapture) {
-    const fs::path dir = s.options.capture ? s.options.capture->parent_path() : fs::path();
-    s.writeCapture(k, (dir.empty() ? fs::path(".") : dir) / frameFileName("graphsim_frame", k, ".png"));
+    s.writeCapture(k, numberedPath(windowOutputPattern(s.options, WindowOutput::SceneCapture), k + 1));
     s.sceneCaptureNext = false;
   } else if (optionCapture) {
     s.writeCapture(k, finalCapture ? *s.options.capture : capturePath(s.options, k));

@@ -138,6 +138,9 @@ public:
   // the panel would apply it, at the start of the next frame.
   nlohmann::json controls() const;
   void setControls(const nlohmann::json& controls);
+  // setControls' check alone, nothing applied; the UsageError's message starts with `source` (a replay checks every
+  // recorded change this way before its first frame, naming the file and the event).
+  void checkRecordedControls(const nlohmann::json& controls, const std::string& source);
 
   // Fills what the scene decides about the frame's look: palette, box, colour scale, point radius when physical.
   virtual void styleFrame(render::FrameSubmit& submit) const = 0;

@@ -142,7 +142,7 @@ void applyJson(SceneSettings& settings, const json& doc, std::string_view source
 
 void applyConfigFile(SceneSettings& settings, const std::filesystem::path& path) {
   namespace fs = std::filesystem;
-  const std::string name = "--config " + shownText(path.string(), kShownPathLimit);
+  const std::string name = fileNamedBy("--config", path.string());
   const std::string text = readInputFile(path, name, 1 << 20, "a JSON file");
   const json doc = parseJsonFile(text, name);
   refuseHugeIntegers(text, name);

@@ -58,4 +58,11 @@ void SceneProducer::setControls(const nlohmann::json& controls) {
   resetRequested_ = resetRequested_ || reset;
 }
 
+void SceneProducer::checkRecordedControls(const nlohmann::json& controls, const std::string& source) {
+  const JsonReader r(controls, source, "");
+  checkControls(r); // what it would apply is dropped
+  bool flag = false;
+  for (const char* key : {"paused", "step", "reset"}) r.boolean(key, flag);
+}
+
 } // namespace graphsim::app

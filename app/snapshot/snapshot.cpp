@@ -24,7 +24,7 @@ namespace fs = std::filesystem;
 constexpr std::uintmax_t kMaxSnapshotBytes = std::uintmax_t{4} << 30;
 
 SceneState readSnapshotFile(const fs::path& path, const std::string& flag) {
-  const std::string name = flag + " " + shownText(path.string(), kShownPathLimit);
+  const std::string name = fileNamedBy(flag, path.string());
   const std::string text = readInputFile(path, name, kMaxSnapshotBytes, "a snapshot file");
   return decodeSnapshot(std::as_bytes(std::span(text)), name);
 }

@@ -92,5 +92,55 @@ TEST(Progress, QuietPrintsNone) {
   EXPECT_TRUE(linesStartingWith(r.err, "graphsim: frame ").empty()) << r.err;
 }
 
+// Issue 31: every output is registered before any work, numbered names included: a named output that is one of the
+// captures' generated names (also through a symlink to a file not yet there) exits 2 naming both, and nothing runs.
+TEST(OutputRegistry, ANamedOutputAmongTheGeneratedNamesIsRefusedNamingBoth) {
+  const fs::path dir = freshDir("registry");
+  const std::vector<std::string> run = {"run",
+                                        "--headless",
+                                        "--backend",
+                                        "cpu",
+                                        "--bodies",
+                                        "64",
+                                        "--frames",
+                                        "10",
+                                        "--quiet",
+                                        "--capture",
+                                        (dir / "f.png").string(),
+                                        "--capture-every",
+                                        "5"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = run;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  const std::string numbered = (fs::weakly_canonical(dir) / "f_NNNNNN.png").string();
+  ProcessResult r = runGraphsim(with({"--save-state", (dir / "f_000005.png").string()}));
+  EXPECT_EQ(r.exitCode, 2) << r.err;
+  EXPECT_NE(r.err.find("--save-state " + (dir / "f_000005.png").string() + " and --capture-every's images " + numbered +
+                       " (one of them) name the same file"),
+            std::string::npos)
+      << r.err;
+  fs::create_symlink("f_000010.png", dir / "link.json");
+  r = runGraphsim(with({"--record", (dir / "link.json").string()}));
+  EXPECT_EQ(r.exitCode, 2) << r.err;
+  EXPECT_NE(r.err.find("--record " + (dir / "link.json").string() + " and --capture-every's images"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1) << "a refused run wrote files";
+
+  // A name the captures will not write (frame 3 of every 5th; frame 15 of 10) is the user's to choose.
+  r = runGraphsim(with({"--save-state", (dir / "f_000003.png").string()}));
+  EXPECT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir / "f_000003.png"));
+  EXPECT_TRUE(fs::exists(dir / "f_000010.png"));
+
+  // bench's capture directory: frame_NNNNNN.png and .json.
+  const ProcessResult b =
+      runGraphsim({"bench", "--backend", "cpu", "--bodies", "64", "--frames", "2", "--capture-dir", dir.string(),
+                   "--capture-every", "1", "--json", (dir / "frame_000002.json").string()});
+  EXPECT_EQ(b.exitCode, 2) << b.err;
+  EXPECT_NE(b.err.find("and --capture-dir's files"), std::string::npos) << b.err;
+}
+
 } // namespace
 } // namespace graphsim::test

@@ -239,5 +239,39 @@ TEST(RecordReplayRefusals, RecordingsThatCannotBeReplayedAreExitTwo) {
   EXPECT_NE(r.err.find("first: frame 12: positions differ by"), std::string::npos) << r.err;
 }
 
+// Issue 31: a recorded change the scene refuses (a count whose dam-break block does not fit, an unknown key) exits 2
+// before the first frame (no capture written), naming the file and the event. It used to run frames first and then
+// say "internal error" without either.
+TEST(RecordReplayRefusals, ABadRecordedChangeFailsBeforeTheFirstFrameNamingTheEvent) {
+  const fs::path dir = freshDir("replay-bad-controls");
+  const fs::path file = dir / "fluid.json";
+  ASSERT_EQ(test::runGraphsim({"run", "--headless", "--backend", "cpu", "--scene", "fluid", "--particles", "1000",
+                               "--frames", "4", "--record", file.string(), "--quiet"})
+                .exitCode,
+            0);
+  nlohmann::ordered_json json = toJson(readSessionRecording(file));
+  struct Case {
+    nlohmann::ordered_json live;
+    std::string says;
+  } cases[] = {
+      {{{"particles", 64}}, "events[1] (frame 2): controls: live: fluid scene: particles = 64: the dam-break block"},
+      {{{"viscosty", 0.1}}, "events[1] (frame 2): controls: live.viscosty is not a known key"},
+  };
+  for (const Case& c : cases) {
+    json["events"] = nlohmann::ordered_json::array(
+        {{{"frame", 1}, {"controls", {{"paused", false}}}}, {{"frame", 2}, {"controls", {{"live", c.live}}}}});
+    const fs::path bad = dir / "bad.json";
+    writeOutput(bad, json.dump());
+    const fs::path captures = dir / "frames";
+    fs::remove_all(captures);
+    fs::create_directories(captures);
+    const test::ProcessResult r = test::runGraphsim(
+        {"replay", bad.string(), "--headless", "--capture", (captures / "f.png").string(), "--capture-every", "1"});
+    EXPECT_EQ(r.exitCode, 2) << r.err;
+    EXPECT_NE(r.err.find("replay " + bad.string() + ": " + c.says), std::string::npos) << r.err;
+    EXPECT_TRUE(fs::is_empty(captures)) << "frames ran before the refusal: " << r.err;
+  }
+}
+
 } // namespace
 } // namespace graphsim::app

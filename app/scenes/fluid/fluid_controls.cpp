@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/base/errors.h"
 #include "app/base/json_reader.h"
 #include "app/scenes/fluid/fluid_controller.h"
 #include "app/scenes/fluid/fluid_scene.h"
@@ -51,6 +52,11 @@ std::function<void()> checkFluidControls(const JsonReader& r, const fluid::Fluid
     if (config.particles > c.maxParticles())
       live.fail("particles",
                 std::to_string(config.particles) + " exceeds this run's capacity " + std::to_string(c.maxParticles()));
+    try { // what only the whole settings show: a count whose dam-break block does not fit the box
+      fluidScene().checkSettings(wanted);
+    } catch (const UsageError& e) {
+      throw UsageError(live.source() + ": live: " + e.what());
+    }
   }
   return [&c, next = config] {
     c.setParams(next.params);
