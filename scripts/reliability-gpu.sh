@@ -38,6 +38,12 @@ step vulkan_stall "${run[@]}" --validation --inject vulkan-semaphore-stall@10
 step cuda_stall "${run[@]}" --validation --inject cuda-semaphore-stall@10
 step kernel_fail "${run[@]}" --validation --inject kernel-fail:forces@10
 step kernel_fail_integ "${run[@]}" --inject kernel-fail:integrate@100
+# The fluid's CUDA graph (issue 31): a kernel inside the nested WHILEs, a NaN state, a stalled graph.
+fluid=("$bin/graphsim" run --scene fluid --particles 65536 --backend cuda --headless --frames 300 --quiet --wait-timeout-ms 1000)
+step fluid_kernel_fail "${fluid[@]}" --validation --inject kernel-fail@10
+step fluid_kernel_fail_wcsph "${fluid[@]}" --inject kernel-fail:forces@20
+step fluid_non_finite "${fluid[@]}" --validation --inject non-finite@10
+step fluid_cuda_stall "${fluid[@]}" --validation --inject cuda-semaphore-stall@10
 # --interop auto (the default): each interop failure falls back to host copy, runs to the end and says so (exit 0);
 # --interop on keeps the environment error (exit 3), or the named CUDA error for a failed import (exit 1).
 step uuid_mismatch_auto "${run[@]}" --validation --inject uuid-mismatch

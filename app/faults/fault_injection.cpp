@@ -10,6 +10,8 @@
 #include <string>
 
 #include "app/base/errors.h"
+#include "compute/fluid/fluid_cuda_backend.h"
+#include "compute/fluid/fluid_steps.h"
 #include "compute/nbody/nbody_cuda_backend.h"
 #include "compute/nbody/nbody_cuda_instruments.h"
 #include "render/particle_renderer.h"
@@ -85,9 +87,10 @@ FaultPlan parseFault(const std::string& text) {
   if (!known) throw bad("unknown fault '" + name + "'");
   if (!stage.empty()) {
     if (plan.fault != Fault::KernelFail) throw bad("only kernel-fail takes a :STAGE");
-    const std::optional<NBodyStage> s = stageFromName(stage);
-    if (!s) throw bad("unknown stage '" + stage + "'");
-    plan.stage = *s;
+    const fluid::FluidStepRow* row = fluid::findStep(stage);
+    if (!stageFromName(stage) && (row == nullptr || row->node != fluid::StepNode::Kernel))
+      throw bad("unknown stage '" + stage + "': no scene has a kernel node of that name");
+    plan.stage = stage; // the scene that arms it checks that it has it
   }
   return plan;
 }
@@ -129,8 +132,34 @@ void refuseCudaOnlyFault(const FaultPlan& plan, std::string_view backend) {
                    std::string(backend) + ")");
 }
 
+namespace {
+
+template <typename Rows, typename Name>
+[[noreturn]] void refuseStage(const FaultPlan& plan, std::string_view scene, const Rows& rows, const Name& name) {
+  std::string list;
+  for (const auto& row : rows)
+    if (!name(row).empty()) list += (list.empty() ? "" : ", ") + std::string(name(row));
+  throw UsageError("--inject kernel-fail:" + shownText(plan.stage) + ": the " + std::string(scene) +
+                   " scene has no such kernel node (its kernel nodes: " + list + ")");
+}
+
+} // namespace
+
 void armKernelFailure(const FaultPlan& plan, NBodyCudaBackend& cuda) {
-  if (plan.fault == Fault::KernelFail) NBodyCudaInstruments::injectKernelFailure(cuda, plan.stage, plan.frame);
+  if (plan.fault != Fault::KernelFail) return;
+  const std::optional<NBodyStage> stage = plan.stage.empty() ? NBodyStage::Integrate : stageFromName(plan.stage);
+  if (!stage) refuseStage(plan, "nbody", kNBodyStages, [](const NBodyStageInfo& row) { return row.name; });
+  NBodyCudaInstruments::injectKernelFailure(cuda, *stage, plan.frame);
+}
+
+void armKernelFailure(const FaultPlan& plan, fluid::FluidCudaBackend& cuda) {
+  if (plan.fault != Fault::KernelFail) return;
+  const fluid::FluidStepRow* row = fluid::findStep(plan.stage.empty() ? "density_errors" : plan.stage);
+  if (row == nullptr || row->node != fluid::StepNode::Kernel)
+    refuseStage(plan, "fluid", fluid::kFluidSteps, [](const fluid::FluidStepRow& r) {
+      return r.node == fluid::StepNode::Kernel ? r.name : std::string_view();
+    });
+  cuda.injectKernelFailure(row->step, plan.frame);
 }
 
 bool injectIntoSubmit(const FaultPlan& plan, std::uint64_t k, render::FrameSubmit& submit) {

@@ -17,6 +17,9 @@ namespace graphsim {
 class NBodyCudaBackend;
 struct InteropDesc;
 } // namespace graphsim
+namespace graphsim::fluid {
+class FluidCudaBackend;
+} // namespace graphsim::fluid
 namespace graphsim::render {
 struct DeviceRequest;
 struct FrameSubmit;
@@ -41,8 +44,10 @@ enum class Fault {
 
 struct FaultPlan {
   Fault fault = Fault::None;
-  std::uint64_t frame = 10;                 // K: the frame (0-based) at which the fault strikes
-  NBodyStage stage = NBodyStage::Integrate; // kernel-fail: the stage whose node gets the bad configuration
+  std::uint64_t frame = 10; // K: the frame (0-based) at which the fault strikes
+  // kernel-fail: the kernel node (stage or step row name) that gets the bad configuration, checked by the scene that
+  // arms it; empty: the scene's default (n-body: integrate; fluid: density_errors, inside the nested WHILEs).
+  std::string stage;
 };
 
 // "vulkan-semaphore-stall", "kernel-fail:forces@20", ... Throws UsageError naming --inject and the allowed faults.
@@ -63,8 +68,9 @@ void injectIntoInterop(const FaultPlan& plan, InteropDesc& interop);
 
 // A producer that is not CUDA's refuses the CUDA-only faults (UsageError naming the backend).
 void refuseCudaOnlyFault(const FaultPlan& plan, std::string_view backend);
-// The CUDA producer, once its backend exists: kernel-fail.
+// The CUDA producer, once its backend exists: kernel-fail. A stage the scene lacks is a UsageError listing its own.
 void armKernelFailure(const FaultPlan& plan, NBodyCudaBackend& cuda);
+void armKernelFailure(const FaultPlan& plan, fluid::FluidCudaBackend& cuda);
 
 // vulkan-semaphore-stall: frame k's submit. Returns true when it changed the submit.
 bool injectIntoSubmit(const FaultPlan& plan, std::uint64_t k, render::FrameSubmit& submit);

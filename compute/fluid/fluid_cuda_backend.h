@@ -97,6 +97,10 @@ public:
   std::size_t deviceBytes() const; // GPU memory the scene holds (render buffers excluded)
   const FluidCudaOptions& options() const;
   void dumpGraphDot(const std::filesystem::path& path) const;
+  // Test hook (--inject kernel-fail, app/faults): before frame k's launch the first node of the kernel row `step`
+  // (inside the WHILE bodies for a substep's row) gets 4096 threads per block, which no GPU launches; the errors that
+  // follow name the node.
+  void injectKernelFailure(FluidStep step, std::uint64_t frame);
 
   struct Impl;
 

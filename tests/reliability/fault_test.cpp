@@ -131,6 +131,55 @@ TEST(Faults, NonFiniteStateIsDetectedOnTheGpuWithoutAStall) {
   expectBlowUpReported(runTimed(headless("cuda", "non-finite@5")));
 }
 
+// Issue 31: the fluid's faults on CUDA end as the n-body's do. Its kernel-fail default is density_errors, a node
+// inside the DFSPH density WHILE inside the substep WHILE.
+std::vector<std::string> fluidRun(const char* backend, const std::string& inject) {
+  return {"run",      "--scene", "fluid",   "--particles",       "4096", "--backend", backend, "--headless",
+          "--frames", "100",     "--quiet", "--wait-timeout-ms", "500",  "--inject",  inject};
+}
+
+TEST(Faults, FluidNonFiniteStateEndsAHeadlessRunNamingTheFrame) {
+  const Timed t = runTimed(fluidRun("cpu", "non-finite@5"));
+  ASSERT_NO_FATAL_FAILURE(expectFailedInBoundedTime(t));
+  EXPECT_TRUE(contains(t.result.err, "graphsim: the simulation blew up in frame 5, substep 0, stage advect"))
+      << t.result.err;
+}
+
+TEST(Faults, FluidNonFiniteStateIsDetectedOnTheGpu) {
+  GRAPHSIM_REQUIRE_CUDA_DEVICE_FOR_CLI();
+  const Timed t = runTimed(fluidRun("cuda", "non-finite@5"));
+  ASSERT_NO_FATAL_FAILURE(expectFailedInBoundedTime(t));
+  EXPECT_TRUE(contains(t.result.err, "graphsim: the simulation blew up in frame 5")) << t.result.err;
+}
+
+TEST(Faults, FluidKernelFailInsideTheWhileBodiesNamesTheNode) {
+  GRAPHSIM_REQUIRE_CUDA_DEVICE_FOR_CLI();
+  const Timed t = runTimed(fluidRun("cuda", "kernel-fail@10"));
+  ASSERT_NO_FATAL_FAILURE(expectFailedInBoundedTime(t));
+  EXPECT_TRUE(contains(t.result.err, "graphsim: CUDA error: ")) << t.result.err;
+  EXPECT_TRUE(contains(t.result.err, "node density_errors")) << t.result.err;
+}
+
+TEST(Faults, FluidCudaSemaphoreStallTimesOutNamingTheSimSide) {
+  GRAPHSIM_REQUIRE_CUDA_DEVICE_FOR_CLI();
+  const Timed t = runTimed(fluidRun("cuda", "cuda-semaphore-stall@10"));
+  ASSERT_NO_FATAL_FAILURE(expectFailedInBoundedTime(t));
+  EXPECT_TRUE(contains(t.result.err, "timeout: sim side stalled")) << t.result.err;
+}
+
+TEST(Faults, AKernelNodeTheSceneLacksIsRefusedListingItsOwn) {
+  GRAPHSIM_REQUIRE_CUDA_DEVICE_FOR_CLI();
+  const ProcessResult fluid = runGraphsim(fluidRun("cuda", "kernel-fail:sort@10"));
+  EXPECT_EQ(fluid.exitCode, 2) << fluid.err;
+  EXPECT_TRUE(contains(fluid.err,
+                       "--inject kernel-fail:sort: the fluid scene has no such kernel node (its kernel "
+                       "nodes: frame_begin, cfl, cell_keys, cell_ranges"))
+      << fluid.err;
+  const ProcessResult nbody = runGraphsim(headless("cuda", "kernel-fail:density@10"));
+  EXPECT_EQ(nbody.exitCode, 2) << nbody.err;
+  EXPECT_TRUE(contains(nbody.err, "the nbody scene has no such kernel node")) << nbody.err;
+}
+
 void expectBothDeviceLists(const ProcessResult& r) {
   EXPECT_EQ(r.exitCode, 3) << r.err;
   EXPECT_TRUE(contains(r.err, "this machine lacks what was asked for")) << r.err;

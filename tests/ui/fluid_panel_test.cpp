@@ -86,7 +86,9 @@ TEST(FluidPanel, RenderModeSwitchesToTheSurfaceAndBack) {
   tick(session, 4); // the click, then frames drawn in the new mode
   EXPECT_EQ(session.view().renderMode, render::RenderMode::Surface);
   const render::RenderPassTimes times = session.renderer().lastRenderPassTimes();
-  if (times.total >= 0) EXPECT_GT(times.thickness + times.depth + times.smoothing, 0.0) << "no surface pass timed";
+  if (times.total >= 0) {
+    EXPECT_GT(times.thickness + times.depth + times.smoothing, 0.0) << "no surface pass timed";
+  }
 
   ASSERT_TRUE(session.layout().count("render:smoothing_radius"));
   const float radius = session.view().surface.smoothingRadius;

@@ -129,10 +129,9 @@ private:
     speed_.push(static_cast<float>(s.maxSpeed));
   }
 
-  // --inject non-finite: one particle's velocity becomes NaN before the frame (the CPU reference only).
+  // --inject non-finite: one particle's velocity becomes NaN before the frame (CUDA: downloaded after the frames in
+  // flight and uploaded again, so frame K's graph starts from it).
   void injectNonFinite() {
-    if (backendName() != "cpu")
-      throw UsageError("--inject non-finite: the fluid scene injects it on the cpu backend only");
     fluid::FluidState state;
     backend_.download(state);
     state.vel.front().x = std::numeric_limits<float>::quiet_NaN();
@@ -285,10 +284,10 @@ SceneNotice FluidRules::notice(const fluid::FluidBlowUp& b) {
 std::unique_ptr<FluidCudaEngine> makeFluidCudaEngine(const fluid::FluidConfig& config,
                                                      render::ParticleRenderer* renderer, int device,
                                                      fluid::FluidCudaOptions options, const FaultPlan& inject) {
-  if (inject.fault == Fault::KernelFail)
-    throw UsageError("--inject kernel-fail: the fluid scene's CUDA graph has no kernel-fail hook (n-body only)");
   const std::optional<InteropDesc> interop = interopFor(feedPath(true, renderer), renderer, inject);
-  return std::make_unique<FluidCudaEngine>(config, device, interop ? &*interop : nullptr, options);
+  auto engine = std::make_unique<FluidCudaEngine>(config, device, interop ? &*interop : nullptr, options);
+  armKernelFailure(inject, engine->backend()); // test hook: kernel-fail
+  return engine;
 }
 
 std::unique_ptr<SceneProducer> makeFluidProducer(const SceneSettings& settings, const ProducerRequest& request,

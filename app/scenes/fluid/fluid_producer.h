@@ -20,7 +20,8 @@ struct FluidRules {
 using FluidCpuEngine = BackendEngine<fluid::FluidCpuBackend, FluidRules>;
 using FluidCudaEngine = BackendEngine<fluid::FluidCudaBackend, FluidRules>;
 
-// CUDA on the renderer's path (feedPath: interop, host copy, compute only); the fault plan's import-fail is applied.
+// CUDA on the renderer's path (feedPath: interop, host copy, compute only); the fault plan's import-fail and
+// kernel-fail are applied.
 std::unique_ptr<FluidCudaEngine> makeFluidCudaEngine(const fluid::FluidConfig& config,
                                                      render::ParticleRenderer* renderer, int device,
                                                      fluid::FluidCudaOptions options, const FaultPlan& inject);

@@ -257,6 +257,11 @@ void FluidCudaBackend::step() {
 }
 
 void FluidCudaBackend::launchFrame(std::uint64_t k) { impl_->launch(k); }
+void FluidCudaBackend::injectKernelFailure(FluidStep step, std::uint64_t frame) {
+  if (stepRow(step).node != StepNode::Kernel)
+    throw std::invalid_argument(std::string("--inject kernel-fail: ") + stepName(step) + " is not a kernel node");
+  impl_->injectedFailure = Impl::InjectedFailure{step, frame};
+}
 void FluidCudaBackend::waitForFrame(std::uint64_t k) { impl_->waitForFrame(k); }
 void FluidCudaBackend::synchronize() { impl_->synchronize(); }
 

@@ -1,7 +1,9 @@
 // FluidCudaBackend's frame graph: built once per structural change (WHILE body or unrolled substeps, the captured CUB
 // sort as a child graph, scratch from graph memory nodes or preallocated), instantiated, updated per frame by node
 // updates and enable toggles, and launched; or, for HostDecided, the same specs launched on the stream.
+#include <cstdio>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -235,9 +237,27 @@ void FluidCudaBackend::Impl::launchGraph(std::uint64_t k) {
   if (settingsDirty) applyChangedSpecs();
   settingsDirty = false;
   prepareDiagnostics(k);
+  if (injectedFailure && injectedFailure->frame == k) breakInjectedNode(k);
   updates.end();
   const nvtx::Range launching(nvtx::Phase::GraphLaunch, k);
-  CUDA_CHECK_CTX(cudaGraphLaunch(exec.get(), frames.stream.get()), "launching fluid frame " + std::to_string(k));
+  CUDA_CHECK_CTX(cudaGraphLaunch(exec.get(), frames.stream.get()),
+                 "launching fluid frame " + std::to_string(k) + injectedNote());
+}
+
+void FluidCudaBackend::Impl::breakInjectedNode(std::uint64_t k) {
+  for (cuda::GraphNode& n : graphNodes) {
+    if (!failureDue(static_cast<Step>(n.row), k)) continue;
+    // 4096 threads per block: above the 1024 every CUDA GPU allows. Which call reports it (this update, the launch,
+    // or the stream afterwards) is the driver's choice; each names the node.
+    KernelSpec bad = n.applied;
+    bad.block = dim3(4096, 1, 1);
+    std::fprintf(stderr, "graphsim: --inject kernel-fail: node %s gets 4096 threads per block\n", n.name.c_str());
+    injectedNode = n.name;
+    (void)cuda::updateKernelNode(exec.get(), n.node, n.applied, bad, n.name + injectedNote());
+    return;
+  }
+  throw std::invalid_argument(std::string("--inject kernel-fail: this fluid graph has no ") +
+                              stepName(injectedFailure->step) + " node (that solver's rows are not built)");
 }
 
 void FluidCudaBackend::Impl::launchStep(const FluidStepRow& row, std::uint64_t k) {
@@ -245,9 +265,15 @@ void FluidCudaBackend::Impl::launchStep(const FluidStepRow& row, std::uint64_t k
   switch (row.node) {
   case StepNode::SolverSwitch: launchScope(row.place, solverScope(), k); return;
   case StepNode::SolveWhile: launchSolve(row, k); return;
-  case StepNode::Kernel:
-    cuda::launchKernel(spec(row.step, k), frames.stream.get(), [&] { return stepName(row.step); });
+  case StepNode::Kernel: {
+    KernelSpec s = spec(row.step, k);
+    if (failureDue(row.step, k)) { // --inject kernel-fail on the stream launches
+      s.block = dim3(4096, 1, 1);
+      injectedNode = stepName(row.step);
+    }
+    cuda::launchKernel(s, frames.stream.get(), [&] { return stepName(row.step) + injectedNote(); });
     return;
+  }
   case StepNode::SortChildGraph: CUDA_CHECK(cudaGraphLaunch(sortExec.get(), frames.stream.get())); return;
   case StepNode::ClearCellsMemset:
     CUDA_CHECK(cudaMemsetAsync(scratch.cellStart, 0xFF, layout.cells * sizeof(unsigned), frames.stream.get()));

@@ -86,6 +86,22 @@ struct FluidCudaBackend::Impl {
   mutable std::vector<NodeInfo> nodes;
   mutable bool nodesStale = true;
   mutable std::optional<FluidBlowUp> blowUp;
+  struct InjectedFailure {
+    Step step;
+    std::uint64_t frame;
+  };
+  std::optional<InjectedFailure> injectedFailure; // --inject kernel-fail (test hook)
+  std::string injectedNode;                       // the node it broke, named in the errors that follow
+  bool failureDue(Step step, std::uint64_t k) const {
+    return injectedFailure && injectedFailure->step == step && injectedFailure->frame == k;
+  }
+  // What an error after the injected failure adds: which node has the bad launch configuration.
+  std::string injectedNote() const {
+    return injectedNode.empty()
+               ? ""
+               : " [node " + injectedNode + " has the launch configuration that --inject kernel-fail gave it]";
+  }
+  void breakInjectedNode(std::uint64_t k); // graph launches: frame k's update of the node --inject kernel-fail names
 
   gpu::DeviceState deviceState() const {
     gpu::DeviceState d{pos.get(), vel.get(), rhoP.get(), ctrl.get(), blowUpState.get(), d_report};
@@ -179,10 +195,10 @@ struct FluidCudaBackend::Impl {
   void launch(std::uint64_t k);
   // ---- waits ----
   void synchronize() const {
-    frames.synchronize([] { return std::string("the fluid frame failed"); });
+    frames.synchronize([&] { return "the fluid frame failed" + injectedNote(); });
   }
   void waitForFrame(std::uint64_t k) const {
-    frames.waitForFrame(k, [&] { return "fluid frame " + std::to_string(k); });
+    frames.waitForFrame(k, [&] { return "fluid frame " + std::to_string(k) + injectedNote(); });
   }
   // ---- the report ----
   std::optional<gpu::HostReport> readReport() const;
