@@ -11,6 +11,7 @@
 
 #include "app/base/errors.h"
 #include "app/base/output_paths.h"
+#include "app/cli/cli.h"
 #include "app/cli/video_flags.h"
 #include "app/io/user_text.h"
 #include "app/record/session_record.h"
@@ -75,6 +76,8 @@ RunOptions ReplayCommandLine::options() const {
   options.scene = settingsOfSnapshot(start);
   options.scene.render.camera = recording->camera;
   options.scene.render.cameraGiven = true;
+  // The checks a run's settings get (the scene's own, such as two-body = 2 bodies; host memory), naming the file.
+  (void)parseCountAndFramesInFlight(options.scene, CountFlags{}, std::to_string(recording->framesInFlight), source);
   static_assert(kMaxRecordedFrames == static_cast<std::uint64_t>(kMaxFrames), "a recording holds what run may run");
   options.frames = static_cast<std::int64_t>(recording->frames); // at most kMaxRecordedFrames (session_record.cpp)
   options.framesInFlight = recording->framesInFlight;

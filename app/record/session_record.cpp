@@ -169,6 +169,12 @@ void writeSessionRecording(const fs::path& path, const SessionRecording& recordi
 namespace {
 
 // The recording's "events": each an object at a frame after the previous event's, within the `frames` recorded.
+// "the recording's last frame 11", or for a recording of no frames what it has instead.
+std::string lastFrameOf(std::uint64_t frames) {
+  return frames == 0 ? "the recording's frames (it has none)"
+                     : "the recording's last frame " + std::to_string(frames - 1);
+}
+
 std::vector<RecordedEvent> readEvents(const json& top, const JsonReader& r, const std::string& source,
                                       std::uint64_t frames) {
   std::vector<RecordedEvent> events;
@@ -186,8 +192,8 @@ std::vector<RecordedEvent> readEvents(const json& top, const JsonReader& r, cons
     if (i > 0 && event.frame <= last)
       e.fail("frame", "must be after the previous event's frame " + std::to_string(last));
     if (event.frame >= frames)
-      e.fail("frame", "is " + std::to_string(event.frame) + ", past the recording's last frame " +
-                          std::to_string(frames - 1) + " (it would never be replayed)");
+      e.fail("frame",
+             "is " + std::to_string(event.frame) + ", past " + lastFrameOf(frames) + " (it would never be replayed)");
     last = event.frame;
     if (e.has("controls")) {
       if (!item["controls"].is_object()) e.fail("controls", "must be an object (a merge patch)");
@@ -225,8 +231,7 @@ std::vector<RecordedCheckpoint> readCheckpoints(const json& top, const JsonReade
     if (!list.empty() && checkpoint.frame <= list.back().frame)
       c.fail("frame", "must be after the previous checkpoint's frame " + std::to_string(list.back().frame));
     if (checkpoint.frame >= frames)
-      c.fail("frame", "is " + std::to_string(checkpoint.frame) + ", past the recording's last frame " +
-                          std::to_string(frames - 1));
+      c.fail("frame", "is " + std::to_string(checkpoint.frame) + ", past " + lastFrameOf(frames));
     std::string hash;
     c.string("hash", hash);
     char* end = nullptr;
