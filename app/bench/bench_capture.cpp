@@ -102,6 +102,7 @@ void CaptureWriter::enqueue(CapturedFrame frame) {
       video_->recycle(std::move(frame.rgba));
     } else {
       video_->enqueue(std::move(frame.rgba), width_, height_);
+      ++videoFrames_;
     }
     return;
   }
@@ -122,6 +123,12 @@ std::vector<std::uint8_t> CaptureWriter::takeBuffer() {
 }
 
 void CaptureWriter::finish() {
+  if (video_ && videoFrames_ == 0) { // interrupted in the warm-up: an mp4 of no frame is no video
+    video_.reset();                  // abandoned: nothing is left at the path
+    endProgressLine();
+    std::fprintf(stderr, "graphsim bench: --video: not written: the run ended before its first measured frame\n");
+    return;
+  }
   if (video_) {
     const VideoStats stats = video_->finish();
     endProgressLine();

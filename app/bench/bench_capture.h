@@ -81,6 +81,7 @@ private:
   std::exception_ptr error_;
   std::unique_ptr<VideoWriter> video_; // --video instead of PNGs
   std::uint64_t videoFrom_ = 0;        // the first frame encoded: the warm-up's are not
+  std::uint64_t videoFrames_ = 0;      // frames given to the encoder
   std::vector<std::thread> workers_;   // last: started after everything they use exists, joined first
 };
 

@@ -72,6 +72,10 @@ public:
     return us(start, BenchClock::now());
   }
   std::uint64_t count() const { return count_; }
+  // An interrupted frame's submit callback ran but the frame was not submitted: frames from `stepped` on are dropped.
+  void forgetFrom(std::uint64_t stepped) {
+    while (!pending_.empty() && pending_.back().frame >= stepped) pending_.pop_back();
+  }
 
 private:
   struct Pending {
@@ -264,9 +268,12 @@ LoopResult runVariant(const Variant& v, double startupSeconds) {
   } catch (const Interrupted&) {
   }
   driver.drain();
-  if (schedule != nullptr) schedule->collect(*v.renderer, UINT64_MAX);
-  // The last frames' GPU times are known once everything finished (the drain waited for it).
   const std::uint64_t run = driver.framesStepped();
+  if (schedule != nullptr) {
+    schedule->forgetFrom(run);
+    schedule->collect(*v.renderer, UINT64_MAX);
+  }
+  // The last frames' GPU times are known once everything finished (the drain waited for it).
   for (std::uint64_t k = run - std::min<std::uint64_t>(v.framesInFlight, run); k < run; ++k) {
     if (const std::optional<double> ms = v.producer.simGpuMs(k)) log.simMs(k, *ms);
   }

@@ -32,14 +32,14 @@ OutputRegistry registerOutputs(const RunOptions& options) {
   OutputRegistry outputs;
   const auto last = static_cast<std::uint64_t>(options.untilClosed ? 0 : options.frames);
   if (options.capture && options.captureEvery > 0)
-    outputs.addNumbered("--capture-every's images", *options.capture,
-                        static_cast<std::uint64_t>(options.captureEvery), last);
-  else if (options.capture)
-    outputs.add("--capture", *options.capture);
+    outputs.addNumbered("--capture-every's images", *options.capture, static_cast<std::uint64_t>(options.captureEvery),
+                        last);
+  else if (options.capture) outputs.add("--capture", *options.capture);
   if (options.video) outputs.add("--video", options.video->path);
   const bool window = !options.headless;
-  const bool recordedCaptures = options.replay && std::any_of(options.replay->events.begin(), options.replay->events.end(),
-                                                              [](const RecordedEvent& e) { return e.sceneCapture; });
+  const bool recordedCaptures =
+      options.replay && std::any_of(options.replay->events.begin(), options.replay->events.end(),
+                                    [](const RecordedEvent& e) { return e.sceneCapture; });
   if (window || recordedCaptures) // a replay's recorded F12 captures are written headless too
     outputs.addNumbered("F12's captures", windowOutputPattern(options, WindowOutput::SceneCapture), 1, last);
   if (window) {

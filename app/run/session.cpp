@@ -454,7 +454,12 @@ RunSummary Session::finish() {
   }
   RunSummary summary;
   summary.frames = s.frame;
-  if (s.simMsSamples > 0) summary.simMsPerFrame = s.simMsSum / static_cast<double>(s.simMsSamples);
+  if (s.simMsSamples > 0) {
+    summary.simMsPerFrame = s.simMsSum / static_cast<double>(s.simMsSamples);
+  } else if (s.producer->advances() && s.producer->simMs() >= 0) {
+    // A run shorter than the GPU timings' lag (3 frames on CUDA): after the drain the last frame's time is known.
+    summary.simMsPerFrame = s.producer->simMs();
+  }
   if (const double ms = s.renderer->lastRenderGpuMs(); ms >= 0) summary.renderGpuMs = ms;
   summary.dataPath = s.info.dataPath;
   summary.validationMessages = s.context->validationMessages();

@@ -30,10 +30,13 @@ std::optional<std::string> slowConfigWarning(const SceneSettings& settings, Back
   const Scene& scene = findScene(settings.scene);
   const bool cpu = backend != BackendKind::Cuda;
   const std::optional<CostEstimate> cost = scene.estimateCost(settings, cpu);
-  if (!cost || (cost->frameSeconds < kSlowConfigSeconds && cost->startupSeconds < kSlowConfigSeconds))
+  if (!cost || (cost->frameSeconds < kSlowConfigSeconds && cost->startupSeconds < kSlowConfigSeconds &&
+                cost->worstFrameSeconds < kSlowWorstFrameSeconds))
     return std::nullopt;
   std::string text = std::to_string(scene.count(settings)) + " " + std::string(scene.countNoun()) + " on the " +
                      (cpu ? "cpu" : "cuda") + " backend: one frame takes about " + durationText(cost->frameSeconds);
+  if (cost->worstFrameSeconds > cost->frameSeconds)
+    text += ", and up to " + durationText(cost->worstFrameSeconds) + " when the motion needs every allowed substep";
   if (cost->startupSeconds > 0)
     text += ", and the start-up about " + durationText(cost->startupSeconds) + " before the first frame";
   text += " (an estimate: " + cost->basis + "). Ctrl-C stops it at any point";

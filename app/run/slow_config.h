@@ -16,9 +16,13 @@ enum class BackendKind;
 
 // Above this, a frame or the start-up is called slow.
 inline constexpr double kSlowConfigSeconds = 60.0;
+// Above this, a frame that a burst of motion can make (CostEstimate::worstFrameSeconds) is worth a warning: the run
+// may crawl from one frame to the next without any estimate at rest saying so (1,000 fluid particles with maxSubsteps
+// 1000 took 7.4 s a frame on CI's 2 cores).
+inline constexpr double kSlowWorstFrameSeconds = 5.0;
 
 // The warning for settings on backend (cpu or cuda; auto must be resolved), or nullopt when the scene's estimate is
-// below kSlowConfigSeconds.
+// below kSlowConfigSeconds (and its worst frame below kSlowWorstFrameSeconds).
 std::optional<std::string> slowConfigWarning(const SceneSettings& settings, BackendKind backend);
 // Prints the warning, if any, on stderr ("graphsim: warning: …").
 void warnIfSlow(const SceneSettings& settings, BackendKind backend);

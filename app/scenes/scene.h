@@ -210,10 +210,11 @@ public:
 
 // What a run costs on one backend, for the warning before a configuration that takes minutes (app/run/slow_config.h).
 struct CostEstimate {
-  double frameSeconds = 0;   // one frame
-  double startupSeconds = 0; // before the first frame
-  std::string basis;         // how it was estimated: "N^2 = 65536^2 pair interactions per forces stage at ..."
-  std::string advice;        // what is practical instead: "--backend cuda or fewer bodies is practical"
+  double frameSeconds = 0;      // one frame
+  double startupSeconds = 0;    // before the first frame
+  double worstFrameSeconds = 0; // a frame whose motion needs every allowed substep (the fluid's maxSubsteps); 0: none
+  std::string basis;            // how it was estimated: "N^2 = 65536^2 pair interactions per forces stage at ..."
+  std::string advice;           // what is practical instead: "--backend cuda or fewer bodies is practical"
 };
 
 // What a scene is and can do, as data (issue 27): one record instead of a virtual per capability. The command line,

@@ -164,9 +164,9 @@ void VideoEncoder::Impl::openEncoder() {
   av_dict_set(&options, "crf", std::to_string(settings.quality).c_str(), 0);
   for (const auto& [key, value] : c.options)
     if (!key.empty()) av_dict_set(&options, std::string(key).c_str(), std::string(value).c_str(), 0);
-  // SVT-AV1 prints its whole configuration to stderr unless its own log level says otherwise (errors only: 1); a
-  // level the user set stays.
-  if (c.encoder == "libsvtav1") ::setenv("SVT_LOG", "1", 0);
+  // SVT-AV1 prints its whole configuration, and its errors, to stderr itself unless its own log level says otherwise
+  // (fatal only: 0; its errors reach the refusal below through libav); a level the user set stays.
+  if (c.encoder == "libsvtav1") ::setenv("SVT_LOG", "0", 0);
   takeLibavError();
   const int error = avcodec_open2(codec.get(), encoder, &options);
   const int unused = av_dict_count(options);

@@ -169,12 +169,16 @@ TEST(Faults, FluidCudaSemaphoreStallTimesOutNamingTheSimSide) {
 
 TEST(Faults, AKernelNodeTheSceneLacksIsRefusedListingItsOwn) {
   GRAPHSIM_REQUIRE_CUDA_DEVICE_FOR_CLI();
-  const ProcessResult fluid = runGraphsim(fluidRun("cuda", "kernel-fail:sort@10"));
+  const ProcessResult fluid = runGraphsim(fluidRun("cuda", "kernel-fail:damping@10")); // n-body's
   EXPECT_EQ(fluid.exitCode, 2) << fluid.err;
   EXPECT_TRUE(contains(fluid.err,
-                       "--inject kernel-fail:sort: the fluid scene has no such kernel node (its kernel "
+                       "--inject kernel-fail:damping: the fluid scene has no such kernel node (its kernel "
                        "nodes: frame_begin, cfl, cell_keys, cell_ranges"))
       << fluid.err;
+  const ProcessResult notKernel = runGraphsim(fluidRun("cuda", "kernel-fail:sort@10")); // a child graph node
+  EXPECT_EQ(notKernel.exitCode, 2) << notKernel.err;
+  EXPECT_TRUE(contains(notKernel.err, "unknown stage 'sort': no scene has a kernel node of that name"))
+      << notKernel.err;
   const ProcessResult nbody = runGraphsim(headless("cuda", "kernel-fail:density@10"));
   EXPECT_EQ(nbody.exitCode, 2) << nbody.err;
   EXPECT_TRUE(contains(nbody.err, "the nbody scene has no such kernel node")) << nbody.err;

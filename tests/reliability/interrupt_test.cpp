@@ -124,6 +124,28 @@ Interrupted interruptSoak(const char* dirName, int sig) {
   return r;
 }
 
+// Issue 31: a bench with --video interrupted in its warm-up wrote an mp4 of 0 frames (and, with a frame stopped
+// inside the CPU forces, failed on a capture that was never submitted). Now nothing is left at the path, and it says
+// so.
+TEST(Interrupt, BenchInterruptedInTheWarmUpWritesNoVideo) {
+  const fs::path dir = freshDir("bench-warmup-video");
+  const fs::path video = dir / "v.mp4";
+  ChildProcess child({"bench", "--backend", "cpu", "--bodies", "4096", "--warmup", "100000", "--frames", "10",
+                      "--video", video.string()},
+                     dir.string() + "-log");
+  const auto deadline = std::chrono::steady_clock::now() + 120s;
+  while (!contains(child.err(), "100010 frames") && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(50ms);
+  std::this_thread::sleep_for(500ms); // inside the warm-up's frames
+  child.signal(SIGINT);
+  const ProcessResult r = child.wait(30s);
+  ASSERT_FALSE(r.timedOut) << r.err;
+  EXPECT_EQ(r.exitCode, 130) << r.err;
+  EXPECT_TRUE(contains(r.err, "--video: not written: the run ended before its first measured frame")) << r.err;
+  EXPECT_FALSE(fs::exists(video));
+  EXPECT_TRUE(fs::is_empty(dir)) << "a temporary was left";
+}
+
 TEST(Interrupt, SigintDuringSoakExits130) {
   const Interrupted soak = interruptSoak("sigint-soak", SIGINT);
   const ProcessResult& r = soak.result;

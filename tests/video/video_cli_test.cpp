@@ -239,6 +239,18 @@ TEST(VideoRefusal, UnknownCodecListsTheSupportedOnes) {
                       "(libvpx-vp9), av1 (libsvtav1"});
 }
 
+// Issue 31: SVT-AV1 printed its own "Svt[error]: ... must be at least 64" lines before graphsim's refusal.
+TEST(VideoRefusal, AnEncodersRefusalIsGraphsimsLineAlone) {
+  const fs::path dir = freshDir("av1-small");
+  smallConfig(dir, 66, 34);
+  const ProcessResult r =
+      runGraphsim(with(headlessRun(dir, "5"), {"--video", (dir / "a.mp4").string(), "--video-codec", "av1"}), 30);
+  EXPECT_EQ(r.exitCode, 2) << r.err;
+  EXPECT_CONTAINS(r.err, "graphsim: error: --video-codec av1: libsvtav1 refused 66x34");
+  EXPECT_EQ(r.err.find("Svt["), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "a.mp4"));
+}
+
 TEST(VideoRefusal, OddSizeIsNamed) {
   const fs::path dir = freshDir("odd-size");
   smallConfig(dir, 321, 240);
