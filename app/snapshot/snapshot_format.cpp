@@ -1,6 +1,7 @@
 #include "app/snapshot/snapshot_format.h"
 
 #include <bit>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <optional>
@@ -117,6 +118,11 @@ Header parseHeader(Reader& r) {
   s.count = static_cast<std::int64_t>(*count);
   s.frame = *frame;
   s.simTime = std::bit_cast<double>(*simTime);
+  if (!(std::isfinite(s.simTime) && s.simTime >= 0)) // a checksummed NaN loaded as the simulated time
+    h.problem = "the simulated time is " + std::to_string(s.simTime) + ", not a finite number >= 0";
+  else if (s.frame > kMaxSnapshotFrame) // 2^64 - 1 wrapped the resumed run's frame numbers
+    h.problem = "the frame counter " + std::to_string(s.frame) + " is over the format's limit of " +
+                std::to_string(kMaxSnapshotFrame);
   if (!str(s.backend, kMaxSnapshotNameBytes, "the backend name")) return h;
   if (!str(s.settings, kMaxSnapshotSettingsBytes, "the settings")) return h;
   const std::optional<std::uint64_t> arrays = r.uint(4);

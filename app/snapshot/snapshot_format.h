@@ -38,6 +38,8 @@ inline constexpr std::uint32_t kMaxSnapshotSettingsBytes = 1 << 20; // as a --co
 inline constexpr std::uint32_t kMaxSnapshotArrays = 16;
 inline constexpr std::uint32_t kMaxSnapshotComponents = 16;
 inline constexpr std::int64_t kMaxSnapshotCount = std::int64_t{1} << 40; // elements; the scenes hold fewer
+// The frame counter a resumed run counts on from (a run adds at most 10^12 frames): far below where the sum wraps.
+inline constexpr std::uint64_t kMaxSnapshotFrame = std::uint64_t{1} << 62;
 
 // The file's bytes. Throws std::invalid_argument for a state the format cannot hold (a name over the limits, an
 // array whose size is not count x components): a bug of the scene that made it.

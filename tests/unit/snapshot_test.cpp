@@ -253,6 +253,25 @@ TEST(SnapshotFormat, AHeaderOverTheLimitsIsMalformed) {
       << what;
 }
 
+// Issue 31: a checksummed NaN simulated time and a frame counter of 2^64 - 1 (whose resumed frames wrapped) loaded.
+TEST(SnapshotFormat, ANonFiniteTimeAndAFrameCounterPastTheLimitAreMalformed) {
+  const std::vector<std::byte> saved = savedNBody();
+  const std::size_t frameAt = 24 + std::string("nbody").size() + 8, timeAt = frameAt + 8; // after name and count
+  const auto put64 = [](std::vector<std::byte>& bytes, std::size_t at, std::uint64_t v) {
+    for (int i = 0; i < 8; ++i) bytes[at + static_cast<std::size_t>(i)] = std::byte(v >> (8 * i));
+  };
+  std::vector<std::byte> nan = saved, wraps = saved;
+  put64(nan, timeAt, std::bit_cast<std::uint64_t>(std::numeric_limits<double>::quiet_NaN()));
+  put64(wraps, frameAt, std::numeric_limits<std::uint64_t>::max());
+  std::string what = refusal([&] { decodeSnapshot(withChecksum(nan), "n.gss"); });
+  EXPECT_TRUE(contains(what, "n.gss: malformed header: the simulated time is nan, not a finite number >= 0")) << what;
+  what = refusal([&] { decodeSnapshot(withChecksum(wraps), "w.gss"); });
+  EXPECT_TRUE(contains(what,
+                       "w.gss: malformed header: the frame counter 18446744073709551615 is over the format's "
+                       "limit of 4611686018427387904"))
+      << what;
+}
+
 // ---- the scenes ----
 
 class SnapshotResume : public ::testing::TestWithParam<const char*> {};
