@@ -169,7 +169,7 @@ public:
 
 protected:
   SceneProducer(const Scene& scene, std::unique_ptr<SceneEngine> engine, render::ParticleRenderer* renderer,
-                FaultPlan inject);
+                const FaultPlan& inject);
 
   // Frame k's edits, applied to the backend: parameters, switches, count, a reset; returns the simulated time of the
   // state shown. Throws what the backend throws.

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <utility>
 
 #include "app/io/output_file.h"
 #include "render/particle_renderer.h"
@@ -59,7 +60,7 @@ void dumpThroughWriter(const std::function<void(const std::filesystem::path&)>& 
 }
 
 FrameFeed::FrameFeed(SceneEngine& engine, render::ParticleRenderer* renderer, FaultPlan inject)
-    : engine_(engine), renderer_(renderer), path_(feedPath(engine.cuda(), renderer)), inject_(inject) {}
+    : engine_(engine), renderer_(renderer), path_(feedPath(engine.cuda(), renderer)), inject_(std::move(inject)) {}
 
 std::optional<std::uint64_t> FrameFeed::produce(std::uint64_t k, bool advance) {
   if (path_ == FeedPath::CpuMapped) {

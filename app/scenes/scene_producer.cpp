@@ -8,7 +8,7 @@
 namespace graphsim::app {
 
 SceneProducer::SceneProducer(const Scene& scene, std::unique_ptr<SceneEngine> engine,
-                             render::ParticleRenderer* renderer, FaultPlan inject)
+                             render::ParticleRenderer* renderer, const FaultPlan& inject)
     : scene_(scene), engine_(std::move(engine)), feed_(*engine_, renderer, inject), inject_(inject) {}
 
 SceneProducer::~SceneProducer() = default;
