@@ -3,7 +3,7 @@
 # they link (FFmpeg's 130 of them too) as two xz tarballs split by size, and .devrt/ (../shared/device/pack: the
 # Vulkan loader packages and env.sh) without its lib/, so that everything fits the 64 MiB a device call carries.
 #
-#   scripts/device-pack.sh [OLD_BIN_DIR]
+#   [BINS="graphsim gpu_tests"] scripts/device-pack.sh [OLD_BIN_DIR]
 #
 # Carry [".devrt", ".gpu1", ".gpu2"] and start the device command with scripts/device-unpack.sh's line (it prints it).
 # OLD_BIN_DIR: another build's bin/ (e.g. the main a change is compared with), packed as build/dbin-old/.
@@ -11,8 +11,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 pack=../shared/device/pack
 [ -x "$pack" ] || { echo "device-pack: $pack not found (the GPU machine's packer)" >&2; exit 2; }
+# BINS="graphsim gpu_tests": only those (a lighter pack, e.g. beside an old build).
 bins=(graphsim gpu_tests cli_tests graphsim_render_tests ui_tests unit_tests reliability_tests
   graphsim_test_scenes ballistic_gpu_tests ballistic_ui_tests) # the test-only scene (tests/scenes, docs/SCENES.md)
+[ -n "${BINS:-}" ] && read -r -a bins <<<"$BINS"
 rm -rf build/dbin build/dbin-old .gpu1 .gpu2 .devrt/lib
 mkdir -p build/dbin .gpu1 .gpu2
 for b in "${bins[@]}"; do strip -o "build/dbin/$b" "build/bin/$b"; done

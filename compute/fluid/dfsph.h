@@ -22,6 +22,10 @@ struct DfsphSettings {
   float timeStepFactor = 0.4f;        // lambda in dt = lambda d / max|v| [-], (0, 1]
   float minDt = 1e-4f, maxDt = 1e-3f; // dt's clamp [s] (maxDt: docs/FLUID.md, "The largest step")
   int boundaryLayers = 2; // layers of boundary particles behind each wall, [0, 4]; 0: the walls only reflect
+  // CUDA's neighbour lists (docs/FLUID.md, "Neighbour lists with a skin"): they list the pairs within (1 + skin) h
+  // and are kept, with the particles' order, until a particle has moved skin h / 2. 0: sort and build every step. The
+  // CPU reference sorts every step.
+  float neighbourSkin = 0.0f;
   bool operator==(const DfsphSettings&) const = default;
 };
 
@@ -35,6 +39,7 @@ inline constexpr ParamRow<DfsphSettings> kDfsphSettings[] = {
     {.key = "minDt", .member = &DfsphSettings::minDt, .unit = "s", .range = {0.0, 1.0, true, false}},
     {.key = "maxDt", .member = &DfsphSettings::maxDt, .unit = "s", .range = {0.0, 1.0, true, false}},
     {.key = "boundaryLayers", .member = &DfsphSettings::boundaryLayers, .range = {0.0, 4.0}, .role = ParamRole::Structural},
+    {.key = "neighbourSkin", .member = &DfsphSettings::neighbourSkin, .range = {0.0, 1.0}, .help = "CUDA: the neighbour lists reach (1 + skin) h and are kept until a particle moves skin h / 2 (0: sort every step)"},
 };
 // clang-format on
 static_assert(coversEveryField(kDfsphSettings), "kDfsphSettings: a DfsphSettings field has no row (or two rows)");

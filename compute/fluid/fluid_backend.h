@@ -60,6 +60,9 @@ struct FluidFrameInfo {
   // The largest peakCompression of the frames since the last reset or state upload: on CUDA the report kernel keeps
   // it, so frames whose report the host never saw (it reads the latest) count too.
   float peakSinceReset = 0;
+  // Steps that sorted the particles and rebuilt the neighbour lists (CUDA's re-sort IF, docs/FLUID.md; the CPU
+  // reference sorts in every step).
+  int resorts = 0;
 };
 
 // A blow-up: NaN, a particle outside the box, or a density beyond kBlowUpDensityFactor * rest density.

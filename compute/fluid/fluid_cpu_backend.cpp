@@ -155,6 +155,7 @@ void FluidCpuBackend::stepFrame(std::uint64_t k) {
   lastFrame_ = FluidFrameInfo{k,         f.substeps,        f.lastDt,      f.covered, state_.time, d.divergence,
                               d.density, d.peakCompression, d.densityError};
   lastFrame_->peakSinceReset = std::max(peakBefore, d.peakCompression);
+  lastFrame_->resorts = f.substeps;
   nextFrame_ = k + 1;
 }
 

@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "compute/errors.h"
 #include "compute/fluid/fluid_backend.h"
@@ -35,6 +37,13 @@ enum class FluidScratch {
   GraphMemoryNodes, // allocated and freed by graph memory nodes around the WHILE node every frame
 };
 
+// One node's GPU time in timePasses.
+struct FluidPassTime {
+  std::string name;   // the row's
+  double ms = 0;      // mean per launch
+  double perStep = 0; // launches per step (a solve's passes: its iterations; the re-sort rows: the re-sort share)
+};
+
 struct FluidCudaOptions {
   FluidLaunch launch = FluidLaunch::WhileGraph;
   FluidScratch scratch = FluidScratch::Preallocated;
@@ -42,9 +51,9 @@ struct FluidCudaOptions {
   // FluidLaunch::FixedSubsteps with dfsph: the velocity updates of the divergence and the density solve in every step
   // (each solve's minimum and maximum), [1, 10000].
   int fixedIterations[2] = {2, 2};
-  // DFSPH: density_factor lists each particle's neighbours, and the step's later neighbour passes (every solver
-  // iteration, non_pressure) read the list instead of walking the 27 cells: the same sums, fewer candidate tests.
-  // false: every pass walks the cells (bench's `cells`).
+  // DFSPH: neighbour_lists lists each particle's neighbours after a sort (within (1 + neighbourSkin) h), and every
+  // DFSPH neighbour pass reads the list instead of walking the 27 cells: fewer candidate tests (where they fit in the
+  // GPU's free memory: neighbourSearch()). false: every pass walks the cells and every step sorts (bench's `cells`).
   bool neighbourLists = true;
   std::chrono::milliseconds waitTimeout{5000};
 };
@@ -92,11 +101,20 @@ public:
   void copyRenderOutput(Float4* dst);
   double lastSimGpuMs() const;     // GPU time of the last completed frame (events); < 0 before the first
   double lastUpdateHostUs() const; // host time of the last launch's node updates and launch call
-  double lastSortGpuMs() const;    // GPU time of the sort in the last frame that measured it; < 0 unknown
-  void setSortTiming(bool on);     // event nodes around the first substep's sort (bench: the sort's share)
+  // Bench's per-pass times (issue 29): `steps` steps launched on the stream as the host-decided variant launches
+  // them (the same specs, no conditional handles), each node between two events. The state moves on: call it on a
+  // backend whose state does not matter afterwards. Empty with graph memory nodes (no scratch outside a frame).
+  std::vector<FluidPassTime> timePasses(int steps);
   std::size_t deviceBytes() const; // GPU memory the scene holds (render buffers excluded)
   const FluidCudaOptions& options() const;
+  // How the DFSPH passes find their neighbours after the last reset: "lists (skin S h)", or "cells (why)" where the
+  // lists are off, WCSPH alone is built, or they would not fit in the GPU's free memory.
+  const std::string& neighbourSearch() const;
   void dumpGraphDot(const std::filesystem::path& path) const;
+  // Test hook: the neighbour lists as the next kept step would read them, per particle in the state's (sorted) order
+  // the listed candidates of its three lanes; nullopt for a particle with an overflowed lane (it walks its cells), and
+  // an empty vector without lists.
+  std::vector<std::optional<std::vector<std::uint32_t>>> downloadNeighbourLists();
   // Test hook (--inject kernel-fail, app/faults): before frame k's launch the first node of the kernel row `step`
   // (inside the WHILE bodies for a substep's row) gets 4096 threads per block, which no GPU launches; the errors that
   // follow name the node.

@@ -45,21 +45,23 @@ inline constexpr std::string_view kFluidSolverNames[] = {"wcsph", "dfsph"};
 // order is the execution order.
 // clang-format off
 enum class FluidStep : int {
-  FrameBegin, Cfl, Keys, Sort, ClearCells, Ranges, Reorder, Solver, Density, Forces, Integrate, Obstacle, Walls,
-  Condition, DensityFactor, DivergenceLoop, NonPressure, DensityLoop, Advect, DivergenceErrors, DivergenceCheck,
+  FrameBegin, Cfl, Resort, Keys, Sort, ClearCells, Ranges, Reorder, ListBuild, KeepOrder, Solver, Density, Forces,
+  Integrate, Obstacle, Walls, Condition, DensityFactor, DivergenceLoop, NonPressure, DensityLoop, Advect, DivergenceErrors, DivergenceCheck,
   DivergenceKappa, DensityErrors, DensityCheck, DensityKappa, Diagnostics, WriteRender, Colour, Report,
 };
 // clang-format on
 
 // Where a step runs: once before the substeps, in every substep (the WHILE body), or once after them.
 enum class StepPlace : unsigned char { FrameStart, Substep, FrameEnd };
-// The graph a row's node sits in within its place: the place's own, a branch of the solver SWITCH, or the body of one
-// of DFSPH's two solve WHILE nodes (nested in the substep WHILE).
-enum class StepScope : unsigned char { Top, Wcsph, Dfsph, DivergenceLoop, DensityLoop };
+// The graph a row's node sits in within its place: the place's own, a branch of the re-sort IF (Resort: sort and build
+// the neighbour lists; KeepOrder: keep the particles' order and lists), a branch of the solver SWITCH, or the body of
+// one of DFSPH's two solve WHILE nodes (nested in the substep WHILE).
+enum class StepScope : unsigned char { Top, Resort, KeepOrder, Wcsph, Dfsph, DivergenceLoop, DensityLoop };
 // What the CUDA graph holds for it: a kernel node (FluidCudaBackend's specFor gives its parameters), the CUB sort
 // captured as a child graph, the memset that clears the cell table, the solver SWITCH (its branches: the Wcsph and
-// Dfsph scopes) or a solve's WHILE node (its body: the scope of the row's `body`).
-enum class StepNode : unsigned char { Kernel, SortChildGraph, ClearCellsMemset, SolverSwitch, SolveWhile };
+// Dfsph scopes), a solve's WHILE node (its body: the scope of the row's `body`) or the re-sort IF node (its branches:
+// the row's `body` when cfl sets it, `orElse` when not).
+enum class StepNode : unsigned char { Kernel, SortChildGraph, ClearCellsMemset, SolverSwitch, SolveWhile, ResortIf };
 
 struct FluidStepRow {
   FluidStep step;
@@ -71,7 +73,8 @@ struct FluidStepRow {
   bool diagnostics;                  // the live diagnostics node: only with diagnosticsEvery > 0, its own switch
   std::string_view whyNot;           // why the panel cannot switch it off; empty when it can
   StepScope scope = StepScope::Top;
-  StepScope body = StepScope::Top; // a SolveWhile row: the scope of its body
+  StepScope body = StepScope::Top;   // a SolveWhile row: the scope of its body; the ResortIf row: its IF branch
+  StepScope orElse = StepScope::Top; // the ResortIf row: its ELSE branch
 };
 
 // One row per line, the columns aligned (clang-format would fold a row into nine lines).
@@ -79,11 +82,14 @@ struct FluidStepRow {
 inline constexpr FluidStepRow kFluidSteps[] = {
     {FluidStep::FrameBegin,       "frame_begin",       StepPlace::FrameStart, StepNode::Kernel,           false, {},                    false, "sets the frame's loop state"},
     {FluidStep::Cfl,              "cfl",               StepPlace::Substep,    StepNode::Kernel,           true,  {},                    false, "the substep's dt comes from it (and the solver SWITCH's value)"},
-    {FluidStep::Keys,             "cell_keys",         StepPlace::Substep,    StepNode::Kernel,           true,  {},                    false, "the neighbour search needs it"},
-    {FluidStep::Sort,             "sort",              StepPlace::Substep,    StepNode::SortChildGraph,   true,  {},                    false, "the neighbour search needs it"},
-    {FluidStep::ClearCells,       "clear_cells",       StepPlace::Substep,    StepNode::ClearCellsMemset, false, {},                    false, "the cell table must be cleared every substep"},
-    {FluidStep::Ranges,           "cell_ranges",       StepPlace::Substep,    StepNode::Kernel,           true,  {},                    false, "the neighbour search needs it"},
-    {FluidStep::Reorder,          "reorder",           StepPlace::Substep,    StepNode::Kernel,           true,  {},                    false, "the neighbour search needs it"},
+    {FluidStep::Resort,           "resort",            StepPlace::Substep,    StepNode::ResortIf,         false, {},                    false, "a conditional IF: cfl decides whether the particles are sorted and their lists rebuilt", StepScope::Top, StepScope::Resort, StepScope::KeepOrder},
+    {FluidStep::Keys,             "cell_keys",         StepPlace::Substep,    StepNode::Kernel,           true,  {},                    false, "the neighbour search needs it", StepScope::Resort},
+    {FluidStep::Sort,             "sort",              StepPlace::Substep,    StepNode::SortChildGraph,   true,  {},                    false, "the neighbour search needs it", StepScope::Resort},
+    {FluidStep::ClearCells,       "clear_cells",       StepPlace::Substep,    StepNode::ClearCellsMemset, false, {},                    false, "the cell table must be cleared before it is filled", StepScope::Resort},
+    {FluidStep::Ranges,           "cell_ranges",       StepPlace::Substep,    StepNode::Kernel,           true,  {},                    false, "the neighbour search needs it", StepScope::Resort},
+    {FluidStep::Reorder,          "reorder",           StepPlace::Substep,    StepNode::Kernel,           true,  {},                    false, "the neighbour search needs it", StepScope::Resort},
+    {FluidStep::ListBuild,        "neighbour_lists",   StepPlace::Substep,    StepNode::Kernel,           false, {},                    false, "DFSPH's neighbour passes read the lists it writes", StepScope::Resort},
+    {FluidStep::KeepOrder,        "keep_order",        StepPlace::Substep,    StepNode::Kernel,           false, {},                    false, "the step's kernels read the particles it copies", StepScope::KeepOrder},
     {FluidStep::Solver,           "solver",            StepPlace::Substep,    StepNode::SolverSwitch,     false, {},                    false, "a conditional SWITCH: the solver setting picks its branch"},
     {FluidStep::Density,          "density",           StepPlace::Substep,    StepNode::Kernel,           true,  {},                    false, "the pressure comes from it", StepScope::Wcsph},
     {FluidStep::Forces,           "forces",            StepPlace::Substep,    StepNode::Kernel,           true,  {},                    false, "the fluid would not move but fall (viscosity has its own switch)", StepScope::Wcsph},
@@ -118,19 +124,26 @@ constexpr const FluidStepRow* findStep(std::string_view name) { // nullptr: no s
 
 // Whether a row's node runs with this solver (a SWITCH branch's rows and the solve loops' only with theirs).
 constexpr bool runsWith(const FluidStepRow& row, FluidSolver solver) {
-  if (row.scope == StepScope::Top) return true;
-  return (row.scope == StepScope::Wcsph) == (solver == FluidSolver::Wcsph);
+  switch (row.scope) {
+  case StepScope::Top:
+  case StepScope::Resort:
+  case StepScope::KeepOrder: return true;
+  case StepScope::Wcsph: return solver == FluidSolver::Wcsph;
+  default: return solver == FluidSolver::Dfsph;
+  }
 }
 
 // Calls fn(row) for the rows of `place` in `scope` in execution order, a SWITCH row followed by its branches' rows
-// (Wcsph's, then Dfsph's) and a WHILE row by its body's; `solver` (nullopt: both) limits the branches to one.
+// (Wcsph's, then Dfsph's), a WHILE row by its body's and the IF row by its branches' (IF, then ELSE); `solver`
+// (nullopt: both) limits the SWITCH's branches to one.
 template <typename Fn>
 constexpr void forEachRowInOrder(StepPlace place, std::optional<FluidSolver> solver, Fn&& fn,
                                  StepScope scope = StepScope::Top) {
   for (const FluidStepRow& row : kFluidSteps) {
     if (row.place != place || row.scope != scope) continue;
     fn(row);
-    if (row.node == StepNode::SolveWhile) forEachRowInOrder(place, solver, fn, row.body);
+    if (row.body != StepScope::Top) forEachRowInOrder(place, solver, fn, row.body);
+    if (row.orElse != StepScope::Top) forEachRowInOrder(place, solver, fn, row.orElse);
     if (row.node != StepNode::SolverSwitch) continue;
     if (solver != FluidSolver::Dfsph) forEachRowInOrder(place, solver, fn, StepScope::Wcsph);
     if (solver != FluidSolver::Wcsph) forEachRowInOrder(place, solver, fn, StepScope::Dfsph);
@@ -145,7 +158,8 @@ constexpr bool toggleIsNode(FluidToggle toggle) {
 }
 
 // The table's invariants, checked at build time: row i is step i; a row is togglable exactly when it has a switch;
-// the places come in frame order; only substep rows sit in a nested scope, and only a WHILE row has a body.
+// the places come in frame order; only substep rows sit in a nested scope, only a WHILE or IF row has a body and only
+// the IF row an ELSE branch.
 constexpr bool stepTableConsistent() {
   StepPlace last = StepPlace::FrameStart;
   for (std::size_t i = 0; i < std::size(kFluidSteps); ++i) {
@@ -154,7 +168,9 @@ constexpr bool stepTableConsistent() {
     if (row.whyNot.empty() != (row.toggle.has_value() || row.diagnostics)) return false;
     if (row.place < last) return false;
     if (row.scope != StepScope::Top && row.place != StepPlace::Substep) return false;
-    if ((row.node == StepNode::SolveWhile) != (row.body != StepScope::Top)) return false;
+    const bool nests = row.node == StepNode::SolveWhile || row.node == StepNode::ResortIf;
+    if (nests != (row.body != StepScope::Top)) return false;
+    if ((row.node == StepNode::ResortIf) != (row.orElse != StepScope::Top)) return false;
     last = row.place;
   }
   return true;

@@ -9,8 +9,9 @@
 //   wcsph           (a DFSPH scene) the product's graph with WCSPH at the scene's stiffness, substeps uncapped
 //   wcsph-stiff     (a DFSPH scene) that, stiffened to the product's peak compression: equal accuracy
 // Per variant, besides the common figures: particle_steps_per_second (particles x substeps / s),
-// substeps_per_frame (mean), sort_share (the sort's GPU time over the frame's, from setSortTiming in a separate
-// short pass), gpu_bytes_per_particle (deviceBytes / particles); host_overhead_us.total is the host's median.
+// substeps_per_frame (mean), sort_share (the sort's GPU time over the frame's, from the passes' separate short run),
+// gpu_bytes_per_particle (deviceBytes / particles); host_overhead_us.total is the host's median. The product also
+// carries "passes": each node's GPU time on the stream-launched twin of its kernels (measurePasses).
 // With --diagnostics-every K > 0 (bench's default is 0: a benchmark measures the frame alone), each variant also
 // carries "diagnostics": the first and last sample of the live diagnostics, their peaks and the mass change
 // (docs/DIAGNOSTICS.md).
@@ -91,8 +92,10 @@ public:
     fluid::IterationSpan divergence, density;
     long long steps = 0;
     double error = 0, leastCovered = 1, simulated = 0;
+    long long resorts = 0;
     for (const auto& [frame, f] : byFrame_) {
       steps += f.substeps;
+      resorts += f.resorts;
       for (auto [span, from] : {std::pair{&divergence, &f.divergence}, std::pair{&density, &f.density}}) {
         if (from->total == 0) continue;
         span->min = std::min(span->min, from->min), span->max = std::max(span->max, from->max);
@@ -112,6 +115,8 @@ public:
             {"peak_compression", peakCompression()},
             {"peak_density_error", error},
             {"least_frame_covered", byFrame_.empty() ? 0.0 : leastCovered},
+            {"resorts_per_frame",
+             byFrame_.empty() ? 0.0 : static_cast<double>(resorts) / static_cast<double>(byFrame_.size())},
             {"real_time_factor",
              byFrame_.empty() ? 0.0 : simulated / static_cast<double>(byFrame_.size()) * framesPerSecond}};
   }
@@ -150,6 +155,9 @@ public:
   const fluid::FluidDiagnosticsTrack& fluidDiagnostics() const { return diagnostics_; }
   int diagnosticsEvery() const { return backend_.config().diagnosticsEvery; }
   std::size_t deviceBytes() const { return cuda_ != nullptr ? cuda_->deviceBytes() : 0; }
+  std::string neighbourSearch() const {
+    return cuda_ != nullptr ? cuda_->neighbourSearch() : "cells (the CPU reference walks its cells)";
+  }
 
 private:
   void observe() override {
@@ -206,24 +214,49 @@ void addFigures(VariantResult& r, const FluidBenchProducer& p, std::optional<dou
       {"gpu_bytes_per_particle",
        p.deviceBytes() > 0 ? std::optional(static_cast<double>(p.deviceBytes()) / particles) : std::nullopt},
       {"host_us_median", r.host.total}};
-  r.sceneObjects = {
-      {"solver", std::make_shared<const nlohmann::ordered_json>(p.substeps().solverJson(p.config(), r.fps))}};
+  nlohmann::ordered_json solver = p.substeps().solverJson(p.config(), r.fps);
+  solver["neighbour_search"] = p.neighbourSearch();
+  r.sceneObjects = {{"solver", std::make_shared<const nlohmann::ordered_json>(std::move(solver))}};
   r.interactionsPerSecond = 0;
   r.gflops = 0;
 }
 
-// The sort's share of the frame's GPU time, from a short compute-only pass of the product graph apart from the
-// measured runs: after 30 frames, the captured sort alone is timed on that state (setSortTiming: a conditional body
-// can hold no event nodes), times the last frame's substeps, over that frame's GPU time.
-std::optional<double> measureSortShare(const BenchOptions& o, int device, const fluid::FluidCudaOptions& options) {
+// The product's passes on their stream-launched twin (FluidCudaBackend::timePasses), apart from the measured runs: a
+// compute-only backend runs 30 frames, then kPassSteps steps launched one node at a time between two events (a
+// conditional body can hold no event nodes, and ncu does not profile kernels of a graph with conditional nodes).
+struct PassFigures {
+  std::optional<double> sortShare; // the sort's GPU time in a frame over the frame's (the last of the 30)
+  std::shared_ptr<const nlohmann::ordered_json> json;
+  std::string note; // the table's
+};
+constexpr int kPassSteps = 20;
+
+PassFigures measurePasses(const BenchOptions& o, int device, const fluid::FluidCudaOptions& options) {
   fluid::FluidCudaBackend sim(fluidConfig(o.scene), device, nullptr, options);
   for (std::uint64_t k = 0; k < 30; ++k) sim.launchFrame(k);
   sim.synchronize();
-  sim.setSortTiming(true);
-  const double sort = sim.lastSortGpuMs(), frame = sim.lastSimGpuMs();
+  const double frame = sim.lastSimGpuMs();
   const std::optional<fluid::FluidFrameInfo> last = sim.lastFrame();
-  if (sort < 0 || frame <= 0 || !last) return std::nullopt;
-  return sort * last->substeps / frame;
+  const std::vector<fluid::FluidPassTime> passes = sim.timePasses(kPassSteps);
+  PassFigures f;
+  if (passes.empty()) return f;
+  nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+  double stepMs = 0;
+  f.note = "passes (stream-launched twin, " + std::to_string(kPassSteps) + " steps after frame 30; GPU ms per launch" +
+           " x launches per step):";
+  for (const fluid::FluidPassTime& p : passes) {
+    stepMs += p.ms * p.perStep;
+    rows.push_back({{"name", p.name}, {"ms", p.ms}, {"per_step", p.perStep}});
+    f.note += " " + p.name + " " + fixedText(p.ms, 4) + (p.perStep != 1.0 ? " x " + fixedText(p.perStep, 2) : "") + ",";
+    if (p.name == "sort" && frame > 0 && last) f.sortShare = p.ms * p.perStep * last->substeps / frame;
+  }
+  f.note += " step " + fixedText(stepMs, 4) + " ms";
+  f.json = std::make_shared<const nlohmann::ordered_json>(
+      nlohmann::ordered_json{{"launch", "stream (one node at a time between events)"},
+                             {"steps", kPassSteps},
+                             {"step_ms", stepMs},
+                             {"rows", std::move(rows)}});
+  return f;
 }
 
 // What the unrolled and the equal-accuracy variants take from an earlier run.
@@ -402,13 +435,18 @@ void runFluidCuda(const BenchOptions& o, BenchReport& report) {
   const fluid::FluidConfig& config = fluidConfig(o.scene);
   fluid::FluidCudaOptions product;
   product.waitTimeout = o.waitTimeout;
-  const std::optional<double> share = measureSortShare(o, info.index, product);
+  const PassFigures passes = measurePasses(o, info.index, product);
+  const std::optional<double> share = passes.sortShare;
   render::VulkanContext* ctx = context ? &*context : nullptr;
   const auto messages = [&] { return ctx != nullptr ? ctx->validationMessages() : 0; };
   std::uint64_t before = messages();
   RunShape shape;
   LoopResult first =
       runProduct(o, report, setup, [&] { return runFluidVariant(setup, ctx, &path, &product, share, config, &shape); });
+  if (passes.json) {
+    first.result.sceneObjects.emplace_back("passes", passes.json);
+    report.notes.push_back(passes.note);
+  }
   addRun(report, std::move(first), "product",
          config.solver == fluid::FluidSolver::Dfsph
              ? "WHILE graph: the GPU decides each frame's steps and each solve's iterations (WHILE nodes nested in "

@@ -211,6 +211,11 @@ void FluidProducer::drawParameters(const FrameStats& stats, PanelLayout& layout)
           static_cast<double>(f->density.total) / f->substeps, f->density.max,
           static_cast<double>(f->divergence.total) / f->substeps, 100.0 * static_cast<double>(f->peakCompression),
           100.0 * f->densityError);
+    if (f->substeps > 0)
+      ImGui::Text(
+          "re-sorts: %d of %d steps (the re-sort IF: neighbour lists kept while no particle moved half the "
+          "skin)",
+          f->resorts, f->substeps);
   } else {
     ImGui::TextDisabled("last frame: not known yet");
   }

@@ -20,6 +20,9 @@ __device__ inline T boundarySlab(const BoundaryArgs& b, Vec3 fluidX, int lane, f
   Vec3 x{0.0f, 0.0f, 0.0f};
   const Vec3 origin{b.origin[0], b.origin[1], b.origin[2]};
   if (b.n == 0 || !sph_math::toBoundaryFrame(fluidX, origin, b.offset, b.reach2, x)) return acc;
+  const bool inside = fluidX.x > b.lo[0] && fluidX.x < b.hi[0] && fluidX.y > b.lo[1] && fluidX.y < b.hi[1] &&
+                      fluidX.z > b.lo[2] && fluidX.z < b.hi[2];
+  if (inside) return acc; // the walls' walk would add zeros (BoundaryArgs::lo)
   forEachCandidateInSlab(b.cellStart, b.cellEnd, b.grid, x, lane, [&](unsigned k) {
     const Vec3 d = x - xyz(__ldg(&b.pos[k]));
     const float r2 = sph_math::dot(d, d);
@@ -60,7 +63,7 @@ struct DensityFactorArgs {
   const BoundaryArgs* boundary;
   FrameControl* ctrl;
   BlowUpState* blowUp;
-  NeighbourLists lists; // written here (base nullptr: none)
+  NeighbourLists lists; // neighbour_lists' (base nullptr: walk the cells)
   unsigned long long divergenceHandle;
   Grid grid;
   int n;
@@ -76,20 +79,16 @@ __global__ void __launch_bounds__(128) densityFactorKernel(DensityFactorArgs a) 
   FactorAcc f{0.0f, 0.0f, {0.0f, 0.0f, 0.0f}}, bw = f, bo = f;
   if (l.particle >= 0) {
     const Vec3 xi = xyz(a.posS[l.particle]);
-    const bool listing = a.lists.base != nullptr;
-    ListWriter list(a.lists, a.n, l.particle, l.lane);
-    forEachCandidateInSlab(a.cellStart, a.cellEnd, a.grid, xi, l.lane, [&](unsigned j) {
+    forEachNeighbourInSlab(a.lists, a.n, a.cellStart, a.cellEnd, a.grid, xi, l.particle, l.lane, [&](unsigned j) {
       const Vec3 d = xi - xyz(__ldg(&a.posS[j]));
       const float r2 = sph_math::dot(d, d);
       if (r2 >= h2) {
         f = f + FactorAcc{0.0f, 0.0f, {0.0f, 0.0f, 0.0f}};
         return;
       }
-      if (listing) list.add(j);
       const Vec3 g = d * (a.mass * sph_math::kernelGradFactor(r2, a.h));
       f = f + FactorAcc{sph_math::kernelW(r2, a.h), sph_math::dot(g, g), g};
     });
-    if (listing) list.finish();
     const auto term = [&](float volume, Vec3 d, float r2) {
       const float psi = a.rho0 * volume;
       return FactorAcc{psi * sph_math::kernelW(r2, a.h), 0.0f, d * (psi * sph_math::kernelGradFactor(r2, a.h))};
@@ -121,7 +120,7 @@ struct SolveArgs { // the errors and kappa kernels of one solve
   float* kappa; // kappa / rho
   const BoundaryArgs* boundary;
   FrameControl* ctrl;
-  NeighbourLists lists; // density_factor's (base nullptr: walk the cells)
+  NeighbourLists lists; // neighbour_lists' (base nullptr: walk the cells)
   Grid grid;
   int n, which; // sph_math::Solve
   float h, mass, rho0;
@@ -227,7 +226,7 @@ struct NonPressureArgs {
   const float2* rhoP;
   const unsigned *cellStart, *cellEnd;
   FrameControl* ctrl;
-  NeighbourLists lists; // density_factor's (base nullptr: walk the cells)
+  NeighbourLists lists; // neighbour_lists' (base nullptr: walk the cells)
   unsigned long long densityHandle;
   Grid grid;
   int n;

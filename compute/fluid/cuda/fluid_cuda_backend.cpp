@@ -61,12 +61,41 @@ void FluidCudaBackend::Impl::allocateState() {
   }
   if (!frames.interop()) computeOutput = cuda::DeviceArray<float4>(n);
   uploadBoundary();
-  layout = gpu::scratchLayout(static_cast<int>(n), grid, options.neighbourLists && dfsphBuilt());
+  chooseNeighbourSearch();
   scratchOwned.reset();
   if (options.scratch == FluidScratch::Preallocated) {
     scratchOwned = cuda::DeviceArray<unsigned char>(layout.bytes);
     scratch = layout.at(scratchOwned.get());
   }
+}
+
+// Lists where DFSPH can run and they fit: the 27-cell walk needs about 175 B a particle less (docs/FLUID.md). The
+// choice is made at each reset and shown in the panel (the neighbour_lists node) and bench's JSON.
+void FluidCudaBackend::Impl::chooseNeighbourSearch() {
+  const int n = static_cast<int>(config.particles);
+  layout = gpu::scratchLayout(n, grid, false);
+  if (!options.neighbourLists) {
+    neighbourSearch = "cells (lists off)";
+    return;
+  }
+  if (!dfsphBuilt()) {
+    neighbourSearch = "cells (WCSPH walks its cells)";
+    return;
+  }
+  const gpu::ScratchLayout withLists = gpu::scratchLayout(n, grid, true);
+  std::size_t free = 0, total = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free, &total));
+  constexpr std::size_t kHeadroom = std::size_t{256} << 20; // the render buffers, CUB's and the driver's own
+  const std::size_t more = withLists.bytes - layout.bytes;
+  if (withLists.bytes + kHeadroom > free) {
+    neighbourSearch = "cells (the lists' " + std::to_string(more >> 20) + " MiB do not fit in the " +
+                      std::to_string(free >> 20) + " MiB free)";
+    return;
+  }
+  layout = withLists;
+  char skin[32];
+  std::snprintf(skin, sizeof skin, "%.2f", static_cast<double>(config.dfsph.neighbourSkin));
+  neighbourSearch = std::string("lists (skin ") + skin + " h)";
 }
 
 void FluidCudaBackend::Impl::uploadBoundary() {
@@ -96,6 +125,10 @@ void FluidCudaBackend::Impl::uploadBoundarySet(int i, const Boundary& b) {
       a.pos.get(), a.volume.get(), a.cellStart.get(), a.cellEnd.get(), gpu::Grid{g.nx, g.ny, g.nz, g.cellSize},
       b.offset,    b.reach2};
   args.built = args.n = static_cast<int>(b.size()); // frame_begin switches the obstacle's every frame
+  if (i == gpu::kWallBoundary) { // the box less h on each side: no wall particle within h of a position inside
+    const float h = smoothingLength(config.params);
+    for (int a = 0; a < 3; ++a) args.lo[a] = h, args.hi[a] = config.params.boxSize[a] - h;
+  }
   CUDA_CHECK(cudaMemcpy(boundary.get() + i, &args, sizeof args, cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy)); // pageable copies: landed before a launch reads them
 }
@@ -177,8 +210,8 @@ FluidCudaBackend::FluidCudaBackend(const FluidConfig& config, int device, const 
       throw std::invalid_argument("interop: " + std::to_string(f) + " render buffers (1 to 4)");
   }
   m.frames.open(device, interop, std::move(fds), options.waitTimeout, "fluid frame", "graphsim fluid frames");
-  m.sortStart = cuda::makeTimingEvent();
-  m.sortEnd = cuda::makeTimingEvent();
+  m.passStart = cuda::makeTimingEvent();
+  m.passEnd = cuda::makeTimingEvent();
   m.configure(config);
   m.allocateState();
   m.upload(makeInitialState(m.config));
@@ -320,6 +353,7 @@ std::optional<FluidFrameInfo> FluidCudaBackend::lastFrame() const {
   f.peakCompression = r->peakCompression;
   f.peakSinceReset = r->runPeak;
   f.densityError = r->densityError;
+  f.resorts = r->resorts;
   return f;
 }
 
@@ -352,31 +386,60 @@ std::optional<FluidDiagnosticsSample> FluidCudaBackend::diagnostics() const {
 UpdateCounters FluidCudaBackend::counters() const { return impl_->counters; }
 const FluidConfig& FluidCudaBackend::config() const { return impl_->config; }
 const FluidCudaOptions& FluidCudaBackend::options() const { return impl_->options; }
+const std::string& FluidCudaBackend::neighbourSearch() const { return impl_->neighbourSearch; }
 double FluidCudaBackend::lastUpdateHostUs() const { return impl_->lastUpdateHostUs; }
-double FluidCudaBackend::lastSortGpuMs() const { return impl_->lastSortMs; }
-
 double FluidCudaBackend::lastSimGpuMs() const { return impl_->frames.lastSimGpuMs(); }
 
-// The sort's GPU time on the current state: cell keys once, then the captured sort 20 times between two events (a
-// conditional body may hold no event nodes, so the sort is timed outside the frame). Needs scratch outside a frame:
-// with graph memory nodes the frame's scratch is gone after the free node, so the preallocated layout is borrowed.
-void FluidCudaBackend::setSortTiming(bool on) {
+std::vector<FluidPassTime> FluidCudaBackend::timePasses(int steps) {
   Impl& m = *impl_;
-  if (!on) return;
   m.synchronize();
-  if (m.options.scratch == FluidScratch::GraphMemoryNodes) {
-    m.lastSortMs = -1; // the captured sort points into graph-owned memory: not launchable alone
-    return;
+  if (m.options.scratch == FluidScratch::GraphMemoryNodes || steps <= 0) return {};
+  const gpu::Handles graphHandles = m.handles;
+  m.handles = {}; // stream launches: no kernel may set a conditional node's value
+  m.passClock.emplace();
+  try {
+    m.launchScope(StepPlace::FrameStart, StepScope::Top, m.nextFrame);
+    for (int s = 0; s < steps; ++s) m.launchScope(StepPlace::Substep, StepScope::Top, m.nextFrame);
+  } catch (...) {
+    m.handles = graphHandles;
+    m.passClock.reset();
+    throw;
   }
-  constexpr int kReps = 20;
-  cuda::launchKernel(m.spec(Step::Keys), m.frames.stream.get(), [] { return "cell_keys"; });
-  CUDA_CHECK(cudaEventRecord(m.sortStart.get(), m.frames.stream.get()));
-  for (int i = 0; i < kReps; ++i) CUDA_CHECK(cudaGraphLaunch(m.sortExec.get(), m.frames.stream.get()));
-  CUDA_CHECK(cudaEventRecord(m.sortEnd.get(), m.frames.stream.get()));
+  m.handles = graphHandles;
+  std::vector<FluidPassTime> times;
+  for (const FluidStepRow& row : kFluidSteps) {
+    const auto i = static_cast<std::size_t>(row.step);
+    const Impl::PassClock& c = *m.passClock;
+    if (row.place != StepPlace::Substep || c.launches[i] == 0) continue;
+    times.push_back({std::string(row.name), c.ms[i] / c.launches[i], static_cast<double>(c.launches[i]) / steps});
+  }
+  m.passClock.reset();
+  return times;
+}
+
+std::vector<std::optional<std::vector<std::uint32_t>>> FluidCudaBackend::downloadNeighbourLists() {
+  Impl& m = *impl_;
   m.synchronize();
-  float ms = 0;
-  CUDA_CHECK(cudaEventElapsedTime(&ms, m.sortStart.get(), m.sortEnd.get()));
-  m.lastSortMs = ms / kReps;
+  const gpu::NeighbourLists& l = m.scratch.lists;
+  if (l.base == nullptr || m.options.scratch == FluidScratch::GraphMemoryNodes) return {};
+  const auto n = static_cast<std::size_t>(m.config.particles), slots = 3 * n;
+  std::vector<unsigned> base(slots);
+  std::vector<unsigned char> counts(slots);
+  std::vector<unsigned short> offsets(slots * gpu::kListPerLane);
+  CUDA_CHECK(cudaMemcpy(base.data(), l.base, slots * sizeof(unsigned), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(counts.data(), l.count, slots, cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(offsets.data(), l.offset, offsets.size() * sizeof(unsigned short), cudaMemcpyDeviceToHost));
+  std::vector<std::optional<std::vector<std::uint32_t>>> lists(n, std::vector<std::uint32_t>{});
+  for (std::size_t slot = 0; slot < slots; ++slot) {
+    std::optional<std::vector<std::uint32_t>>& mine = lists[slot / 3];
+    if (!mine) continue;
+    if (counts[slot] == gpu::kListOverflow) {
+      mine.reset();
+      continue;
+    }
+    for (unsigned k = 0; k < counts[slot]; ++k) mine->push_back(base[slot] + offsets[k * slots + slot]);
+  }
+  return lists;
 }
 
 std::size_t FluidCudaBackend::deviceBytes() const {
@@ -409,15 +472,21 @@ const std::vector<NodeInfo>& FluidCudaBackend::nodes() const {
   for (const StepPlace place : {StepPlace::FrameStart, StepPlace::Substep, StepPlace::FrameEnd}) {
     if (place == StepPlace::Substep && loop) add("while", "conditional WHILE", "conditional nodes cannot be disabled");
     forEachRowInOrder(place, branches, [&](const FluidStepRow& row) {
-      const bool conditional = row.node == StepNode::SolverSwitch || row.node == StepNode::SolveWhile;
+      const bool conditional =
+          row.node == StepNode::SolverSwitch || row.node == StepNode::SolveWhile || row.node == StepNode::ResortIf;
       if (!m.runs(row) || (conditional && !m.switchBuilt())) return;
+      if (row.scope == StepScope::KeepOrder && m.options.launch == FluidLaunch::FixedSubsteps) return; // sorts always
       std::string type = row.node == StepNode::SortChildGraph
                              ? "child graph: CUB radix sort, " + std::to_string(m.sortChildNodes) + " nodes"
                          : row.node == StepNode::ClearCellsMemset ? "memset"
                          : row.node == StepNode::SolverSwitch     ? "conditional SWITCH (cfl sets its value)"
                          : row.node == StepNode::SolveWhile       ? "conditional WHILE (nested)"
+                         : row.node == StepNode::ResortIf         ? "conditional IF with ELSE (cfl sets it)"
+                         : row.step == Step::ListBuild            ? "kernel: neighbour search " + m.neighbourSearch
                          : row.diagnostics                        ? "kernel (on sampling frames)"
                                                                   : "kernel";
+      if ((row.scope == StepScope::Resort || row.scope == StepScope::KeepOrder) && m.switchBuilt())
+        type += row.scope == StepScope::Resort ? " (re-sort IF branch)" : " (re-sort ELSE branch)";
       if (row.scope == StepScope::Wcsph || row.scope == StepScope::Dfsph)
         type += std::string(" (") + kFluidSolverNames[row.scope == StepScope::Dfsph ? 1 : 0].data() + " branch)";
       if (row.scope == StepScope::DivergenceLoop || row.scope == StepScope::DensityLoop) {

@@ -88,6 +88,18 @@ void FluidCudaBackend::Impl::addStep(cudaGraph_t g, std::vector<cudaGraphNode_t>
     addScope(dfsph, inner, StepScope::Dfsph, substep);
     return;
   }
+  case StepNode::ResortIf: {
+    if (!switchBuilt()) { // no conditional node: sort and build in every step
+      addScope(g, deps, row.body, substep);
+      return;
+    }
+    cudaGraph_t* branches = addConditional(g, deps, handles.resort, cudaGraphCondTypeIf, 2, "adding the re-sort IF");
+    std::vector<cudaGraphNode_t> inner;
+    addScope(branches[0], inner, row.body, substep);
+    inner.clear();
+    addScope(branches[1], inner, row.orElse, substep);
+    return;
+  }
   case StepNode::SolveWhile: {
     if (!switchBuilt()) { // unrolled: the fixed count's velocity updates and the check that stops (as the WHILE's last)
       const int w =
@@ -120,8 +132,12 @@ void FluidCudaBackend::Impl::addStep(cudaGraph_t g, std::vector<cudaGraphNode_t>
 }
 
 void FluidCudaBackend::Impl::addSubstep(cudaGraph_t g, std::vector<cudaGraphNode_t>& deps, int substep) {
-  // The SWITCH's handle lives in the substep's graph: cfl, before it, sets its value from the solver setting.
-  if (switchBuilt()) CUDA_CHECK(cudaGraphConditionalHandleCreate(&handles.solver, g, 0, 0));
+  // The IF's and the SWITCH's handles live in the substep's graph: cfl, before them, sets their values (the re-sort
+  // rule; the solver setting).
+  if (switchBuilt()) {
+    CUDA_CHECK(cudaGraphConditionalHandleCreate(&handles.resort, g, 0, 0));
+    CUDA_CHECK(cudaGraphConditionalHandleCreate(&handles.solver, g, 0, 0));
+  }
   addScope(g, deps, StepScope::Top, substep);
 }
 
@@ -264,21 +280,41 @@ void FluidCudaBackend::Impl::launchStep(const FluidStepRow& row, std::uint64_t k
   if (row.toggle && !config.enabled[static_cast<std::size_t>(*row.toggle)]) return; // as a disabled node
   switch (row.node) {
   case StepNode::SolverSwitch: launchScope(row.place, solverScope(), k); return;
+  case StepNode::ResortIf: launchScope(row.place, readBack().resort != 0 ? row.body : row.orElse, k); return;
   case StepNode::SolveWhile: launchSolve(row, k); return;
-  case StepNode::Kernel: {
-    KernelSpec s = spec(row.step, k);
-    if (failureDue(row.step, k)) { // --inject kernel-fail on the stream launches
-      s.block = dim3(4096, 1, 1);
-      injectedNode = stepName(row.step);
+  default: break;
+  }
+  const auto launchNode = [&] {
+    switch (row.node) {
+    case StepNode::Kernel: {
+      KernelSpec s = spec(row.step, k);
+      if (failureDue(row.step, k)) { // --inject kernel-fail on the stream launches
+        s.block = dim3(4096, 1, 1);
+        injectedNode = stepName(row.step);
+      }
+      cuda::launchKernel(s, frames.stream.get(), [&] { return stepName(row.step) + injectedNote(); });
+      return;
     }
-    cuda::launchKernel(s, frames.stream.get(), [&] { return stepName(row.step) + injectedNote(); });
+    case StepNode::SortChildGraph: CUDA_CHECK(cudaGraphLaunch(sortExec.get(), frames.stream.get())); return;
+    case StepNode::ClearCellsMemset:
+      CUDA_CHECK(cudaMemsetAsync(scratch.cellStart, 0xFF, layout.cells * sizeof(unsigned), frames.stream.get()));
+      return;
+    default: return;
+    }
+  };
+  if (!passClock) {
+    launchNode();
     return;
   }
-  case StepNode::SortChildGraph: CUDA_CHECK(cudaGraphLaunch(sortExec.get(), frames.stream.get())); return;
-  case StepNode::ClearCellsMemset:
-    CUDA_CHECK(cudaMemsetAsync(scratch.cellStart, 0xFF, layout.cells * sizeof(unsigned), frames.stream.get()));
-    return;
-  }
+  CUDA_CHECK(cudaEventRecord(passStart.get(), frames.stream.get()));
+  launchNode();
+  CUDA_CHECK(cudaEventRecord(passEnd.get(), frames.stream.get()));
+  synchronize();
+  float ms = 0;
+  CUDA_CHECK(cudaEventElapsedTime(&ms, passStart.get(), passEnd.get()));
+  const auto i = static_cast<std::size_t>(row.step);
+  passClock->ms[i] += ms;
+  passClock->launches[i] += 1;
 }
 
 void FluidCudaBackend::Impl::launchScope(StepPlace place, StepScope scope, std::uint64_t k) {
@@ -286,11 +322,11 @@ void FluidCudaBackend::Impl::launchScope(StepPlace place, StepScope scope, std::
     if (row.place == place && row.scope == scope) launchStep(row, k);
 }
 
-bool FluidCudaBackend::Impl::readBackProceed(bool solve) {
+const gpu::FrameControl& FluidCudaBackend::Impl::readBack() {
   CUDA_CHECK(cudaMemcpyAsync(hostCtrl.get(), ctrl.get(), sizeof(gpu::FrameControl), cudaMemcpyDeviceToHost,
                              frames.stream.get()));
   synchronize();
-  return (solve ? hostCtrl.get()->solveApply : hostCtrl.get()->proceed) != 0;
+  return *hostCtrl.get();
 }
 
 void FluidCudaBackend::Impl::launchSolve(const FluidStepRow& loop, std::uint64_t k) {
@@ -299,7 +335,7 @@ void FluidCudaBackend::Impl::launchSolve(const FluidStepRow& loop, std::uint64_t
       if (row.place != loop.place || row.scope != loop.body) continue;
       launchStep(row, k);
       // The check's decision, as the WHILE's handle would carry it: stop before the velocity update it would skip.
-      if ((row.step == Step::DivergenceCheck || row.step == Step::DensityCheck) && !readBackProceed(true)) return;
+      if ((row.step == Step::DivergenceCheck || row.step == Step::DensityCheck) && readBack().solveApply == 0) return;
     }
   }
 }
@@ -307,7 +343,7 @@ void FluidCudaBackend::Impl::launchSolve(const FluidStepRow& loop, std::uint64_t
 void FluidCudaBackend::Impl::launchHostDecided(std::uint64_t k) {
   if (frames.interop()) cuda::waitRenderDoneOnStream(frames.stream.get(), frames.semaphores(), k);
   launchScope(StepPlace::FrameStart, StepScope::Top, k);
-  while (readBackProceed(false)) launchScope(StepPlace::Substep, StepScope::Top, k);
+  while (readBack().proceed != 0) launchScope(StepPlace::Substep, StepScope::Top, k);
   const bool sample = prepareDiagnostics(k);
   for (const FluidStepRow& row : kFluidSteps)
     if (row.place == StepPlace::FrameEnd && runs(row) && (!row.diagnostics || sample)) launchStep(row, k);

@@ -31,8 +31,8 @@ struct FluidCudaBackend::Impl {
   sph_math::GridDims grid{};
   float frameDt = 0; // setFrameDt's; config.frameDt is the configured one
 
-  cuda::FrameResources frames; // the stream, timing ring, interop imports and bounded waits (compute/cuda)
-  cuda::Event sortStart, sortEnd;
+  cuda::FrameResources frames;    // the stream, timing ring, interop imports and bounded waits (compute/cuda)
+  cuda::Event passStart, passEnd; // timePasses'
   cuda::DeviceArray<float4> computeOutput;
   cuda::PinnedArray<float4> hostOutput;
   // State that lives across frames.
@@ -77,11 +77,17 @@ struct FluidCudaBackend::Impl {
   float boundaryRadius = -1;                     // the obstacle radius its boundary was built for
   std::size_t sortChildNodes = 0;
   cuda::Graph sortGraph;    // the captured sort (child graph template; HostDecided and sort timing launch it)
-  cuda::GraphExec sortExec; // for setSortTiming
+  cuda::GraphExec sortExec; // for the stream launches
   UpdateCounters counters;
   bool settingsDirty = false; // the next graph launch updates the kernel nodes whose specs changed
   mutable std::optional<gpu::KernelParams> resolved; // kernelParams of the current settings (settingsChanged resets)
-  double lastUpdateHostUs = -1, lastSortMs = -1;
+  double lastUpdateHostUs = -1;
+  struct PassClock { // timePasses: per row, GPU ms and launches
+    PassClock() : ms(std::size(kFluidSteps)), launches(std::size(kFluidSteps)) {}
+    std::vector<double> ms;
+    std::vector<int> launches;
+  };
+  std::optional<PassClock> passClock;
   std::uint64_t nextFrame = 0;
   mutable std::vector<NodeInfo> nodes;
   mutable bool nodesStale = true;
@@ -130,8 +136,10 @@ struct FluidCudaBackend::Impl {
     resolved.reset();
   }
 
+  std::string neighbourSearch; // "lists (skin 0.20 h)" or "cells (why)": chooseNeighbourSearch's
   // ---- state ----
   void allocateState();
+  void chooseNeighbourSearch();     // the scratch layout, with or without the lists
   void upload(const FluidState& s); // the state's arrays, time and a clear blow-up and diagnostics report
   // ---- graph building ----
   // Adds the node of a kFluidSteps row after deps (a kernel node is recorded in built.nodes) and makes it the only
@@ -140,11 +148,12 @@ struct FluidCudaBackend::Impl {
   void addKernel(cudaGraph_t g, std::vector<cudaGraphNode_t>& deps, Step step, int substep);
   // The rows of one scope of the substep in g, in table order (a SWITCH or WHILE row adds its nested graphs).
   void addScope(cudaGraph_t g, std::vector<cudaGraphNode_t>& deps, StepScope scope, int substep);
-  // A conditional node (SWITCH with 2 branches or WHILE) after deps; returns its graphs.
+  // A conditional node (IF with its ELSE, SWITCH with 2 branches, or WHILE) after deps; returns its graphs.
   cudaGraph_t* addConditional(cudaGraph_t g, std::vector<cudaGraphNode_t>& deps, cudaGraphConditionalHandle handle,
                               cudaGraphConditionalNodeType type, unsigned size, const char* what);
-  // Whether the graph holds both solvers under the SWITCH with DFSPH's solves as nested WHILEs (the WHILE graph);
-  // the other launch variants hold the configured solver's rows alone, its solves unrolled or decided by the host.
+  // Whether the graph holds both solvers under the SWITCH with DFSPH's solves as nested WHILEs and the re-sort IF (the
+  // WHILE graph); the other launch variants hold the configured solver's rows alone, its solves unrolled or decided by
+  // the host, and FixedSubsteps sorts in every step.
   bool switchBuilt() const { return options.launch == FluidLaunch::WhileGraph; }
   bool dfsphBuilt() const { return switchBuilt() || config.solver == FluidSolver::Dfsph; }
   StepScope solverScope() const { return config.solver == FluidSolver::Dfsph ? StepScope::Dfsph : StepScope::Wcsph; }
@@ -182,13 +191,14 @@ struct FluidCudaBackend::Impl {
   void applyChangedSpecs();
   void launchGraph(std::uint64_t k);
   // HostDecided: the row's kernel, sort or memset on the stream (a row whose switch is off is skipped); the solver
-  // row launches the configured solver's scope, a solve's row its loop (launchSolve).
+  // row launches the configured solver's scope, a solve's row its loop (launchSolve), the re-sort row the branch that
+  // cfl's decision, read back, names.
   void launchStep(const FluidStepRow& row, std::uint64_t k);
   void launchScope(StepPlace place, StepScope scope, std::uint64_t k);
   // A solve's body (errors, check, velocity update) until the check says stop: after the check the host reads the
   // control block back (a bounded wait) and decides, as every public GPU DFSPH does with its error.
   void launchSolve(const FluidStepRow& row, std::uint64_t k);
-  bool readBackProceed(bool solve); // the control block to the host: its proceed (false) or solveApply (true) flag
+  const gpu::FrameControl& readBack(); // the control block to the host (a bounded wait): the host's decisions read it
   // What an app without conditional nodes does: the same kernels from the host; after each substep it reads the
   // control block back (a bounded wait) to decide whether the frame needs another.
   void launchHostDecided(std::uint64_t k);

@@ -103,8 +103,8 @@ __device__ inline void forEachCandidateInSlab(const unsigned* cellStart, const u
   }
 }
 
-// DFSPH's neighbour lists (fluid_kernels.h, NeighbourLists): density_factor writes a lane's list while it walks the
-// cells (add for each neighbour, then finish); the step's later passes read it through forEachNeighbourInSlab.
+// DFSPH's neighbour lists (fluid_kernels.h, NeighbourLists): neighbour_lists writes a lane's list while it walks the
+// cells (add for each candidate, then finish); the neighbour passes read it through forEachNeighbourInSlab.
 class ListWriter {
 public:
   __device__ ListWriter(const NeighbourLists& lists, int n, int particle, int lane)
@@ -119,9 +119,11 @@ public:
     else overflow_ = true;
     ++count_;
   }
-  __device__ void finish() const {
+  // Returns whether the lane overflowed (it walks its cells).
+  __device__ bool finish() const {
     lists_.base[slot_] = base_;
     lists_.count[slot_] = overflow_ ? kListOverflow : static_cast<unsigned char>(count_);
+    return overflow_;
   }
 
 private:
@@ -131,7 +133,8 @@ private:
 };
 
 // Calls fn(j) for this lane's neighbours: those of its list when it has one (and the list exists), else every
-// candidate of its slab (fn tests r^2 < h^2 either way, so the listed ones give the same terms in the same order).
+// candidate of its slab (fn tests r^2 < h^2 either way, so in the build's step the listed ones give the same terms in
+// the same order).
 template <typename Fn>
 __device__ inline void forEachNeighbourInSlab(const NeighbourLists& lists, int n, const unsigned* cellStart,
                                               const unsigned* cellEnd, const Grid& g, Vec3 x, int particle, int lane,

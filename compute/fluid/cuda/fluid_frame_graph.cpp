@@ -7,10 +7,12 @@ namespace {
 
 std::size_t alignUp(std::size_t x) { return (x + 255) & ~std::size_t{255}; }
 
-// DFSPH's neighbour lists: per particle, three lanes' base, count and kListPerLane 16-bit offsets.
+// DFSPH's neighbour lists: per particle, three lanes' base, count and kListPerLane 16-bit offsets, and the position
+// at the build.
 std::size_t listBytes(std::size_t particles) {
   const std::size_t slots = 3 * particles;
-  return alignUp(slots * sizeof(unsigned)) + alignUp(slots) + alignUp(slots * kListPerLane * sizeof(unsigned short));
+  return alignUp(slots * sizeof(unsigned)) + alignUp(slots) + alignUp(slots * kListPerLane * sizeof(unsigned short)) +
+         alignUp(particles * sizeof(float4));
 }
 
 } // namespace
@@ -56,6 +58,7 @@ Scratch ScratchLayout::at(void* base) const {
     s.lists.base = static_cast<unsigned*>(take(slots * sizeof(unsigned)));
     s.lists.count = static_cast<unsigned char*>(take(slots));
     s.lists.offset = static_cast<unsigned short*>(take(slots * kListPerLane * sizeof(unsigned short)));
+    s.posBuilt = static_cast<float4*>(take(particles * sizeof(float4)));
   }
   if (offset != bytes) throw std::logic_error("ScratchLayout::at: carving does not match scratchLayout()");
   return s;
@@ -96,6 +99,8 @@ KernelParams kernelParams(const FluidConfig& c, float frameDt, const FluidCudaOp
   k.spacing = p.spacing;
   k.minDt = d.minDt;
   k.maxDt = d.maxDt;
+  // Only a graph with the re-sort IF keeps the order (FixedSubsteps has no conditional node: it re-sorts every step).
+  k.skin = options.launch != FluidLaunch::FixedSubsteps ? d.neighbourSkin * k.h : 0.0f;
   k.tolerance[static_cast<int>(sph_math::Solve::Divergence)] = d.divergenceTolerance;
   k.tolerance[static_cast<int>(sph_math::Solve::Density)] = d.densityTolerance;
   for (int w = 0; w < 2; ++w) {

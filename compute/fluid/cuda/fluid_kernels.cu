@@ -45,21 +45,47 @@ __global__ void frameBeginKernel(FrameBeginArgs a) {
   for (int s = 0; s < 2; ++s) c.itMin[s] = 0x7fffffff, c.itMax[s] = 0, c.itTotal[s] = 0;
   c.peakBits = 0;
   c.densityError = 0.0f;
+  c.resorts = 0;
   c.proceed = sph_math::frameContinues(a.frameDt, 0.0f, 0, a.maxSubsteps) ? 1 : 0;
   if (a.handle != 0) cudaGraphSetConditional(a.handle, c.proceed);
 }
 
 struct CflArgs {
-  const float4* vel;
+  const float4 *vel, *pos;
+  const float4* posBuilt; // the positions at the last list build; nullptr: no lists (re-sort every step)
   FrameControl* ctrl;
   unsigned long long solverHandle; // the SWITCH's; 0: none (WCSPH only)
+  unsigned long long resortHandle; // the re-sort IF's; 0: none (the rows run in place, or the host reads ctrl->resort)
   int n;
   float cfl, h, cs, frameDt;
   int maxSubsteps;
   float fixedDt; // > 0: the fixed-substeps graph's dt, used instead of the frame rule
   int solver;    // FluidSolver: DFSPH's dt comes from the velocity alone
   float lambda, spacing, minDt, maxDt;
+  float skin; // the lists' skin [m] (KernelParams::skin); 0: re-sort every step
+  int pad;
 };
+static_assert(sizeof(CflArgs) == 104, "no implicit padding: equal parameters are equal bytes");
+
+// The re-sort rule (fluid_kernels.h, NeighbourLists): keep the order and the lists while they describe it, no lane
+// overflowed, they are younger than kMaxListAge steps and no particle has moved half the skin since the build.
+__device__ inline void decideResort(const CflArgs& a, FrameControl& c, float maxMove2) {
+  const bool skinned = a.skin > 0.0f && a.posBuilt != nullptr && a.solver == static_cast<int>(FluidSolver::Dfsph);
+  const float half = 0.5f * fminf(a.skin, c.builtSkin);
+  const bool keep =
+      skinned && c.listsValid != 0 && c.listOverflow == 0 && c.listAge < kMaxListAge && maxMove2 <= half * half;
+  c.resort = keep ? 0 : 1;
+  if (keep) {
+    c.listAge += 1;
+  } else {
+    c.listAge = 0;
+    c.listOverflow = 0;
+    c.listsValid = skinned ? 1 : 0; // neighbour_lists builds them in this step
+    c.builtSkin = a.skin;
+    c.resorts += 1;
+  }
+  if (a.resortHandle != 0) cudaGraphSetConditional(a.resortHandle, keep ? 0u : 1u);
+}
 
 // max |v| over the particles, then (lane 0 of the last warp to finish) the substep's dt from the CFL condition.
 // One warp per block and a grid-stride loop: no barrier at all, and at most kCflWarps atomics on the control block.
@@ -68,18 +94,28 @@ struct CflArgs {
 constexpr int kCflWarps = 2048;
 
 __global__ void __launch_bounds__(32) cflKernel(CflArgs a) {
-  float v2 = 0.0f;
+  float v2 = 0.0f, move2 = 0.0f;
+  const bool moves = a.skin > 0.0f && a.posBuilt != nullptr;
   for (int i = static_cast<int>(blockIdx.x * 32u + threadIdx.x); i < a.n; i += static_cast<int>(gridDim.x * 32u)) {
     const float4 v = a.vel[i];
     v2 = fmaxf(v2, v.x * v.x + v.y * v.y + v.z * v.z);
+    if (!moves) continue;
+    const Vec3 d = xyz(a.pos[i]) - xyz(a.posBuilt[i]);
+    move2 = fmaxf(move2, sph_math::dot(d, d));
   }
-  for (int off = 16; off > 0; off >>= 1) v2 = fmaxf(v2, __shfl_xor_sync(0xffffffffu, v2, off));
+  for (int off = 16; off > 0; off >>= 1) {
+    v2 = fmaxf(v2, __shfl_xor_sync(0xffffffffu, v2, off));
+    move2 = fmaxf(move2, __shfl_xor_sync(0xffffffffu, move2, off));
+  }
   if (threadIdx.x != 0) return;
   FrameControl& c = *a.ctrl;
   atomicMax(&c.maxSpeedBits, __float_as_uint(v2));
+  if (moves) atomicMax(&c.maxMoveBits, __float_as_uint(move2));
   __threadfence();
   if (atomicAdd(&c.blocksDone, 1u) != gridDim.x - 1) return;
   const float maxSpeed = sqrtf(__uint_as_float(atomicAdd(&c.maxSpeedBits, 0u))); // as the CPU: sqrt of max |v|^2
+  // A non-finite move (a blown-up particle) compares false: re-sort.
+  decideResort(a, c, moves ? __uint_as_float(atomicAdd(&c.maxMoveBits, 0u)) : 0.0f);
   const float dtCfl = a.solver == static_cast<int>(FluidSolver::Dfsph)
                           ? sph_math::velocityDt(a.lambda, a.spacing, maxSpeed, a.minDt, a.maxDt)
                           : sph_math::cflDt(a.cfl, a.h, a.cs, maxSpeed);
@@ -88,6 +124,7 @@ __global__ void __launch_bounds__(32) cflKernel(CflArgs a) {
   c.dt = a.fixedDt > 0.0f ? fminf(a.fixedDt, dtCfl)
                           : sph_math::substepDt(a.frameDt, c.covered, c.done, a.maxSubsteps, dtCfl);
   c.maxSpeedBits = 0;
+  c.maxMoveBits = 0;
   c.blocksDone = 0;
 }
 
@@ -133,6 +170,48 @@ __global__ void reorderKernel(ReorderArgs a) {
   const unsigned from = a.vals[i];
   a.posS[i] = a.pos[from];
   a.velS[i] = a.vel[from];
+}
+
+struct KeepOrderArgs { // the re-sort IF's ELSE: the order stays, the step's kernels read the copy as after a sort
+  const float4 *pos, *vel;
+  float4 *posS, *velS;
+  int n, pad;
+};
+
+__global__ void keepOrderKernel(KeepOrderArgs a) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= a.n) return;
+  a.posS[i] = a.pos[i];
+  a.velS[i] = a.vel[i];
+}
+
+struct ListBuildArgs {
+  const float4* posS;
+  const unsigned *cellStart, *cellEnd;
+  NeighbourLists lists; // base nullptr: none (the kernel does nothing)
+  float4* posBuilt;
+  FrameControl* ctrl; // listOverflow
+  Grid grid;
+  int n, solver; // WCSPH reads no lists: nothing to build
+  float h, skin;
+};
+static_assert(sizeof(ListBuildArgs) == 96, "no implicit padding: equal parameters are equal bytes");
+
+// Every lane lists its slab's candidates within h + skin of its particle, in the walk's order (fluid_kernels.h).
+__global__ void __launch_bounds__(128) listBuildKernel(ListBuildArgs a) {
+  if (a.lists.base == nullptr || a.solver != static_cast<int>(FluidSolver::Dfsph)) return;
+  const LaneOf l = laneOf(a.n);
+  if (l.particle < 0) return; // no shuffles below
+  const float4 p = a.posS[l.particle];
+  const Vec3 xi = xyz(p);
+  const float reach = a.h + a.skin, reach2 = reach * reach;
+  ListWriter list(a.lists, a.n, l.particle, l.lane);
+  forEachCandidateInSlab(a.cellStart, a.cellEnd, a.grid, xi, l.lane, [&](unsigned j) {
+    const Vec3 d = xi - xyz(__ldg(&a.posS[j]));
+    if (sph_math::dot(d, d) < reach2) list.add(j);
+  });
+  if (list.finish()) a.ctrl->listOverflow = 1;
+  if (l.lane == 0 && a.posBuilt != nullptr) a.posBuilt[l.particle] = p;
 }
 
 struct DensityArgs {
@@ -343,6 +422,7 @@ __global__ void reportKernel(ReportArgs a) {
   h->blowUp = b.first;
   h->blowUpFrame = b.frameOfFirst;
   for (int s = 0; s < 2; ++s) h->itMin[s] = c.itMin[s], h->itMax[s] = c.itMax[s], h->itTotal[s] = c.itTotal[s];
+  h->resorts = c.resorts;
   h->peakCompression = __uint_as_float(c.peakBits);
   h->runPeak = fmaxf(h->runPeak, h->peakCompression); // mapped: the host's clear is visible here
   h->densityError = c.densityError;
@@ -368,11 +448,17 @@ KernelSpec specFor(FluidStep step, const DeviceState& d, const Scratch& s, const
                   1, 1);
   case FluidStep::Cfl: {
     const unsigned warps = std::max(1u, std::min<unsigned>((n + 31u) / 32u, kCflWarps));
-    return specOf(cflKernel,
-                  {d.vel, d.ctrl, handles.solver, d.n, k.cflNumber, k.h, k.cs, k.frameDt, k.maxSubsteps, k.fixedDt,
-                   k.solver, k.lambda, k.spacing, k.minDt, k.maxDt},
+    return specOf(cflKernel, {d.vel,          d.pos,         s.posBuilt,  d.ctrl,   handles.solver,
+                              handles.resort, d.n,           k.cflNumber, k.h,      k.cs,
+                              k.frameDt,      k.maxSubsteps, k.fixedDt,   k.solver, k.lambda,
+                              k.spacing,      k.minDt,       k.maxDt,     k.skin,   0},
                   warps * 32u, 32);
   }
+  case FluidStep::KeepOrder: return specOf(keepOrderKernel, {d.pos, d.vel, s.posS, s.velS, d.n, 0}, n);
+  case FluidStep::ListBuild:
+    return specOf(listBuildKernel,
+                  {s.posS, s.cellStart, s.cellEnd, s.lists, s.posBuilt, d.ctrl, g, d.n, k.solver, k.h, k.skin},
+                  laneThreads(d.n), 128);
   case FluidStep::Keys: return specOf(keysKernel, {d.pos, s.keys, s.vals, g, d.n, 0}, n);
   case FluidStep::Ranges: return specOf(rangesKernel, {s.sortedKeys(), s.cellStart, s.cellEnd, d.n, 0}, n);
   case FluidStep::Reorder: return specOf(reorderKernel, {s.sortedVals(), d.pos, d.vel, s.posS, s.velS, d.n, 0}, n);
@@ -407,7 +493,7 @@ KernelSpec specFor(FluidStep step, const DeviceState& d, const Scratch& s, const
   case FluidStep::Diagnostics:
     return fluidDiagnosticsSpec(
         {d.pos, d.vel, d.rhoP, d.ctrl, d.diagnostics, d.diagnosticsReport, d.n, k.restDensity, k.mass, 0});
-  default: break; // not kernel nodes (sort, clear_cells, the SWITCH)
+  default: break; // not kernel nodes (sort, clear_cells, the IF, the SWITCH)
   }
   throw std::logic_error(std::string("specFor: ") + std::string(stepRow(step).name) + " is not a kernel row");
 }

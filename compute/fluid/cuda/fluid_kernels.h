@@ -34,6 +34,14 @@ struct FrameControl {
   int itMin[2], itMax[2], itTotal[2]; // per solve (sph_math::Solve) over the frame's substeps
   unsigned peakBits;                  // max (rho / rho0 - 1, 0) at the substeps' starts, as float bits
   float densityError;                 // the last density solve's average error
+  // The re-sort IF (docs/FLUID.md, "Neighbour lists with a skin"): cfl decides from these, neighbour_lists sets them.
+  unsigned maxMoveBits; // max |x - x at the last build|^2 over the particles as float bits (cfl's reduction)
+  int resort;           // cfl's decision for this step (what the host reads in HostDecided): 1 sort and build, 0 keep
+  int listsValid;       // the lists describe the current order (0 after an upload: a reset or a loaded state)
+  int listOverflow;     // a lane of the last build had more neighbours than its list holds (it walks its cells)
+  int listAge;          // steps since the last build
+  float builtSkin;      // the skin the lists were built with [m] (an edit of the skin applies to the next build)
+  int resorts;          // re-sorts in this frame
 };
 
 // The first blow-up since the reset: atomicMin of (code << 32 | particle). code = substep << 9 | stage << 4 | what,
@@ -58,6 +66,7 @@ struct HostReport {
   unsigned long long blowUpFrame;     // BlowUpState::frameOfFirst
   int itMin[2], itMax[2], itTotal[2]; // FrameControl's
   float peakCompression, densityError;
+  int resorts, pad; // FrameControl's
 };
 
 struct Grid {
@@ -71,15 +80,17 @@ struct OutputArgs { // the render buffers: frame k writes out[k % slots]
   int slots, pad;
 };
 
-// DFSPH's neighbour lists of one step (docs/PERFORMANCE.md, "Neighbour lists"). The positions stay put from
-// density_factor to advect, so the list density_factor writes while it walks the 27 cells serves every later
-// neighbour pass of the step unchanged: each solver iteration's two kernels and non_pressure. Per (particle, lane)
-// slot s = 3 i + lane: the lane's neighbours in the walk's order as 16-bit offsets from its first one (base), at
-// offset[k * 3n + s]. A lane with more than kListPerLane neighbours, or one further than 65,535 sorted places from its
-// first, has count kListOverflow and walks its cells. The list holds exactly the candidates with r^2 < h^2 in the
-// order the walk visits them, so a pass adds the same terms in the same order either way (the walk's other
-// candidates added zeros): the same bits.
-inline constexpr int kListPerLane = 24;
+// DFSPH's neighbour lists with a skin (docs/FLUID.md, "Neighbour lists with a skin"). neighbour_lists writes them in
+// the re-sort IF after the sort, walking the 27 cells: per (particle, lane) slot s = 3 i + lane, the lane's candidates
+// with r^2 < (h + skin)^2 in the walk's order as 16-bit offsets from its first one (base), at offset[k * 3n + s]. Every
+// DFSPH neighbour pass of that step and of the later steps that keep the order reads them and tests r^2 < h^2 itself;
+// cfl re-sorts once a particle has moved half the skin since the build (no pair can have come within h unlisted), or
+// after kMaxListAge steps. A lane with more than kListPerLane candidates, or one further than 65,535 sorted places
+// from its first, has count kListOverflow and walks its cells, which are fresh only in the build's step: cfl re-sorts
+// the next step. In the build's step a pass adds the same terms in the same order as the walk (the walk's other
+// candidates added zeros): the same bits; in a kept step the order is the build's.
+inline constexpr int kListPerLane = 32;
+inline constexpr int kMaxListAge = 50;
 inline constexpr unsigned char kListOverflow = 0xff;
 struct NeighbourLists {
   unsigned* base = nullptr;         // nullptr: no lists (every pass walks the cells)
@@ -92,8 +103,9 @@ struct Scratch {
   unsigned *keys = nullptr, *keysAlt = nullptr, *vals = nullptr, *valsAlt = nullptr;
   unsigned *cellStart = nullptr, *cellEnd = nullptr;
   float4 *posS = nullptr, *velS = nullptr, *accel = nullptr; // accel: DFSPH's velocities after the non-pressure forces
-  float *alpha = nullptr, *kappa = nullptr;                  // DFSPH: the factor and kappa / rho per particle
-  NeighbourLists lists;                                      // DFSPH, with FluidCudaOptions::neighbourLists
+  float4* posBuilt = nullptr; // with lists: each particle's position at the last build (sorted order), for cfl's test
+  float *alpha = nullptr, *kappa = nullptr; // DFSPH: the factor and kappa / rho per particle
+  NeighbourLists lists;                     // DFSPH, with FluidCudaOptions::neighbourLists
   void* sortTemp = nullptr;
   std::size_t sortTempBytes = 0;
   bool sortedInAlt = false; // where CUB's DoubleBuffer leaves the result (fixed for a key-bit count: set by the sort)
@@ -113,6 +125,10 @@ struct BoundaryArgs {
   float origin[3] = {0, 0, 0};
   int built = 0; // particles built
   int n = 0;     // particles the kernels see: built, or 0 (none, or the obstacle switched off)
+  // The walls': a fluid position strictly inside [lo, hi] (the box less h on every side, in the fluid's frame) has no
+  // boundary particle within h (they lie half a spacing or more behind the faces), so its walk is skipped: it would
+  // add only zeros. lo > hi (the obstacle's): never skipped this way.
+  float lo[3] = {1, 1, 1}, hi[3] = {0, 0, 0};
 };
 inline constexpr int kWallBoundary = 0, kObstacleBoundary = 1;
 
@@ -149,13 +165,15 @@ struct KernelParams {
   int colourByDensity = 0;
   float colourScale = 0;
   int solver = 0; // FluidSolver: the SWITCH's value (cfl sets it)
+  float skin = 0; // DFSPH with lists in a graph with the re-sort IF: the lists' skin [m]; 0: re-sort every step
   float lambda = 0, spacing = 0, minDt = 0, maxDt = 0, tolerance[2] = {0, 0}; // DFSPH (tolerance per sph_math::Solve)
   int minIterations[2] = {0, 0}, maxIterations[2] = {0, 0}; // per sph_math::Solve (FixedSubsteps: both the fixed count)
 };
 
-// The graph's conditional handles (0: none): the substep WHILE, the solver SWITCH, DFSPH's two solve WHILEs.
+// The graph's conditional handles (0: none): the substep WHILE, the re-sort IF, the solver SWITCH, DFSPH's two solve
+// WHILEs.
 struct Handles {
-  unsigned long long frame = 0, solver = 0, divergence = 0, density = 0;
+  unsigned long long frame = 0, resort = 0, solver = 0, divergence = 0, density = 0;
 };
 
 using KernelSpec = cuda::KernelNodeSpec; // the kit's one spec type (compute/cuda/kernel_node_spec.h)
