@@ -190,8 +190,9 @@ __global__ void solveCheckKernel(SolveCheckArgs a) {
 }
 
 // v_i += dt sum_j pairAcceleration(kappa_i / rho_i, kappa_j / rho_j) (+ the boundary's, mirrored); nothing when the
-// check stopped the solve.
-__global__ void __launch_bounds__(128) solveKappaKernel(SolveArgs a) {
+// check stopped the solve. At most 40 registers (12 blocks of 128 an SM: 75 % occupancy, from 62.5 % at 48) and kappa_j
+// through the read-only path: 7-10 % faster on an H200 (the errors kernel was slower so bounded: docs/PERFORMANCE.md).
+__global__ void __launch_bounds__(128, 12) solveKappaKernel(SolveArgs a) {
   if (a.ctrl->solveApply == 0) return; // the same for every thread
   const LaneOf l = laneOf(a.n);
   const float h2 = a.h * a.h;
@@ -204,7 +205,7 @@ __global__ void __launch_bounds__(128) solveKappaKernel(SolveArgs a) {
       const Vec3 d = xi - xyz(__ldg(&a.posS[j]));
       const float r2 = sph_math::dot(d, d);
       f = f + (r2 < h2
-                   ? sph_math::pairAcceleration(d, sph_math::kernelGradFactor(r2, a.h), a.mass, ki, a.kappa[j], 0.0f)
+                   ? sph_math::pairAcceleration(d, sph_math::kernelGradFactor(r2, a.h), a.mass, ki, __ldg(&a.kappa[j]), 0.0f)
                    : Vec3{0.0f, 0.0f, 0.0f});
     });
     const auto term = [&](float volume, Vec3 d, float r2) {

@@ -127,7 +127,7 @@ void FluidCudaBackend::Impl::uploadBoundarySet(int i, const Boundary& b) {
   args.built = args.n = static_cast<int>(b.size()); // frame_begin switches the obstacle's every frame
   if (i == gpu::kWallBoundary) { // the box less h on each side: no wall particle within h of a position inside
     const float h = smoothingLength(config.params);
-    for (int a = 0; a < 3; ++a) args.lo[a] = h, args.hi[a] = config.params.boxSize[a] - h;
+    for (int axis = 0; axis < 3; ++axis) args.lo[axis] = h, args.hi[axis] = config.params.boxSize[axis] - h;
   }
   CUDA_CHECK(cudaMemcpy(boundary.get() + i, &args, sizeof args, cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy)); // pageable copies: landed before a launch reads them
