@@ -42,14 +42,15 @@ and, with the dfsph solver, each solve's iterations in WHILE nodes nested in it;
 same kernels on a stream, the host reading the state back after every substep and every solver iteration to decide
 on the next), fixed-substeps (the body unrolled S times, S = the product's median substeps, and each dfsph solve
 unrolled its median iterations; no conditional node), memory-nodes (scratch from graph memory alloc/free nodes);
-with dfsph also cells (every neighbour pass walks the 27 cells: no per-step neighbour lists), wcsph (the same graph with the WCSPH solver, substeps uncapped so that frames cover frameDt) and
+with dfsph also cells (every neighbour pass walks the 27 cells: no neighbour lists), wcsph (the same graph with the WCSPH solver, substeps uncapped so that frames cover frameDt) and
 wcsph-stiff (that, stiffened to the product's peak compression: equal accuracy). Variants not chosen are neither
 run nor reported. all leaves cells, wcsph and wcsph-stiff out of a scene with the wcsph solver; named for one, they are
 listed as skipped, with the reason. wcsph-stiff's stiffness is aimed with wcsph's measured peak, so a LIST with
 wcsph-stiff must name wcsph too. --variants applies with --sim-only as well. On the CPU backend the chosen variants
 (with all, the CUDA product too) are listed as skipped. Each row adds particle_steps_per_second,
 substeps_per_frame, sort_share, gpu_bytes_per_particle and the "solver" object (iterations, peak compression,
-covered share, real-time factor).
+covered share, real-time factor, re-sorts per frame, neighbour search); on CUDA the product row also carries
+"passes", each node's GPU time on the stream-launched twin of its kernels (also in the table's notes).
 
 Without interop (--interop off, or auto when the devices cannot share memory) the product row is the host-copy
 path and the variants that need interop are skipped, with the reason in the table and the JSON ("data_path").

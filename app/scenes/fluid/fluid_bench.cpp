@@ -399,7 +399,8 @@ FluidComparison comparison(FluidBenchVariant v, const fluid::FluidConfig& config
     break;
   case FluidBenchVariant::Cells:
     c.variant.options.neighbourLists = false;
-    c.variant.description = "the product with every neighbour pass walking the 27 cells (no per-step neighbour lists)";
+    c.variant.description =
+        "the product with every neighbour pass walking the 27 cells (no neighbour lists, a sort every step)";
     break;
   case FluidBenchVariant::Wcsph:
     c.config = uncappedWcsph(config);

@@ -204,9 +204,9 @@ __global__ void __launch_bounds__(128, 12) solveKappaKernel(SolveArgs a) {
     forEachNeighbourInSlab(a.lists, a.n, a.cellStart, a.cellEnd, a.grid, xi, l.particle, l.lane, [&](unsigned j) {
       const Vec3 d = xi - xyz(__ldg(&a.posS[j]));
       const float r2 = sph_math::dot(d, d);
-      f = f + (r2 < h2
-                   ? sph_math::pairAcceleration(d, sph_math::kernelGradFactor(r2, a.h), a.mass, ki, __ldg(&a.kappa[j]), 0.0f)
-                   : Vec3{0.0f, 0.0f, 0.0f});
+      f = f + (r2 < h2 ? sph_math::pairAcceleration(d, sph_math::kernelGradFactor(r2, a.h), a.mass, ki,
+                                                    __ldg(&a.kappa[j]), 0.0f)
+                       : Vec3{0.0f, 0.0f, 0.0f});
     });
     const auto term = [&](float volume, Vec3 d, float r2) {
       return sph_math::pairAcceleration(d, sph_math::kernelGradFactor(r2, a.h), a.rho0 * volume, ki, 0.0f, 0.0f);
