@@ -394,26 +394,24 @@ std::vector<FluidPassTime> FluidCudaBackend::timePasses(int steps) {
   Impl& m = *impl_;
   m.synchronize();
   if (m.options.scratch == FluidScratch::GraphMemoryNodes || steps <= 0) return {};
-  const gpu::Handles graphHandles = m.handles;
+  struct Restore { // the graph's handles and no clock again, however this ends
+    Impl& m;
+    gpu::Handles handles;
+    ~Restore() {
+      m.handles = handles;
+      m.passClock.reset();
+    }
+  } restore{m, m.handles};
   m.handles = {}; // stream launches: no kernel may set a conditional node's value
-  m.passClock.emplace();
-  try {
-    m.launchScope(StepPlace::FrameStart, StepScope::Top, m.nextFrame);
-    for (int s = 0; s < steps; ++s) m.launchScope(StepPlace::Substep, StepScope::Top, m.nextFrame);
-  } catch (...) {
-    m.handles = graphHandles;
-    m.passClock.reset();
-    throw;
-  }
-  m.handles = graphHandles;
+  const Impl::PassClock& c = m.passClock.emplace();
+  m.launchScope(StepPlace::FrameStart, StepScope::Top, m.nextFrame);
+  for (int s = 0; s < steps; ++s) m.launchScope(StepPlace::Substep, StepScope::Top, m.nextFrame);
   std::vector<FluidPassTime> times;
   for (const FluidStepRow& row : kFluidSteps) {
     const auto i = static_cast<std::size_t>(row.step);
-    const Impl::PassClock& c = *m.passClock;
     if (row.place != StepPlace::Substep || c.launches[i] == 0) continue;
     times.push_back({std::string(row.name), c.ms[i] / c.launches[i], static_cast<double>(c.launches[i]) / steps});
   }
-  m.passClock.reset();
   return times;
 }
 
