@@ -87,8 +87,7 @@ FaultPlan parseFault(const std::string& text) {
   if (!known) throw bad("unknown fault '" + name + "'");
   if (!stage.empty()) {
     if (plan.fault != Fault::KernelFail) throw bad("only kernel-fail takes a :STAGE");
-    const fluid::FluidStepRow* row = fluid::findStep(stage);
-    if (!stageFromName(stage) && (row == nullptr || row->node != fluid::StepNode::Kernel))
+    if (!stageFromName(stage) && fluid::findKernelStep(stage) == nullptr)
       throw bad("unknown stage '" + stage + "': no scene has a kernel node of that name");
     plan.stage = stage; // the scene that arms it checks that it has it
   }
@@ -154,8 +153,8 @@ void armKernelFailure(const FaultPlan& plan, NBodyCudaBackend& cuda) {
 
 void armKernelFailure(const FaultPlan& plan, fluid::FluidCudaBackend& cuda) {
   if (plan.fault != Fault::KernelFail) return;
-  const fluid::FluidStepRow* row = fluid::findStep(plan.stage.empty() ? "density_errors" : plan.stage);
-  if (row == nullptr || row->node != fluid::StepNode::Kernel)
+  const fluid::FluidStepRow* row = fluid::findKernelStep(plan.stage.empty() ? "density_errors" : plan.stage);
+  if (row == nullptr)
     refuseStage(plan, "fluid", fluid::kFluidSteps, [](const fluid::FluidStepRow& r) {
       return r.node == fluid::StepNode::Kernel ? r.name : std::string_view();
     });

@@ -122,6 +122,12 @@ constexpr const FluidStepRow* findStep(std::string_view name) { // nullptr: no s
   return nullptr;
 }
 
+// The kernel row of that name (--inject kernel-fail's STEP), or nullptr: none, or not a kernel node.
+constexpr const FluidStepRow* findKernelStep(std::string_view name) {
+  const FluidStepRow* row = findStep(name);
+  return row != nullptr && row->node == StepNode::Kernel ? row : nullptr;
+}
+
 // Whether a row's node runs with this solver (a SWITCH branch's rows and the solve loops' only with theirs).
 constexpr bool runsWith(const FluidStepRow& row, FluidSolver solver) {
   switch (row.scope) {
