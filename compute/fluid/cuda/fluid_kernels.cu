@@ -73,15 +73,14 @@ __device__ inline void decideResort(const CflArgs& a, FrameControl& c, float max
   const bool skinned = a.skin > 0.0f && a.posBuilt != nullptr && a.solver == static_cast<int>(FluidSolver::Dfsph);
   const float half = 0.5f * fminf(a.skin, c.builtSkin);
   const bool keep =
-      skinned && c.listsValid != 0 && c.listOverflow == 0 && c.listAge < kMaxListAge && maxMove2 <= half * half;
+      skinned && c.builtSkin > 0.0f && c.listOverflow == 0 && c.listAge < kMaxListAge && maxMove2 <= half * half;
   c.resort = keep ? 0 : 1;
   if (keep) {
     c.listAge += 1;
   } else {
     c.listAge = 0;
     c.listOverflow = 0;
-    c.listsValid = skinned ? 1 : 0; // neighbour_lists builds them in this step
-    c.builtSkin = a.skin;
+    c.builtSkin = skinned ? a.skin : 0.0f; // neighbour_lists builds them in this step
     c.resorts += 1;
   }
   if (a.resortHandle != 0) cudaGraphSetConditional(a.resortHandle, keep ? 0u : 1u);
@@ -158,7 +157,8 @@ __global__ void rangesKernel(RangesArgs a) {
 }
 
 struct ReorderArgs {
-  const unsigned* vals; // sorted: the old index of sorted particle i
+  const unsigned* vals; // sorted: the old index of sorted particle i; nullptr: the order stays (keep_order, the
+                        // re-sort IF's ELSE: the step's kernels read the copy as after a sort)
   const float4 *pos, *vel;
   float4 *posS, *velS;
   int n, pad;
@@ -167,22 +167,9 @@ struct ReorderArgs {
 __global__ void reorderKernel(ReorderArgs a) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= a.n) return;
-  const unsigned from = a.vals[i];
+  const unsigned from = a.vals != nullptr ? a.vals[i] : static_cast<unsigned>(i);
   a.posS[i] = a.pos[from];
   a.velS[i] = a.vel[from];
-}
-
-struct KeepOrderArgs { // the re-sort IF's ELSE: the order stays, the step's kernels read the copy as after a sort
-  const float4 *pos, *vel;
-  float4 *posS, *velS;
-  int n, pad;
-};
-
-__global__ void keepOrderKernel(KeepOrderArgs a) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= a.n) return;
-  a.posS[i] = a.pos[i];
-  a.velS[i] = a.vel[i];
 }
 
 struct ListBuildArgs {
@@ -454,7 +441,7 @@ KernelSpec specFor(FluidStep step, const DeviceState& d, const Scratch& s, const
                               k.spacing,      k.minDt,       k.maxDt,     k.skin,   0},
                   warps * 32u, 32);
   }
-  case FluidStep::KeepOrder: return specOf(keepOrderKernel, {d.pos, d.vel, s.posS, s.velS, d.n, 0}, n);
+  case FluidStep::KeepOrder: return specOf(reorderKernel, {nullptr, d.pos, d.vel, s.posS, s.velS, d.n, 0}, n);
   case FluidStep::ListBuild:
     return specOf(listBuildKernel,
                   {s.posS, s.cellStart, s.cellEnd, s.lists, s.posBuilt, d.ctrl, g, d.n, k.solver, k.h, k.skin},

@@ -37,10 +37,10 @@ struct FrameControl {
   // The re-sort IF (docs/FLUID.md, "Neighbour lists with a skin"): cfl decides from these, neighbour_lists sets them.
   unsigned maxMoveBits; // max |x - x at the last build|^2 over the particles as float bits (cfl's reduction)
   int resort;           // cfl's decision for this step (what the host reads in HostDecided): 1 sort and build, 0 keep
-  int listsValid;       // the lists describe the current order (0 after an upload: a reset or a loaded state)
   int listOverflow;     // a lane of the last build had more neighbours than its list holds (it walks its cells)
   int listAge;          // steps since the last build
-  float builtSkin;      // the skin the lists were built with [m] (an edit of the skin applies to the next build)
+  float builtSkin;      // the skin the lists were built with [m] (an edit of the skin applies to the next build);
+                        // 0: no lists describe the current order (after an upload, under WCSPH, or a skin of 0)
   int resorts;          // re-sorts in this frame
 };
 
