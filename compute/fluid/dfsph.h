@@ -10,6 +10,7 @@
 
 #include "compute/fluid/fluid_cpu.h"
 #include "compute/fluid/fluid_steps.h"
+#include "compute/fluid/sph_math.h"
 #include "compute/param_table.h"
 
 namespace graphsim::fluid {
@@ -17,7 +18,8 @@ namespace graphsim::fluid {
 struct DfsphSettings {
   float densityTolerance = 1e-3f;     // the density solve's average (rho* - rho0) / rho0, compression only [-]
   float divergenceTolerance = 1e-3f;  // the divergence solve's average max(drho/dt, 0) dt / rho0 [-]
-  int minIterations = 2;              // per solve, [0, maxIterations]
+  int minIterations = 2;              // the density solve's, [0, maxIterations]
+  int divergenceMinIterations = 1;    // the divergence solve's, [0, maxIterations] (SPlisHSPlasH's: 1)
   int maxIterations = 100;            // per solve, [1, 10000]
   float timeStepFactor = 0.4f;        // lambda in dt = lambda d / max|v| [-], (0, 1]
   float minDt = 1e-4f, maxDt = 1e-3f; // dt's clamp [s] (maxDt: docs/FLUID.md, "The largest step")
@@ -27,13 +29,19 @@ struct DfsphSettings {
   // CPU reference sorts every step.
   float neighbourSkin = 0.0f;
   bool operator==(const DfsphSettings&) const = default;
+  sph_math::SolveRule ruleOf(sph_math::Solve solve) const {
+    return solve == sph_math::Solve::Divergence
+               ? sph_math::SolveRule{divergenceTolerance, divergenceMinIterations, maxIterations}
+               : sph_math::SolveRule{densityTolerance, minIterations, maxIterations};
+  }
 };
 
 // clang-format off
 inline constexpr ParamRow<DfsphSettings> kDfsphSettings[] = {
     {.key = "densityTolerance", .member = &DfsphSettings::densityTolerance, .range = {0.0, 1.0, true, true}, .help = "the density solve stops at this average compression (0.001: 0.1 %)"},
     {.key = "divergenceTolerance", .member = &DfsphSettings::divergenceTolerance, .range = {0.0, 1.0, true, true}, .help = "the divergence solve stops at this average drho/dt dt / rho0"},
-    {.key = "minIterations", .member = &DfsphSettings::minIterations, .range = {0.0, 10000.0}},
+    {.key = "minIterations", .member = &DfsphSettings::minIterations, .range = {0.0, 10000.0}, .help = "the density solve runs at least this many iterations"},
+    {.key = "divergenceMinIterations", .member = &DfsphSettings::divergenceMinIterations, .range = {0.0, 10000.0}, .help = "the divergence solve runs at least this many iterations"},
     {.key = "maxIterations", .member = &DfsphSettings::maxIterations, .range = {1.0, 10000.0}},
     {.key = "timeStepFactor", .member = &DfsphSettings::timeStepFactor, .range = {0.0, 1.0, true, false}, .help = "lambda in dt = lambda d / max|v|"},
     {.key = "minDt", .member = &DfsphSettings::minDt, .unit = "s", .range = {0.0, 1.0, true, false}},
@@ -44,7 +52,7 @@ inline constexpr ParamRow<DfsphSettings> kDfsphSettings[] = {
 // clang-format on
 static_assert(coversEveryField(kDfsphSettings), "kDfsphSettings: a DfsphSettings field has no row (or two rows)");
 
-// Throws std::invalid_argument naming the field: each row's range, then minIterations <= maxIterations and
+// Throws std::invalid_argument naming the field: each row's range, then both minimums <= maxIterations and
 // minDt <= maxDt.
 void validateDfsphSettings(const DfsphSettings& settings);
 
@@ -73,10 +81,8 @@ struct SolveStats {
 struct Boundary {
   std::vector<Float4> pos; // sorted by cell, in the boundary's frame (sph_math::toBoundaryFrame)
   std::vector<float> volume;
-  float offset = 0;
-  sph_math::Vec3 origin{0.0f, 0.0f, 0.0f}; // where the boundary stands in the fluid's frame (the obstacle's centre)
-  float reach2 = 0;                        // > 0: only fluid within sqrt(reach2) of origin looks it up
-  bool active = true;                      // the obstacle switched off (or of radius 0): false
+  sph_math::BoundaryFrame frame; // its offset and where it matters; origin: the obstacle's centre
+  bool active = true;            // the obstacle switched off (or of radius 0): false
   FluidGrid grid;
   std::size_t size() const { return pos.size(); }
 };

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "compute/fluid/dfsph.h"
 #include "compute/fluid/particle_chunks.h"
@@ -56,9 +57,12 @@ void IterationSpan::add(int iterations) {
 
 void validateDfsphSettings(const DfsphSettings& s) {
   checkParamRanges("fluid", s, kDfsphSettings);
-  if (s.minIterations > s.maxIterations) {
-    throw std::invalid_argument("fluid: minIterations = " + std::to_string(s.minIterations) +
-                                " is above maxIterations = " + std::to_string(s.maxIterations));
+  for (const auto& [key, min] :
+       {std::pair{"minIterations", s.minIterations}, std::pair{"divergenceMinIterations", s.divergenceMinIterations}}) {
+    if (min > s.maxIterations) {
+      throw std::invalid_argument(std::string("fluid: ") + key + " = " + std::to_string(min) +
+                                  " is above maxIterations = " + std::to_string(s.maxIterations));
+    }
   }
   if (s.minDt > s.maxDt) {
     throw std::invalid_argument("fluid: minDt = " + std::to_string(s.minDt) +
@@ -85,21 +89,24 @@ void sortBoundary(const FluidParams& grown, FluidState& s, Boundary& b) {
 Boundary makeWallBoundary(const FluidParams& params, int layers) {
   const float d = params.spacing;
   Boundary b;
-  b.offset = static_cast<float>(layers) * d;
+  b.frame.offset = static_cast<float>(layers) * d;
+  const float h = smoothingLength(params); // the box less h: no wall particle within h of a position inside it
+  b.frame.innerLo = {h, h, h};
+  b.frame.innerHi = {params.boxSize[0] - h, params.boxSize[1] - h, params.boxSize[2] - h};
   FluidParams grown = params;          // the box with the layers: the boundary's own cells, none clamped
   std::vector<float> axis[3], cell[3]; // per axis, shifted by offset: the layers below, the lattice inside, the layers
                                        // above; and each coordinate's spacing there
   for (int a = 0; a < 3; ++a) {
-    grown.boxSize[a] = params.boxSize[a] + 2.0f * b.offset;
+    grown.boxSize[a] = params.boxSize[a] + 2.0f * b.frame.offset;
     const int inside = std::max(1, static_cast<int>(std::lround(params.boxSize[a] / d)));
     const float step = params.boxSize[a] / static_cast<float>(inside);
     for (int k = 0; k < layers; ++k) axis[a].push_back((static_cast<float>(k) + 0.5f) * d), cell[a].push_back(d);
     for (int i = 0; i < inside; ++i)
-      axis[a].push_back(b.offset + (static_cast<float>(i) + 0.5f) * step), cell[a].push_back(step);
+      axis[a].push_back(b.frame.offset + (static_cast<float>(i) + 0.5f) * step), cell[a].push_back(step);
     for (int k = 0; k < layers; ++k)
-      axis[a].push_back(b.offset + params.boxSize[a] + (static_cast<float>(k) + 0.5f) * d), cell[a].push_back(d);
+      axis[a].push_back(b.frame.offset + params.boxSize[a] + (static_cast<float>(k) + 0.5f) * d), cell[a].push_back(d);
   }
-  auto within = [&](int a, float x) { return x > b.offset && x < b.offset + params.boxSize[a]; };
+  auto within = [&](int a, float x) { return x > b.frame.offset && x < b.frame.offset + params.boxSize[a]; };
   FluidState s;
   for (std::size_t k = 0; k < axis[2].size(); ++k)
     for (std::size_t j = 0; j < axis[1].size(); ++j)
@@ -115,10 +122,10 @@ Boundary makeWallBoundary(const FluidParams& params, int layers) {
 Boundary makeObstacleBoundary(const FluidParams& params, int layers) {
   const float d = params.spacing, h = smoothingLength(params), radius = params.obstacleRadius;
   Boundary b;
-  b.offset = radius + h;
-  b.reach2 = (radius - 0.5f * d + h) * (radius - 0.5f * d + h); // the outer shell's radius + h
+  b.frame.offset = radius + h;
+  b.frame.reach2 = (radius - 0.5f * d + h) * (radius - 0.5f * d + h); // the outer shell's radius + h
   FluidParams grown = params; // a cube of side 2 offset around the centre: every fluid position within reach inside
-  std::fill(grown.boxSize, grown.boxSize + 3, 2.0f * b.offset);
+  std::fill(grown.boxSize, grown.boxSize + 3, 2.0f * b.frame.offset);
   constexpr double kPi = 3.14159265358979323846, kGolden = 2.39996322972865332; // pi (3 - sqrt 5)
   const double dd = d;
   FluidState s;
@@ -131,8 +138,9 @@ Boundary makeObstacleBoundary(const FluidParams& params, int layers) {
     for (long i = 0; i < count; ++i) {
       const double y = 1.0 - 2.0 * (static_cast<double>(i) + 0.5) / static_cast<double>(count);
       const double ring = std::sqrt(1.0 - y * y), phi = kGolden * static_cast<double>(i);
-      s.pos.push_back({static_cast<float>(r * ring * std::cos(phi)) + b.offset, static_cast<float>(r * y) + b.offset,
-                       static_cast<float>(r * ring * std::sin(phi)) + b.offset, cell});
+      s.pos.push_back({static_cast<float>(r * ring * std::cos(phi)) + b.frame.offset,
+                       static_cast<float>(r * y) + b.frame.offset,
+                       static_cast<float>(r * ring * std::sin(phi)) + b.frame.offset, cell});
     }
   }
   sortBoundary(grown, s, b);
@@ -152,7 +160,7 @@ void prepareBoundaries(const FluidParams& params, const DfsphSettings& settings,
   }
   work.boundaryParams = params;
   work.boundaryLayers = layers;
-  work.obstacle.origin = toVec3(params.obstacleCentre);
+  work.obstacle.frame.origin = toVec3(params.obstacleCentre);
   work.obstacle.active = obstacleOn && params.obstacleRadius > 0.0f;
 }
 
@@ -163,7 +171,7 @@ namespace {
 template <typename T, typename Fn>
 T boundarySum(const Boundary& b, Vec3 fluidX, float h2, const Fn& fn) {
   Vec3 x{0.0f, 0.0f, 0.0f};
-  if (b.size() == 0 || !b.active || !sph_math::toBoundaryFrame(fluidX, b.origin, b.offset, b.reach2, x)) return T{};
+  if (b.size() == 0 || !b.active || !sph_math::toBoundaryFrame(fluidX, b.frame, x)) return T{};
   return neighbourSum<T>(b.grid, x, [&](std::uint32_t k) {
     const Vec3 d = x - xyz(b.pos[k]);
     const float r2 = sph_math::dot(d, d);
@@ -267,10 +275,10 @@ std::vector<float> dfsphPressure(const FluidState& state, const DfsphWorkspace& 
 SolveStats solve(sph_math::Solve which, const FluidParams& params, const DfsphSettings& settings, float dt,
                  FluidState& state, DfsphWorkspace& work) {
   const int n = static_cast<int>(state.size());
-  const float tolerance = which == sph_math::Solve::Density ? settings.densityTolerance : settings.divergenceTolerance;
+  const sph_math::SolveRule rule = settings.ruleOf(which);
   SolveStats s;
   unsigned long long ticks = solveErrors(which, params, dt, state, work);
-  while (sph_math::solveContinues(ticks, n, tolerance, s.iterations, settings.minIterations, settings.maxIterations)) {
+  while (sph_math::solveContinues(ticks, n, rule, s.iterations)) {
     applyKappa(params, dt, state, work);
     ++s.iterations;
     ticks = solveErrors(which, params, dt, state, work);

@@ -140,13 +140,25 @@ GRAPHSIM_HD inline void pushOutOfSphere(Vec3& x, Vec3& v, Vec3 centre, float sph
   if (vn < 0.0f) v = v - n * ((1.0f + restitution) * vn);
 }
 
-// A boundary's own frame (DFSPH's boundary particles, compute/fluid/dfsph.h): x - origin + offset (the walls: origin
-// 0; the obstacle: its centre, so that moving it is no rebuild). False when x lies at reach or farther from origin
-// (reach2 > 0): then none of the boundary's particles is within h, and its cells are not searched.
-GRAPHSIM_HD inline bool toBoundaryFrame(Vec3 x, Vec3 origin, float offset, float reach2, Vec3& local) {
-  const Vec3 rel = x - origin;
-  if (reach2 > 0.0f && dot(rel, rel) >= reach2) return false;
-  local = rel + Vec3{offset, offset, offset};
+// Where a boundary of DFSPH's boundary particles (compute/fluid/dfsph.h) stands and where it can matter. Its own
+// frame is x - origin + offset (the walls: origin 0; the obstacle: its centre, so that moving it is no rebuild). None
+// of its particles is within h of a fluid position x at reach or farther from origin (reach2 > 0: the obstacle's) or
+// strictly inside [innerLo, innerHi] (the walls': the box less h on every side, since their particles lie behind the
+// faces; lo > hi: no such box).
+struct BoundaryFrame {
+  Vec3 origin{0.0f, 0.0f, 0.0f};
+  float offset = 0, reach2 = 0;
+  Vec3 innerLo{1.0f, 1.0f, 1.0f}, innerHi{0.0f, 0.0f, 0.0f};
+};
+
+// x in the boundary's frame; false where none of its particles can be within h (its cells are then not searched:
+// the walk would add only zeros).
+GRAPHSIM_HD inline bool toBoundaryFrame(Vec3 x, const BoundaryFrame& f, Vec3& local) {
+  const Vec3 lo = f.innerLo, hi = f.innerHi;
+  if (x.x > lo.x && x.x < hi.x && x.y > lo.y && x.y < hi.y && x.z > lo.z && x.z < hi.z) return false;
+  const Vec3 rel = x - f.origin;
+  if (f.reach2 > 0.0f && dot(rel, rel) >= f.reach2) return false;
+  local = rel + Vec3{f.offset, f.offset, f.offset};
   return true;
 }
 
@@ -255,12 +267,16 @@ GRAPHSIM_HD inline unsigned long long errorTicks(float error) {
 GRAPHSIM_HD inline double averageError(unsigned long long ticks, int n) {
   return n > 0 ? static_cast<double>(ticks) / (static_cast<double>(n) * 4294967296.0) : 0.0;
 }
+// One solve's loop rule: the bound on its average error and its iteration limits.
+struct SolveRule {
+  float tolerance = 0;
+  int minIterations = 0, maxIterations = 0;
+};
 // Whether a solve runs another iteration after `done` of them: below its minimum always, at its maximum never,
 // between them while the average error is above the tolerance.
-GRAPHSIM_HD inline bool solveContinues(unsigned long long ticks, int n, float tolerance, int done, int minIterations,
-                                       int maxIterations) {
-  if (done >= maxIterations) return false;
-  return done < minIterations || averageError(ticks, n) > static_cast<double>(tolerance);
+GRAPHSIM_HD inline bool solveContinues(unsigned long long ticks, int n, const SolveRule& r, int done) {
+  if (done >= r.maxIterations) return false;
+  return done < r.minIterations || averageError(ticks, n) > static_cast<double>(r.tolerance);
 }
 
 } // namespace graphsim::sph_math

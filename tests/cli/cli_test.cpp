@@ -279,6 +279,9 @@ std::vector<BadInput> badInputs() {
                "dfsph.timeStepFactor"),
       badFluid("fluid_config_dfsph_min_above_max", "fdit.json",
                R"({"dfsph": {"minIterations": 8, "maxIterations": 4}})", "minIterations = 8 is above maxIterations"),
+      badFluid("fluid_config_dfsph_divergence_min_above_max", "fdivit.json",
+               R"({"dfsph": {"minIterations": 1, "divergenceMinIterations": 3, "maxIterations": 2}})",
+               "divergenceMinIterations = 3 is above maxIterations = 2"),
       badFluid("fluid_config_dfsph_unknown_key", "fdkey.json", R"({"dfsph": {"tolerance": 0.01}})", "dfsph.tolerance"),
       // Issue 19: empty paths, a stemless capture, integers over 64 bits as typed, keys escaped (exits_test.cpp).
       {"config_empty_path", {"run", "--config", ""}, "--config: empty path"},

@@ -51,6 +51,10 @@ TEST(DfsphSettings, ValidateRefusesEachBadValueByName) {
   EXPECT_NE(with([](DfsphSettings& s) { s.maxIterations = 0; }).find("maxIterations"), std::string::npos);
   const std::string minAboveMax = with([](DfsphSettings& s) { s.minIterations = 5, s.maxIterations = 4; });
   EXPECT_NE(minAboveMax.find("minIterations = 5 is above maxIterations = 4"), std::string::npos) << minAboveMax;
+  const std::string divergenceAboveMax =
+      with([](DfsphSettings& s) { s.minIterations = 1, s.divergenceMinIterations = 3, s.maxIterations = 2; });
+  EXPECT_NE(divergenceAboveMax.find("divergenceMinIterations = 3 is above maxIterations = 2"), std::string::npos)
+      << divergenceAboveMax;
   EXPECT_NE(with([](DfsphSettings& s) { s.minDt = 0.01f; }).find("minDt"), std::string::npos);
 }
 
@@ -64,13 +68,13 @@ TEST(DfsphMath, TheLoopRuleStopsAtTheMinimumTheToleranceAndTheMaximum) {
   const int n = 1000;
   const unsigned long long half = sph_math::errorTicks(0.5e-3f) * n; // an average error of 0.05 %
   EXPECT_NEAR(sph_math::averageError(half, n), 0.5e-3, 1e-9);
-  EXPECT_TRUE(sph_math::solveContinues(half, n, 1e-3f, 1, 2, 100));    // below the minimum
-  EXPECT_FALSE(sph_math::solveContinues(half, n, 1e-3f, 2, 2, 100));   // converged
-  EXPECT_TRUE(sph_math::solveContinues(half, n, 1e-4f, 2, 2, 100));    // not yet
-  EXPECT_FALSE(sph_math::solveContinues(half, n, 1e-4f, 100, 2, 100)); // the maximum
-  EXPECT_EQ(sph_math::errorTicks(-1.0f), 0u);                          // expansion is no error
+  const auto rule = [](float tolerance) { return sph_math::SolveRule{tolerance, 2, 100}; };
+  EXPECT_TRUE(sph_math::solveContinues(half, n, rule(1e-3f), 1));    // below the minimum
+  EXPECT_FALSE(sph_math::solveContinues(half, n, rule(1e-3f), 2));   // converged
+  EXPECT_TRUE(sph_math::solveContinues(half, n, rule(1e-4f), 2));    // not yet
+  EXPECT_FALSE(sph_math::solveContinues(half, n, rule(1e-4f), 100)); // the maximum
+  EXPECT_EQ(sph_math::errorTicks(-1.0f), 0u);                        // expansion is no error
 }
-
 // Two particles alone, approaching head on. Each sees one neighbour, so alpha = rho / (2 |g|^2) with g = m grad W,
 // and a velocity update changes the pair's density rate by -2 excess / dt: twice the excess (Jacobi ignores that the
 // neighbour moves too). The predicted compression turns into expansion, so one iteration stops either solve.
@@ -112,6 +116,13 @@ TEST(DfsphSolve, ARestingLatticeRunsTheMinimumAndACompressedOneStopsAtTheToleran
   const SolveStats atRest = solve(Solve::Density, params, settings, 2e-3f, rest, work);
   EXPECT_EQ(atRest.iterations, settings.minIterations); // no compression to remove
   EXPECT_LE(atRest.error, settings.densityTolerance);
+  FluidState still = makeRestBlock(params, 6); // each solve has its own minimum (the divergence solve's is 1)
+  DfsphWorkspace stillWork;
+  buildSortedGrid(params, still, stillWork.fluid);
+  computeDensityFactor(params, still, stillWork);
+  const SolveStats divergenceAtRest = solve(Solve::Divergence, params, settings, 2e-3f, still, stillWork);
+  EXPECT_EQ(divergenceAtRest.iterations, settings.divergenceMinIterations);
+  EXPECT_NE(settings.divergenceMinIterations, settings.minIterations);
 
   // The same lattice squeezed to 92 % of its spacing (about 28 % denser inside), moving down onto the floor.
   FluidState squeezed = makeRestBlock(params, 6);
@@ -173,11 +184,13 @@ double floorLoad(const FluidParams& params, const FluidState& state, const Dfsph
   const float h = smoothingLength(params), h2 = h * h, m = particleMass(params);
   double force = 0;
   for (std::size_t i = 0; i < state.size(); ++i) {
-    const sph_math::Vec3 x{state.pos[i].x + b.offset, state.pos[i].y + b.offset, state.pos[i].z + b.offset};
+    const sph_math::Vec3 x{state.pos[i].x + b.frame.offset, state.pos[i].y + b.frame.offset,
+                           state.pos[i].z + b.frame.offset};
     for (std::size_t k = 0; k < b.size(); ++k) {
       const Float4& xb = b.pos[k];
-      const bool underBox = xb.y < b.offset && xb.x > b.offset && xb.x < b.offset + params.boxSize[0] &&
-                            xb.z > b.offset && xb.z < b.offset + params.boxSize[2];
+      const bool underBox = xb.y < b.frame.offset && xb.x > b.frame.offset &&
+                            xb.x < b.frame.offset + params.boxSize[0] && xb.z > b.frame.offset &&
+                            xb.z < b.frame.offset + params.boxSize[2];
       if (!all && !underBox) continue; // the floor: the layers right below the box
       const sph_math::Vec3 d = x - sph_math::Vec3{b.pos[k].x, b.pos[k].y, b.pos[k].z};
       const float r2 = sph_math::dot(d, d);
@@ -282,6 +295,38 @@ double densityAtTheSphere(const FluidParams& p, bool obstacleOn, DfsphWorkspace&
   return sum / n / p.restDensity;
 }
 
+// The walls' lookup is skipped strictly inside the box less h (sph_math::BoundaryFrame::innerLo/innerHi): no wall
+// particle may be within h of such a position, or the skip would drop terms. Positions just inside that box's
+// corners, edges and faces, against every wall particle; and just outside it, where the walk must happen.
+TEST(DfsphBoundary, NoWallParticleIsWithinHOfAPositionWhoseLookupTheWallsSkip) {
+  const FluidParams params = tank(10, 12, 8);
+  const Boundary walls = makeWallBoundary(params, 2);
+  const float h = smoothingLength(params), eps = 1e-4f * h;
+  const sph_math::BoundaryFrame& f = walls.frame;
+  const float lo[3] = {f.innerLo.x, f.innerLo.y, f.innerLo.z}, hi[3] = {f.innerHi.x, f.innerHi.y, f.innerHi.z};
+  float nearest = 1e30f;
+  int skipped = 0;
+  for (int i = 0; i < 27; ++i) {
+    float in[3], out[3]; // per axis: near lo, the middle, near hi
+    for (int a = 0, c = i; a < 3; ++a, c /= 3) {
+      in[a] = c % 3 == 0 ? lo[a] + eps : c % 3 == 2 ? hi[a] - eps : 0.5f * (lo[a] + hi[a]);
+      out[a] = c % 3 == 0 ? lo[a] - eps : c % 3 == 2 ? hi[a] + eps : in[a];
+    }
+    sph_math::Vec3 local{};
+    if (!sph_math::toBoundaryFrame({in[0], in[1], in[2]}, f, local)) ++skipped;
+    for (const Float4& xb : walls.pos) {
+      const sph_math::Vec3 d{in[0] + f.offset - xb.x, in[1] + f.offset - xb.y, in[2] + f.offset - xb.z};
+      nearest = std::min(nearest, std::sqrt(sph_math::dot(d, d)));
+    }
+    if (i != 13) { // the centre has no outside twin
+      EXPECT_TRUE(sph_math::toBoundaryFrame({out[0], out[1], out[2]}, f, local)) << "position " << i;
+    }
+  }
+  EXPECT_EQ(skipped, 27);
+  EXPECT_GE(nearest, h) << "a wall particle within h of a skipped position";
+  EXPECT_LT(nearest, 1.5f * h) << "the skipped box should reach close to the walls";
+}
+
 // The obstacle's boundary particles move with the sphere, without a rebuild; a new radius rebuilds them. (The cut
 // lattice is not at rest: its sites just outside the sphere stand closer to the cut ones than settled fluid does, so
 // its density there says only that the boundary adds what the sphere's inside lacks; the settled tank below holds the
@@ -312,8 +357,7 @@ double obstacleLoad(const FluidParams& params, const FluidState& state, const Df
   double force = 0;
   for (std::size_t i = 0; i < state.size(); ++i) {
     sph_math::Vec3 x{};
-    if (!sph_math::toBoundaryFrame({state.pos[i].x, state.pos[i].y, state.pos[i].z}, b.origin, b.offset, b.reach2, x))
-      continue;
+    if (!sph_math::toBoundaryFrame({state.pos[i].x, state.pos[i].y, state.pos[i].z}, b.frame, x)) continue;
     for (std::size_t k = 0; k < b.size(); ++k) {
       const sph_math::Vec3 d = x - sph_math::Vec3{b.pos[k].x, b.pos[k].y, b.pos[k].z};
       const float r2 = sph_math::dot(d, d);

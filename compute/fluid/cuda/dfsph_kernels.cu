@@ -18,11 +18,7 @@ template <typename T, typename Fn>
 __device__ inline T boundarySlab(const BoundaryArgs& b, Vec3 fluidX, int lane, float h2, Fn&& fn) {
   T acc{};
   Vec3 x{0.0f, 0.0f, 0.0f};
-  const Vec3 origin{b.origin[0], b.origin[1], b.origin[2]};
-  if (b.n == 0 || !sph_math::toBoundaryFrame(fluidX, origin, b.offset, b.reach2, x)) return acc;
-  const bool inside = fluidX.x > b.lo[0] && fluidX.x < b.hi[0] && fluidX.y > b.lo[1] && fluidX.y < b.hi[1] &&
-                      fluidX.z > b.lo[2] && fluidX.z < b.hi[2];
-  if (inside) return acc; // the walls' walk would add zeros (BoundaryArgs::lo)
+  if (b.n == 0 || !sph_math::toBoundaryFrame(fluidX, b.frame, x)) return acc;
   forEachCandidateInSlab(b.cellStart, b.cellEnd, b.grid, x, lane, [&](unsigned k) {
     const Vec3 d = x - xyz(__ldg(&b.pos[k]));
     const float r2 = sph_math::dot(d, d);
@@ -163,9 +159,8 @@ __global__ void __launch_bounds__(128) solveErrorsKernel(SolveArgs a) {
 struct SolveCheckArgs {
   FrameControl* ctrl;
   unsigned long long handle; // the solve's WHILE; 0: none (unrolled, or the host decides from ctrl->solveApply)
-  int n, which, minIterations, maxIterations;
-  float tolerance;
-  int pad;
+  int n, which;
+  sph_math::SolveRule rule;
 };
 
 // The loop rule on the exact sum (sph_math::solveContinues, as the CPU's solve()): go on (kappa applies, one more
@@ -175,7 +170,7 @@ __global__ void solveCheckKernel(SolveCheckArgs a) {
   const unsigned long long ticks = c.ticks;
   c.ticks = 0;
   const int done = c.solveDone;
-  const bool more = sph_math::solveContinues(ticks, a.n, a.tolerance, done, a.minIterations, a.maxIterations);
+  const bool more = sph_math::solveContinues(ticks, a.n, a.rule, done);
   c.solveApply = more ? 1 : 0;
   if (more) {
     c.solveDone = done + 1;
@@ -298,7 +293,7 @@ KernelSpec dfsphSpecFor(FluidStep step, const DeviceState& d, const Scratch& s, 
   };
   const auto checkArgs = [&](sph_math::Solve which, unsigned long long h) {
     const int w = static_cast<int>(which);
-    return SolveCheckArgs{d.ctrl, h, d.n, w, k.minIterations[w], k.maxIterations[w], k.tolerance[w], 0};
+    return SolveCheckArgs{d.ctrl, h, d.n, w, k.rule[w]};
   };
   switch (step) {
   case FluidStep::DensityFactor:

@@ -123,12 +123,8 @@ void FluidCudaBackend::Impl::uploadBoundarySet(int i, const Boundary& b) {
   const sph_math::GridDims& g = b.grid.dims;
   gpu::BoundaryArgs args{
       a.pos.get(), a.volume.get(), a.cellStart.get(), a.cellEnd.get(), gpu::Grid{g.nx, g.ny, g.nz, g.cellSize},
-      b.offset,    b.reach2};
+      b.frame};
   args.built = args.n = static_cast<int>(b.size()); // frame_begin switches the obstacle's every frame
-  if (i == gpu::kWallBoundary) { // the box less h on each side: no wall particle within h of a position inside
-    const float h = smoothingLength(config.params);
-    for (int axis = 0; axis < 3; ++axis) args.lo[axis] = h, args.hi[axis] = config.params.boxSize[axis] - h;
-  }
   CUDA_CHECK(cudaMemcpy(boundary.get() + i, &args, sizeof args, cudaMemcpyHostToDevice));
   CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy)); // pageable copies: landed before a launch reads them
 }

@@ -101,12 +101,10 @@ KernelParams kernelParams(const FluidConfig& c, float frameDt, const FluidCudaOp
   k.maxDt = d.maxDt;
   // Only a graph with the re-sort IF keeps the order (FixedSubsteps has no conditional node: it re-sorts every step).
   k.skin = options.launch != FluidLaunch::FixedSubsteps ? d.neighbourSkin * k.h : 0.0f;
-  k.tolerance[static_cast<int>(sph_math::Solve::Divergence)] = d.divergenceTolerance;
-  k.tolerance[static_cast<int>(sph_math::Solve::Density)] = d.densityTolerance;
   for (int w = 0; w < 2; ++w) {
-    const bool fixed = options.launch == FluidLaunch::FixedSubsteps;
-    k.minIterations[w] = fixed ? options.fixedIterations[w] : d.minIterations;
-    k.maxIterations[w] = fixed ? options.fixedIterations[w] : d.maxIterations;
+    k.rule[w] = d.ruleOf(static_cast<sph_math::Solve>(w));
+    if (options.launch == FluidLaunch::FixedSubsteps)
+      k.rule[w].minIterations = k.rule[w].maxIterations = options.fixedIterations[w];
   }
   return k;
 }

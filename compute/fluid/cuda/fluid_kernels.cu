@@ -34,7 +34,7 @@ struct FrameBeginArgs {
 
 __global__ void frameBeginKernel(FrameBeginArgs a) {
   BoundaryArgs& b = *a.obstacle;
-  b.origin[0] = a.cx, b.origin[1] = a.cy, b.origin[2] = a.cz;
+  b.frame.origin = {a.cx, a.cy, a.cz};
   b.n = a.obstacleOn != 0 ? b.built : 0;
   FrameControl& c = *a.ctrl;
   c.frame = a.frame;

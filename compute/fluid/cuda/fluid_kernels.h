@@ -121,14 +121,9 @@ struct BoundaryArgs {
   const float* volume = nullptr; // psi = rho0 x volume
   const unsigned *cellStart = nullptr, *cellEnd = nullptr;
   Grid grid{1, 1, 1, 1.0f};
-  float offset = 0, reach2 = 0; // sph_math::toBoundaryFrame's
-  float origin[3] = {0, 0, 0};
-  int built = 0; // particles built
-  int n = 0;     // particles the kernels see: built, or 0 (none, or the obstacle switched off)
-  // The walls': a fluid position strictly inside [lo, hi] (the box less h on every side, in the fluid's frame) has no
-  // boundary particle within h (they lie half a spacing or more behind the faces), so its walk is skipped: it would
-  // add only zeros. lo > hi (the obstacle's): never skipped this way.
-  float lo[3] = {1, 1, 1}, hi[3] = {0, 0, 0};
+  sph_math::BoundaryFrame frame; // the CPU Boundary's; frame_begin places the obstacle's origin every frame
+  int built = 0;                 // particles built
+  int n = 0;                     // particles the kernels see: built, or 0 (none, or the obstacle switched off)
 };
 inline constexpr int kWallBoundary = 0, kObstacleBoundary = 1;
 
@@ -166,8 +161,8 @@ struct KernelParams {
   float colourScale = 0;
   int solver = 0; // FluidSolver: the SWITCH's value (cfl sets it)
   float skin = 0; // DFSPH with lists in a graph with the re-sort IF: the lists' skin [m]; 0: re-sort every step
-  float lambda = 0, spacing = 0, minDt = 0, maxDt = 0, tolerance[2] = {0, 0}; // DFSPH (tolerance per sph_math::Solve)
-  int minIterations[2] = {0, 0}, maxIterations[2] = {0, 0}; // per sph_math::Solve (FixedSubsteps: both the fixed count)
+  float lambda = 0, spacing = 0, minDt = 0, maxDt = 0; // DFSPH
+  sph_math::SolveRule rule[2];                         // per sph_math::Solve (FixedSubsteps: the fixed count)
 };
 
 // The graph's conditional handles (0: none): the substep WHILE, the re-sort IF, the solver SWITCH, DFSPH's two solve
