@@ -19,7 +19,7 @@ struct DfsphSettings {
   float densityTolerance = 1e-3f;     // the density solve's average (rho* - rho0) / rho0, compression only [-]
   float divergenceTolerance = 1e-3f;  // the divergence solve's average max(drho/dt, 0) dt / rho0 [-]
   int minIterations = 2;              // the density solve's, [0, maxIterations]
-  int divergenceMinIterations = 1;    // the divergence solve's, [0, maxIterations] (SPlisHSPlasH's: 1)
+  int divergenceMinIterations = 2;    // the divergence solve's, [0, maxIterations] (SPlisHSPlasH's: 1; PERFORMANCE.md)
   int maxIterations = 100;            // per solve, [1, 10000]
   float timeStepFactor = 0.4f;        // lambda in dt = lambda d / max|v| [-], (0, 1]
   float minDt = 1e-4f, maxDt = 1e-3f; // dt's clamp [s] (maxDt: docs/FLUID.md, "The largest step")
