@@ -6,8 +6,8 @@
 #
 #   [OLD=old/graphsim] [SIZES="65536 262144 1048576"] [SKINS="0 0.1 0.2"] [OUT=dir] scripts/fluid-perf.sh [BIN_DIR]
 #
-# DFSPH='"divergenceMinIterations": 2' adds keys to every run's "dfsph" object, and TAG=div2 names those runs
-# div2-skinS-N instead of skinS-N, so that two settings land side by side in one $OUT and one table.
+# DFSPH='"divergenceMinIterations": 1' adds keys to every run's "dfsph" object, and TAG=div1 names those runs
+# div1-skinS-N instead of skinS-N, so that two settings land side by side in one $OUT and one table.
 set -uo pipefail
 bin=${1:-build/bin}
 out=${OUT:-fluid-perf-out}
