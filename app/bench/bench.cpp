@@ -131,6 +131,13 @@ int runBenchCommand(const BenchOptions& requested) {
   warnIfSlow(options.scene, options.backend); // minutes per frame: said before any work
   BenchReport report = runBench(options);
   report.interrupted = interruptRequested();
+  if (options.rank && options.rank->place.rank != 0) { // one report for the job: rank 0's
+    if (!options.quiet) {
+      std::fprintf(stderr, "graphsim bench: rank %d of %d done; rank 0 reports\n", options.rank->place.rank,
+                   options.rank->place.world);
+    }
+    return report.interrupted ? interruptExitCode() : kExitOk;
+  }
   std::fputs(toTable(report).c_str(), stdout);
   flushStandardOutput();
   if (options.json) {

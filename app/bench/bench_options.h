@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "app/run/ranks.h"
 #include "app/run/run_options.h"
 #include "app/scenes/scene_config.h"
 #include "app/video/video_settings.h"
@@ -75,8 +76,9 @@ struct BenchOptions {
   // the warm-up's are not encoded). Compare its frame times with a run without --video.
   std::optional<VideoSettings> video;
   bool validation = false;
-  std::optional<int> gpu;      // cpu: Vulkan device index; cuda: CUDA device index
-  std::optional<GpuList> gpus; // --gpus: several GPUs (nbody, cuda); the scaling table (docs/MULTI-GPU.md)
+  std::optional<int> gpu;           // cpu: Vulkan device index; cuda: CUDA device index
+  std::optional<GpuList> gpus;      // --gpus: several GPUs (nbody, cuda); the scaling table (docs/MULTI-GPU.md)
+  std::optional<LaunchedRank> rank; // --rendezvous: one rank of a job of one process per GPU (docs/MULTI-GPU.md)
   std::chrono::milliseconds waitTimeout{5000};
   render::ThrottleWait throttleWait = render::RendererConfig{}.throttleWait; // the renderer's frames-in-flight wait
   bool quiet = false;

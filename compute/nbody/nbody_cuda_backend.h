@@ -17,6 +17,7 @@
 #include "compute/errors.h"
 #include "compute/interop.h"
 #include "compute/nbody/nbody_backend.h"
+#include "compute/process_rank.h"
 
 namespace graphsim {
 
@@ -50,6 +51,16 @@ public:
   // diagnostics are off (config().diagnosticsEvery reads 0), every reset lays the bodies out afresh (a rebuild),
   // and the comparison launch modes are refused.
   NBodyCudaBackend(const NBodyConfig& config, const std::vector<int>& gpus, const InteropDesc* interop = nullptr,
+                   std::chrono::milliseconds waitTimeout = std::chrono::milliseconds(5000),
+                   LeapfrogStart start = LeapfrogStart::Device);
+  // One rank of a job of one process per GPU (docs/MULTI-GPU.md, "One process per GPU"): this process's GPU
+  // `device` is rank place.rank of place.world and integrates that rank's share; the graph is the one a rank of
+  // --gpus runs. Only rank 0 may have interop (it writes the render output). Waits, at most waitTimeout, for every
+  // rank to join (TimeoutError). What several GPUs of one process do not have, a rank has not either. download()
+  // and downloadAccelerations() gather the other ranks' velocities and accelerations: collectives, which every
+  // rank calls after the same frame.
+  NBodyCudaBackend(const NBodyConfig& config, int device, const ProcessRank& place,
+                   const InteropDesc* interop = nullptr,
                    std::chrono::milliseconds waitTimeout = std::chrono::milliseconds(5000),
                    LeapfrogStart start = LeapfrogStart::Device);
   ~NBodyCudaBackend()
@@ -112,6 +123,10 @@ public:
   void copyRenderOutput(Float4* dst);
 
 private:
+  // Both public constructors of several GPUs: place == nullptr, every GPU in this process.
+  NBodyCudaBackend(const NBodyConfig& config, const std::vector<int>& gpus, const ProcessRank* place,
+                   const InteropDesc* interop, std::chrono::milliseconds waitTimeout, LeapfrogStart start);
+
   // Instruments outside the product path, reached only through compute/nbody/nbody_cuda_instruments.h (bench, the tests
   // and the fault plan link it): see there.
   friend struct NBodyCudaInstruments;

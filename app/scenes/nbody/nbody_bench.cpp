@@ -10,6 +10,7 @@
 #include "app/bench/bench_report.h"
 #include "app/bench/bench_support.h"
 #include "app/run/open_devices.h"
+#include "app/run/ranks.h"
 #include "app/run/signals.h"
 #include "app/scenes/nbody/nbody_scene.h"
 #include "compute/cuda_device.h"
@@ -166,7 +167,41 @@ void runScaling(const BenchOptions& options, const std::vector<int>& gpus, Bench
                      {"positions_bytes_per_substep", options.scene.sim.bodies * 16}};
 }
 
+// --rendezvous (docs/MULTI-GPU.md, "One process per GPU"): this process is one rank of a job a launcher started; it
+// runs the compute-only graph of its share on its local GPU, the collectives keeping every rank in step. Every rank
+// measures; rank 0's report is printed and written.
+void runAsRank(const BenchOptions& options, BenchReport& report) {
+  // The job first (rank 0 needs NCCL for the id; the others only the file), then this rank's GPU.
+  const ProcessRank rank = joinLaunchedJob(*options.rank, options.waitTimeout);
+  const CudaDeviceList cuda = listCudaDevices();
+  if (cuda.devices.empty()) throw EnvironmentError("no CUDA device: " + cuda.whyNone);
+  const RankPlace& place = options.rank->place;
+  BenchOptions mine = options;
+  mine.gpu = localDeviceFor(place, static_cast<int>(cuda.devices.size()));
+  const CudaDeviceInfo& info = cudaDeviceFor(mine, cuda);
+  describeCuda(report, info, cuda);
+  LoopSetup setup{&mine, info.index, report.interactionsPerFrame, nullptr, "graph", options.scene.render.camera};
+  setup.rank = &rank;
+  addRun(report, runCudaSimOnlyLoop(setup), "graph",
+         "compute-only graph of rank " + std::to_string(place.rank) + " of " + std::to_string(place.world) +
+             " (one process per GPU), launched back to back",
+         0);
+  skipTheOthers(report, options, BenchVariant::Graph, "one process per GPU measures the compute-only graph");
+  report.notes.push_back("one process per GPU: " + std::to_string(place.world) + " ranks (" + place.source +
+                         "); this is rank " + std::to_string(place.rank) + "'s report, on CUDA device " +
+                         std::to_string(info.index));
+  report.multiGpu = {{"ranks", place.world},
+                     {"rank", place.rank},
+                     {"launcher", place.source},
+                     {"gpu", info.index},
+                     {"bodies", options.scene.sim.bodies}};
+}
+
 void runCuda(const BenchOptions& options, BenchReport& report) {
+  if (options.rank) {
+    runAsRank(options, report);
+    return;
+  }
   const CudaDeviceList cuda = listCudaDevices();
   std::vector<int> gpus;
   if (options.gpus) gpus = resolveGpus(*options.gpus, cuda);

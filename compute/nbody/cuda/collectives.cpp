@@ -3,8 +3,13 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <future>
+#include <memory>
 #include <stdexcept>
+#include <thread>
 #include <type_traits>
+#include <utility>
 
 #include "compute/cuda/cuda_check.h"
 
@@ -28,6 +33,8 @@ struct NcclApi {
   decltype(&::ncclGetErrorString) getErrorString = nullptr;
   decltype(&::ncclGetLastError) getLastError = nullptr;
   decltype(&::ncclCommInitAll) commInitAll = nullptr;
+  decltype(&::ncclCommInitRank) commInitRank = nullptr;
+  decltype(&::ncclGetUniqueId) getUniqueId = nullptr;
   decltype(&::ncclCommDestroy) commDestroy = nullptr;
   decltype(&::ncclGroupStart) groupStart = nullptr;
   decltype(&::ncclGroupEnd) groupEnd = nullptr;
@@ -50,6 +57,8 @@ struct NcclApi {
     load(getErrorString, "ncclGetErrorString");
     load(getLastError, "ncclGetLastError");
     load(commInitAll, "ncclCommInitAll");
+    load(commInitRank, "ncclCommInitRank");
+    load(getUniqueId, "ncclGetUniqueId");
     load(commDestroy, "ncclCommDestroy");
     load(groupStart, "ncclGroupStart");
     load(groupEnd, "ncclGroupEnd");
@@ -81,11 +90,12 @@ const NcclApi& nccl() {
     if (ncclCheckResult_ != ncclSuccess) throwNccl(ncclCheckResult_, #expr, (comm));                                   \
   } while (false)
 
-// record(r, streams[r]) for every rank inside one NCCL group, which is ended also when a record throws.
-void recordGroup(const std::vector<cudaStream_t>& streams, const std::function<void(int, cudaStream_t)>& record) {
+// record(first + i, streams[i]) for every local rank inside one NCCL group, which is ended also when a record throws.
+void recordGroup(int first, const std::vector<cudaStream_t>& streams,
+                 const std::function<void(int, cudaStream_t)>& record) {
   NCCL_CHECK(nccl().groupStart(), nullptr);
   try {
-    for (std::size_t r = 0; r < streams.size(); ++r) record(static_cast<int>(r), streams[r]);
+    for (std::size_t i = 0; i < streams.size(); ++i) record(first + static_cast<int>(i), streams[i]);
   } catch (...) {
     (void)nccl().groupEnd();
     throw;
@@ -105,13 +115,9 @@ std::string ncclVersionText() {
   return std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." + std::to_string(v % 100);
 }
 
-struct Collectives::Impl {
-  std::vector<int> devices;
-  std::vector<ncclComm_t> comms;
-};
+namespace {
 
-Collectives::Collectives(const std::vector<int>& devices) : impl_(std::make_unique<Impl>()) {
-  if (devices.empty()) throw std::invalid_argument("Collectives: no GPU");
+const NcclApi& usableNccl() {
   if (!nccl().usable()) {
     throw EnvironmentError("more than one GPU needs NCCL, which is missing: " + nccl().whyNot +
                            "; install it (the CUDA toolkit's, or Debian's libnccl2) or run on one GPU");
@@ -119,14 +125,90 @@ Collectives::Collectives(const std::vector<int>& devices) : impl_(std::make_uniq
   // NVLink SHARP (multicast) stays off unless the user asks for it: graphsim's collectives are small, and on shared
   // machines a program using multicast can take the host's GPUs out of service (docs/MULTI-GPU.md).
   setenv("NCCL_NVLS_ENABLE", "0", 0);
+  return nccl();
+}
+
+} // namespace
+
+std::vector<std::byte> newNcclIdBytes() {
+  ncclUniqueId id{};
+  NCCL_CHECK(usableNccl().getUniqueId(&id), nullptr);
+  std::vector<std::byte> bytes(sizeof id.internal);
+  std::memcpy(bytes.data(), id.internal, sizeof id.internal);
+  return bytes;
+}
+
+namespace {
+
+// ncclCommInitRank returns once every rank of the job has joined, and has no timeout of its own: it runs on a thread
+// of its own, and a job that does not assemble within `timeout` is reported, that thread left behind (detached,
+// blocked inside NCCL; the process is about to exit with the error).
+ncclComm_t joinJob(int device, const ProcessRank& place, std::chrono::milliseconds timeout) {
+  ncclUniqueId id{};
+  if (place.ncclId.size() != sizeof id.internal) {
+    throw std::invalid_argument("NCCL id of " + std::to_string(place.ncclId.size()) + " bytes, expected " +
+                                std::to_string(sizeof id.internal));
+  }
+  std::memcpy(id.internal, place.ncclId.data(), sizeof id.internal);
+  const NcclApi& api = usableNccl();
+  auto joined = std::make_shared<std::promise<std::pair<ncclResult_t, ncclComm_t>>>();
+  std::future<std::pair<ncclResult_t, ncclComm_t>> result = joined->get_future();
+  std::thread([joined, id, device, world = place.world, rank = place.rank, &api] {
+    ncclComm_t comm = nullptr;
+    const ncclResult_t r =
+        cudaSetDevice(device) == cudaSuccess ? api.commInitRank(&comm, world, id, rank) : ncclUnhandledCudaError;
+    joined->set_value({r, comm});
+  }).detach();
+  if (result.wait_for(timeout) != std::future_status::ready) {
+    throw TimeoutError("NCCL set-up: rank " + std::to_string(place.rank) + " of " + std::to_string(place.world) +
+                           " waited " + std::to_string(timeout.count()) +
+                           " ms for the other ranks to join (one not started, or started with another id?)",
+                       TimeoutError::Side::Cuda);
+  }
+  const auto [r, comm] = result.get();
+  if (r != ncclSuccess) {
+    throw EnvironmentError("NCCL could not join rank " + std::to_string(place.rank) + " of " +
+                           std::to_string(place.world) + " (ncclCommInitRank: " + api.getErrorString(r) +
+                           "; NCCL_DEBUG=WARN prints NCCL's reason)");
+  }
+  return comm;
+}
+
+} // namespace
+
+struct Collectives::Impl {
+  std::vector<int> devices; // local
+  std::vector<ncclComm_t> comms;
+  int first = 0; // the job's rank of devices[0]
+  int world = 0;
+  ncclComm_t comm(int rank) const { return comms.at(static_cast<std::size_t>(rank - first)); }
+};
+
+Collectives::Collectives(const std::vector<int>& devices) : impl_(std::make_unique<Impl>()) {
+  if (devices.empty()) throw std::invalid_argument("Collectives: no GPU");
+  const NcclApi& api = usableNccl();
   impl_->devices = devices;
+  impl_->world = static_cast<int>(devices.size());
   impl_->comms.assign(devices.size(), nullptr);
-  const ncclResult_t r = nccl().commInitAll(impl_->comms.data(), static_cast<int>(devices.size()), devices.data());
+  const ncclResult_t r = api.commInitAll(impl_->comms.data(), static_cast<int>(devices.size()), devices.data());
   if (r != ncclSuccess) {
     impl_->comms.clear();
     throw EnvironmentError(std::string("NCCL could not set up the GPUs (ncclCommInitAll: ") + nccl().getErrorString(r) +
                            "; NCCL_DEBUG=WARN prints NCCL's reason)");
   }
+}
+
+Collectives::Collectives(int device, const ProcessRank& place, std::chrono::milliseconds timeout)
+    : impl_(std::make_unique<Impl>()) {
+  if (place.world < 1 || place.rank < 0 || place.rank >= place.world) {
+    throw std::invalid_argument("Collectives: rank " + std::to_string(place.rank) + " of " +
+                                std::to_string(place.world));
+  }
+  impl_->devices = {device};
+  impl_->first = place.rank;
+  impl_->world = place.world;
+  impl_->comms = {joinJob(device, place, timeout)};
+  CUDA_CHECK(cudaSetDevice(device));
 }
 
 Collectives::~Collectives() {
@@ -138,14 +220,19 @@ Collectives::~Collectives() {
   }
 }
 
-int Collectives::ranks() const { return static_cast<int>(impl_->devices.size()); }
+int Collectives::ranks() const { return impl_->world; }
 
-int Collectives::device(int rank) const { return impl_->devices.at(static_cast<std::size_t>(rank)); }
+int Collectives::localRanks() const { return static_cast<int>(impl_->devices.size()); }
+
+int Collectives::firstRank() const { return impl_->first; }
+
+int Collectives::device(int local) const { return impl_->devices.at(static_cast<std::size_t>(local)); }
 
 std::vector<Graph> Collectives::capture(const std::vector<cudaStream_t>& streams,
                                         const std::function<void(int, cudaStream_t)>& record) const {
-  const int n = ranks();
-  if (static_cast<int>(streams.size()) != n) throw std::invalid_argument("Collectives::capture: one stream per rank");
+  const int n = localRanks();
+  if (static_cast<int>(streams.size()) != n)
+    throw std::invalid_argument("Collectives::capture: one stream per local rank");
   int begun = 0;
   std::vector<Graph> graphs(static_cast<std::size_t>(n));
   // Every capture that began is ended, also after a failure (no stream may stay capturing); then the first failure
@@ -180,7 +267,7 @@ std::vector<Graph> Collectives::capture(const std::vector<cudaStream_t>& streams
                      "capturing rank " + std::to_string(r) + "'s collectives");
       ++begun;
     }
-    recordGroup(streams, record);
+    recordGroup(impl_->first, streams, record);
   } catch (...) {
     endCaptures(false);
     throw;
@@ -192,19 +279,19 @@ std::vector<Graph> Collectives::capture(const std::vector<cudaStream_t>& streams
 
 void Collectives::issue(const std::vector<cudaStream_t>& streams,
                         const std::function<void(int, cudaStream_t)>& record) const {
-  if (static_cast<int>(streams.size()) != ranks())
-    throw std::invalid_argument("Collectives::issue: one stream per rank");
-  recordGroup(streams, record);
+  if (static_cast<int>(streams.size()) != localRanks())
+    throw std::invalid_argument("Collectives::issue: one stream per local rank");
+  recordGroup(impl_->first, streams, record);
 }
 
 void Collectives::allGatherFloats(int rank, float* buffer, std::size_t count, cudaStream_t stream) const {
-  ncclComm_t c = impl_->comms.at(static_cast<std::size_t>(rank));
+  ncclComm_t c = impl_->comm(rank);
   NCCL_CHECK(nccl().allGather(buffer + static_cast<std::size_t>(rank) * count, buffer, count, ncclFloat32, c, stream),
              c);
 }
 
 void Collectives::reduceScatterSum(int rank, unsigned long long* buffer, std::size_t count, cudaStream_t stream) const {
-  ncclComm_t c = impl_->comms.at(static_cast<std::size_t>(rank));
+  ncclComm_t c = impl_->comm(rank);
   NCCL_CHECK(nccl().reduceScatter(buffer, buffer + static_cast<std::size_t>(rank) * count, count, ncclUint64, ncclSum,
                                   c, stream),
              c);
@@ -212,7 +299,7 @@ void Collectives::reduceScatterSum(int rank, unsigned long long* buffer, std::si
 
 void Collectives::allReduceMax(int rank, const unsigned int* send, unsigned int* recv, std::size_t count,
                                cudaStream_t stream) const {
-  ncclComm_t c = impl_->comms.at(static_cast<std::size_t>(rank));
+  ncclComm_t c = impl_->comm(rank);
   NCCL_CHECK(nccl().allReduce(send, recv, count, ncclUint32, ncclMax, c, stream), c);
 }
 
@@ -221,7 +308,19 @@ void Collectives::allReduceMax(int rank, const unsigned int* send, unsigned int*
 bool ncclBuiltIn() { return false; }
 std::string ncclVersionText() { return "none (graphsim was built without NCCL)"; }
 
+std::vector<std::byte> newNcclIdBytes() {
+  throw EnvironmentError(
+      "one process per GPU needs NCCL, and this graphsim was built without it: install NCCL "
+      "(libnccl-dev, or the CUDA toolkit's) and configure again (docs/MULTI-GPU.md)");
+}
+
 struct Collectives::Impl {};
+
+Collectives::Collectives(int, const ProcessRank& place, std::chrono::milliseconds) {
+  throw EnvironmentError("rank " + std::to_string(place.rank) + " of " + std::to_string(place.world) +
+                         " needs NCCL, and this graphsim was built without it: install NCCL (libnccl-dev, or the "
+                         "CUDA toolkit's) and configure again (docs/MULTI-GPU.md)");
+}
 
 Collectives::Collectives(const std::vector<int>& devices) {
   throw EnvironmentError(
@@ -231,6 +330,8 @@ Collectives::Collectives(const std::vector<int>& devices) {
 }
 Collectives::~Collectives() = default;
 int Collectives::ranks() const { return 0; }
+int Collectives::localRanks() const { return 0; }
+int Collectives::firstRank() const { return 0; }
 int Collectives::device(int) const { return 0; }
 std::vector<Graph> Collectives::capture(const std::vector<cudaStream_t>&,
                                         const std::function<void(int, cudaStream_t)>&) const {
@@ -244,3 +345,5 @@ void Collectives::allReduceMax(int, const unsigned int*, unsigned int*, std::siz
 #endif // GRAPHSIM_HAVE_NCCL
 
 } // namespace graphsim::cuda
+
+std::vector<std::byte> graphsim::newNcclId() { return cuda::newNcclIdBytes(); }

@@ -1,6 +1,8 @@
-// NCCL for the GPUs of one process (docs/MULTI-GPU.md): one communicator per GPU from ncclCommInitAll, and the three
-// collectives the multi-GPU frame graph holds, captured into CUDA graphs. Rank r is the r-th GPU of the list; the
-// ranks are explicit in every call, so one process per GPU (ncclCommInitRank) would change only the constructor.
+// NCCL for the frame graphs of several GPUs (docs/MULTI-GPU.md): the communicators of this process's GPUs, and the
+// three collectives the multi-GPU frame graph holds, captured into CUDA graphs. Either every GPU of the job is in
+// this process (ncclCommInitAll: rank r is the r-th GPU of the list), or this process is one rank of a job of one
+// process per GPU (ncclCommInitRank). Calls name the job's rank; the local GPUs are ranks firstRank() ..
+// firstRank() + localRanks() - 1.
 //
 // Built without NCCL (GRAPHSIM_HAVE_NCCL 0), the constructor throws EnvironmentError saying so and nothing else is
 // reachable.
@@ -8,6 +10,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -16,6 +19,7 @@
 
 #include "compute/cuda/cuda_handles.h"
 #include "compute/errors.h"
+#include "compute/process_rank.h"
 
 namespace graphsim::cuda {
 
@@ -32,15 +36,22 @@ public:
   // devices: CUDA device indices, rank r = devices[r]. Throws EnvironmentError (no NCCL in this build, or
   // ncclCommInitAll failed: the reason) or NcclError.
   explicit Collectives(const std::vector<int>& devices);
+  // One rank of a job of one process per GPU, on `device`. Waits for every rank to join, at most `timeout`: throws
+  // TimeoutError naming what is missing (another process that never started, a wrong id), EnvironmentError or
+  // NcclError.
+  Collectives(int device, const ProcessRank& place, std::chrono::milliseconds timeout);
   ~Collectives(); // ncclCommDestroy per rank; the caller has finished every graph that uses them
   Collectives(const Collectives&) = delete;
   Collectives& operator=(const Collectives&) = delete;
 
-  int ranks() const;
-  int device(int rank) const;
+  int ranks() const;      // the job's
+  int localRanks() const; // this process's
+  int firstRank() const;  // the job's rank of this process's first GPU
+  int device(int local) const;
 
-  // Captures what `record(rank, stream)` issues on every rank's stream (streams[rank], on that rank's device) into
-  // one CUDA graph per rank, the NCCL calls of all ranks in one group (one thread drives every GPU). Returns graphs[r].
+  // Captures what `record(rank, stream)` issues on every local rank's stream (streams[local], on that rank's device)
+  // into one CUDA graph per local rank, the NCCL calls of all of them in one group (one thread drives every GPU of
+  // this process). record gets the job's rank. Returns graphs[local].
   std::vector<Graph> capture(const std::vector<cudaStream_t>& streams,
                              const std::function<void(int rank, cudaStream_t stream)>& record) const;
   // The same calls, issued (not captured), in one group: warms NCCL up before a first capture, so that connection

@@ -31,7 +31,10 @@ Slices captureSlices(const Collectives& collectives, const std::vector<RankArray
       out.captured.push_back(std::move(graphs[r]));
     }
   };
-  const auto at = [&](int r) -> const RankArrays& { return ranks[static_cast<std::size_t>(r)]; };
+  // record gets the job's rank; ranks[] holds this process's, from collectives.firstRank() on.
+  const auto at = [&](int rank) -> const RankArrays& {
+    return ranks[static_cast<std::size_t>(rank - collectives.firstRank())];
+  };
   const std::size_t each = static_cast<std::size_t>(share);
   for (int sub = 0; sub < substeps; ++sub) {
     capture(
@@ -50,13 +53,13 @@ Slices captureSlices(const Collectives& collectives, const std::vector<RankArray
           [](GraphSlice& sl, cudaGraph_t g) { sl.gatherColour = g; });
   for (std::size_t r = 0; r < R; ++r) {
     GraphSlice& sl = out.perRank[r];
-    const int rank = static_cast<int>(r);
+    const int rank = collectives.firstRank() + static_cast<int>(r);
     sl.begin = std::min(rank * share, n);
     sl.end = std::min((rank + 1) * share, n);
-    sl.arrayBodies = static_cast<int>(R) * share;
+    sl.arrayBodies = collectives.ranks() * share;
     sl.tiles = static_cast<int>(tiles);
     sl.tileFlags = ranks[r].tileFlags;
-    sl.writesRender = r == 0;
+    sl.writesRender = rank == 0;
   }
   return out;
 }

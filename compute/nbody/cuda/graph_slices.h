@@ -19,8 +19,8 @@ namespace graphsim::cuda {
 // Each GPU's share of n bodies on `ranks` GPUs: equal (the collectives move equal parts), whole forces tiles.
 int shareFor(int n, int ranks);
 
-// What rank r brings (rank order = Collectives' order): its state arrays, the buffer its combined non-finite bits go
-// to, and its stream.
+// What local rank r brings (rank order = Collectives' order; this process's GPUs only): its state arrays, the buffer
+// its combined non-finite bits go to, and its stream.
 struct RankArrays {
   BodiesView view;
   unsigned int* tileFlags = nullptr;

@@ -85,6 +85,16 @@ NBodyCudaBackend::NBodyCudaBackend(const NBodyConfig& config, int device, const 
 
 NBodyCudaBackend::NBodyCudaBackend(const NBodyConfig& config, const std::vector<int>& gpus, const InteropDesc* interop,
                                    std::chrono::milliseconds waitTimeout, LeapfrogStart start)
+    : NBodyCudaBackend(config, gpus, nullptr, interop, waitTimeout, start) {}
+
+NBodyCudaBackend::NBodyCudaBackend(const NBodyConfig& config, int device, const ProcessRank& place,
+                                   const InteropDesc* interop, std::chrono::milliseconds waitTimeout,
+                                   LeapfrogStart start)
+    : NBodyCudaBackend(config, std::vector<int>{device}, &place, interop, waitTimeout, start) {}
+
+NBodyCudaBackend::NBodyCudaBackend(const NBodyConfig& config, const std::vector<int>& gpus, const ProcessRank* place,
+                                   const InteropDesc* interop, std::chrono::milliseconds waitTimeout,
+                                   LeapfrogStart start)
     : impl_(std::make_unique<Impl>()) {
   // The fds belong to us from here on: each is either imported (then the CUDA driver owns it) or closed when this
   // constructor throws.
@@ -94,11 +104,18 @@ NBodyCudaBackend::NBodyCudaBackend(const NBodyConfig& config, const std::vector<
   checkGpus(gpus);
   const int device = gpus.front();
   if (interop != nullptr) checkRenderBuffers(*interop, config.bodies);
+  if (place != nullptr && place->rank != 0 && interop != nullptr) {
+    throw std::invalid_argument("rank " + std::to_string(place->rank) + " has interop; only rank 0 renders");
+  }
 
   Impl& m = *impl_;
   m.leapfrogStart = start;
   m.device = device;
-  if (gpus.size() > 1) m.collectives = std::make_unique<cuda::Collectives>(gpus); // EnvironmentError without NCCL
+  if (place != nullptr && place->world > 1) { // EnvironmentError without NCCL, TimeoutError when ranks are missing
+    m.collectives = std::make_unique<cuda::Collectives>(device, *place, waitTimeout);
+  } else if (gpus.size() > 1) {
+    m.collectives = std::make_unique<cuda::Collectives>(gpus);
+  }
   m.frames.open(device, interop, std::move(fds), waitTimeout, "frame", "graphsim nbody frames");
   std::optional<cuda::FrameSemaphores> semaphores;
   if (m.interop()) semaphores = m.frames.semaphores();
@@ -194,6 +211,7 @@ void NBodyCudaBackend::synchronize() { impl_->synchronize(); }
 void NBodyCudaBackend::download(BodyState& state, std::vector<float>& colour) {
   Impl& m = *impl_;
   m.synchronize();
+  m.gatherOtherProcessesShares();
   m.bodies.download(state, colour);
   // Several GPUs: positions and colours are gathered everywhere; each GPU's velocities are its own slice's.
   for (const Impl::Peer& p : m.peers) {
@@ -225,6 +243,7 @@ void NBodyCudaBackend::setState(BodyState state, std::vector<Float4> accel) {
 std::vector<Float4> NBodyCudaBackend::downloadAccelerations() {
   Impl& m = *impl_;
   m.synchronize();
+  m.gatherOtherProcessesShares();
   std::vector<Float4> accel = m.bodies.downloadAccelerations();
   for (const Impl::Peer& p : m.peers) {
     const cuda::GraphSlice& share = *p.graph->slice();
@@ -309,7 +328,7 @@ void NBodyCudaBackend::injectKernelFailure(NBodyStage stage, std::uint64_t frame
 }
 
 void NBodyCudaBackend::setLaunchMode(LaunchMode mode, ComparisonLaunch launch) {
-  if (launch != nullptr && !impl_->peers.empty()) {
+  if (launch != nullptr && impl_->collectives) {
     throw std::invalid_argument("the comparison launch modes run on one GPU; this backend has " +
                                 std::to_string(impl_->ranks()));
   }

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# One process per GPU on this machine (issue 32, docs/MULTI-GPU.md "One process per GPU"): starts WORLD graphsim
+# processes with the RANK/WORLD_SIZE/LOCAL_RANK launcher convention and one rendezvous file, waits for all of them
+# (bounded), prints each rank's exit code and time, and rank 0's output. Slurm (srun) and Open MPI (mpirun) set their
+# own variables instead; graphsim reads those the same way.
+#
+#   [WORLD=4] [KILL_RANK=r KILL_AFTER=s] [LIMIT=s] scripts/ranks.sh BIN_DIR graphsim-arguments...
+#   e.g. WORLD=4 scripts/ranks.sh build/bin bench --backend cuda --sim-only --bodies 1048576 --frames 8 --warmup 2
+#
+# KILL_RANK: SIGKILL that rank KILL_AFTER seconds in (a rank that dies); the others must end on their own within
+# their wait timeout (exit 1 naming what stalled). LIMIT (default 600 s): a rank still running then is killed and
+# reported as hung (exit code 124). Exit 0 when every rank exited 0.
+set -uo pipefail
+if [[ $# -lt 2 ]]; then
+  sed -n '2,12p' "$0" >&2
+  exit 2
+fi
+bin=$1/graphsim
+shift
+world=${WORLD:-4}
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+start=$SECONDS
+pids=()
+for ((r = 0; r < world; ++r)); do
+  RANK=$r WORLD_SIZE=$world LOCAL_RANK=$r GRAPHSIM_JOB_KEY="ranks-sh-$$" \
+    "$bin" "$@" --rendezvous "$dir/nccl.id" >"$dir/out.$r" 2>"$dir/err.$r" &
+  pids+=($!)
+done
+if [[ -n "${KILL_RANK:-}" ]]; then
+  sleep "${KILL_AFTER:-5}"
+  kill -KILL "${pids[$KILL_RANK]}" 2>/dev/null && echo "ranks: killed rank $KILL_RANK at $((SECONDS - start)) s"
+fi
+( sleep "${LIMIT:-600}"; for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done ) &
+watchdog=$!
+status=0
+for ((r = 0; r < world; ++r)); do
+  wait "${pids[$r]}"
+  rc=$?
+  [[ $rc -eq 137 && "${KILL_RANK:-}" != "$r" ]] && rc=124 # killed by the watchdog: hung
+  echo "ranks: rank $r exit $rc after $((SECONDS - start)) s: $(tail -n 1 "$dir/err.$r")"
+  [[ $rc -ne 0 ]] && status=1
+done
+kill "$watchdog" 2>/dev/null
+cat "$dir/out.0"
+exit $status
