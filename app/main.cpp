@@ -1,6 +1,7 @@
 // graphsim entry point: parse, pick the backend, run, map every failure to an exit code with a one-line reason.
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <memory>
 #include <string>
@@ -9,6 +10,7 @@
 #include "app/bench/bench.h"
 #include "app/cli/cli.h"
 #include "app/cli/list_gpus.h"
+#include "app/run/ranks.h"
 #include "app/run/session.h"
 #include "app/run/signals.h"
 #include "app/run/slow_config.h"
@@ -126,7 +128,7 @@ int mainImpl(int argc, char** argv) {
     std::fprintf(stderr, "graphsim: this machine lacks what was asked for: %s\n", e.what());
     return kExitEnvironment;
   } catch (const TimeoutError& e) { // "sim side stalled: …", "render side stalled: …", "CUDA side stalled: …"
-    std::fprintf(stderr, "graphsim: timeout: %s\n", e.what());
+    std::fprintf(stderr, "graphsim: timeout: %s%s\n", e.what(), stalledJobContext().c_str());
     return kExitInternal;
   } catch (const Error& e) {
     // The rest of compute/errors.h name themselves: ApiError ("CUDA error: <what failed, which node>: <call> failed
@@ -144,6 +146,14 @@ int mainImpl(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   const int code = graphsim::app::mainImpl(argc, argv);
+  // A rank of a job of several processes that failed (another rank died, say): NCCL's kernels may still spin on its
+  // GPU for the missing rank, and the CUDA runtime's exit-time teardown waits with them (seen on 4 H200s: two of the
+  // three surviving ranks hung after their message). Such a rank leaves without that teardown.
+  if (code != 0 && graphsim::app::joinedSeveralProcessJob()) {
+    std::fflush(stdout);
+    std::fflush(stderr);
+    std::_Exit(code);
+  }
   // stderr: a command that succeeded but could not write its messages (`2>&1 | head -1`, a full device) exits 1; it
   // cannot say so there. Any other code stays: an interrupted run whose terminal went away still exits 128 + signal.
   if (code == 0 && (std::fflush(stderr) != 0 || std::ferror(stderr) != 0)) return 1;

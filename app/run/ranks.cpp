@@ -385,8 +385,21 @@ std::vector<std::byte> awaitRendezvous(const fs::path& file, std::size_t idBytes
   }
 }
 
+namespace {
+std::optional<RankPlace> gJoined; // set once this process joined a job of several processes
+} // namespace
+
+std::string stalledJobContext() {
+  if (!gJoined) return {};
+  return "; this is rank " + std::to_string(gJoined->rank) + " of " + std::to_string(gJoined->world) +
+         ": another rank may have stopped";
+}
+
+bool joinedSeveralProcessJob() { return gJoined.has_value(); }
+
 ProcessRank joinLaunchedJob(const LaunchedRank& launched, milliseconds timeout) {
   const RankPlace& place = launched.place;
+  if (place.world > 1) gJoined = place;
   if (place.world == 1) return ProcessRank{0, 1, {}}; // alone: no NCCL, nothing to hand out
   const std::string key = jobKey();
   if (place.rank == 0) {

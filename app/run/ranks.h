@@ -102,4 +102,9 @@ struct LaunchedRank {
 // publishRendezvous and awaitRendezvous throw.
 ProcessRank joinLaunchedJob(const LaunchedRank& launched, std::chrono::milliseconds timeout);
 
+// After joinLaunchedJob of a job of several processes: whether this process is one, and for a timeout's message
+// "; this is rank R of W: another rank may have stopped" (else empty).
+bool joinedSeveralProcessJob();
+std::string stalledJobContext();
+
 } // namespace graphsim::app
