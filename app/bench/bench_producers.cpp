@@ -67,9 +67,9 @@ private:
 
 std::unique_ptr<BenchProducer> makeBenchCudaProducer(const SceneSettings& settings, const std::vector<int>& gpus,
                                                      LaunchMode mode, render::ParticleRenderer* renderer,
-                                                     std::chrono::milliseconds waitTimeout, const ProcessRank* rank) {
+                                                     std::chrono::milliseconds waitTimeout) {
   auto producer = std::make_unique<NBodyBenchProducer<NBodyCudaEngine>>(
-      makeNBodyCudaEngine(settings.sim, renderer, gpus, rank, waitTimeout, FaultPlan{}), settings, renderer);
+      makeNBodyCudaEngine(settings.sim, renderer, gpus, waitTimeout, FaultPlan{}), settings, renderer);
   NBodyCudaInstruments::setLaunchMode(producer->engine().backend(), mode);
   return producer;
 }

@@ -18,7 +18,6 @@
 #include "app/scenes/scene_engine.h"
 #include "compute/nbody/nbody_backend.h"
 #include "compute/nbody/nbody_cuda_instruments.h"
-#include "compute/process_rank.h"
 
 namespace graphsim::app {
 
@@ -70,12 +69,10 @@ private:
   ProducerTimes times_;
 };
 
-// The n-body scene's producers, on the renderer's path (feedPath). CUDA: with launch mode `mode`; with `rank`, on
-// gpus[0] as that rank of a job of one process per GPU.
+// The n-body scene's producers, on the renderer's path (feedPath). CUDA: with launch mode `mode`.
 std::unique_ptr<BenchProducer> makeBenchCudaProducer(const SceneSettings& settings, const std::vector<int>& gpus,
                                                      LaunchMode mode, render::ParticleRenderer* renderer,
-                                                     std::chrono::milliseconds waitTimeout,
-                                                     const ProcessRank* rank = nullptr);
+                                                     std::chrono::milliseconds waitTimeout);
 std::unique_ptr<BenchProducer> makeBenchCpuProducer(const SceneSettings& settings, render::ParticleRenderer* renderer);
 
 } // namespace graphsim::app

@@ -335,8 +335,8 @@ LoopResult runCpuLoop(render::VulkanContext& context, const LoopSetup& setup, st
 LoopResult runCudaSimOnlyLoop(const LoopSetup& setup) {
   const BenchOptions& options = *setup.options;
   const auto built = BenchClock::now();
-  const std::unique_ptr<BenchProducer> sim = makeBenchCudaProducer(options.scene, setup.devices(), LaunchMode::Graph,
-                                                                   nullptr, options.waitTimeout, setup.rank);
+  const std::unique_ptr<BenchProducer> sim =
+      makeBenchCudaProducer(options.scene, setup.devices(), LaunchMode::Graph, nullptr, options.waitTimeout);
   // F frames queued ahead of the one the host waits for, as with rendering, so the GPU never runs dry.
   Variant v{setup, nullptr, *sim, options.framesInFlight};
   v.withSubmit = false;

@@ -21,7 +21,6 @@
 #include "app/bench/bench_report.h"
 #include "app/frame/frame_driver.h"
 #include "compute/nbody/nbody_cuda_instruments.h"
-#include "compute/process_rank.h"
 #include "render/vulkan_context.h"
 
 namespace graphsim::app {
@@ -85,7 +84,6 @@ struct LoopSetup {
   render::Camera camera; // the scene's initial camera (Scene::initialCamera)
   std::vector<int> gpus; // --gpus: several GPUs, gpus[0] == cudaDevice; empty: cudaDevice alone
   std::vector<int> devices() const { return gpus.empty() ? std::vector<int>{cudaDevice} : gpus; }
-  const ProcessRank* rank = nullptr; // --rendezvous: cudaDevice as this rank of a job of one process per GPU
 };
 
 struct LoopResult {

@@ -12,12 +12,10 @@ SceneNotice NBodyRules::notice(const NBodyBlowUp& b) {
 }
 
 std::unique_ptr<NBodyCudaEngine> makeNBodyCudaEngine(const NBodyConfig& config, render::ParticleRenderer* renderer,
-                                                     const std::vector<int>& gpus, const ProcessRank* rank,
+                                                     const std::vector<int>& gpus,
                                                      std::chrono::milliseconds waitTimeout, const FaultPlan& inject) {
   const std::optional<InteropDesc> interop = interopFor(feedPath(true, renderer), renderer, inject);
-  const InteropDesc* desc = interop ? &*interop : nullptr;
-  auto engine = rank != nullptr ? std::make_unique<NBodyCudaEngine>(config, gpus.at(0), *rank, desc, waitTimeout)
-                                : std::make_unique<NBodyCudaEngine>(config, gpus, desc, waitTimeout);
+  auto engine = std::make_unique<NBodyCudaEngine>(config, gpus, interop ? &*interop : nullptr, waitTimeout);
   armKernelFailure(inject, engine->backend()); // test hook: kernel-fail
   return engine;
 }

@@ -21,13 +21,12 @@ struct NBodyRules {
 using NBodyCpuEngine = BackendEngine<NBodyCpuBackend, NBodyRules>;
 using NBodyCudaEngine = BackendEngine<NBodyCudaBackend, NBodyRules>;
 
-// CUDA on `gpus` (gpus[0] the renderer's; several: docs/MULTI-GPU.md), or with `rank` on gpus[0] alone as that rank
-// of a job of one process per GPU, on the renderer's path (feedPath): throws
+// CUDA on `gpus` (gpus[0] the renderer's; several: docs/MULTI-GPU.md) on the renderer's path (feedPath): throws
 // InteropImportError when CUDA cannot import the renderer's exported handles (the caller may fall back to host copy,
 // app/run/open_devices.h). The fault plan's CUDA faults (kernel-fail, import-fail) are armed here; its
 // cuda-semaphore-stall is the feed's.
 std::unique_ptr<NBodyCudaEngine> makeNBodyCudaEngine(const NBodyConfig& config, render::ParticleRenderer* renderer,
-                                                     const std::vector<int>& gpus, const ProcessRank* rank,
+                                                     const std::vector<int>& gpus,
                                                      std::chrono::milliseconds waitTimeout, const FaultPlan& inject);
 
 } // namespace graphsim::app

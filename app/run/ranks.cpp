@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <string_view>
 #include <thread>
@@ -18,6 +19,7 @@
 #include "app/base/errors.h"
 #include "app/io/output_file.h"
 #include "app/io/user_text.h"
+#include "app/run/rank_heartbeat.h"
 #include "app/run/signals.h"
 
 namespace graphsim::app {
@@ -386,31 +388,41 @@ std::vector<std::byte> awaitRendezvous(const fs::path& file, std::size_t idBytes
 }
 
 namespace {
-std::optional<RankPlace> gJoined; // set once this process joined a job of several processes
+std::optional<RankPlace> gJoined;          // set once this process joined a job of several processes
+std::unique_ptr<RankHeartbeat> gHeartbeat; // then its heartbeat, for stalledJobContext
 } // namespace
 
 std::string stalledJobContext() {
   if (!gJoined) return {};
-  return "; this is rank " + std::to_string(gJoined->rank) + " of " + std::to_string(gJoined->world) +
-         ": another rank may have stopped";
+  std::string text = "; this is rank " + std::to_string(gJoined->rank) + " of " + std::to_string(gJoined->world);
+  // Three beats' time: a rank that beat in none of them has stopped (or its host froze).
+  const std::vector<int> stopped = gHeartbeat->stoppedRanks(3 * RankHeartbeat::kPeriod);
+  if (stopped.empty()) return text + ": every other rank's heartbeat still moves, so one of them stalled";
+  std::string list;
+  for (const int r : stopped) list += (list.empty() ? "" : ", ") + std::to_string(r);
+  return text + ": rank" + (stopped.size() > 1 ? "s " : " ") + list + (stopped.size() > 1 ? " have" : " has") +
+         " stopped (no heartbeat in " + shownPath(RankHeartbeat::fileOf(gHeartbeat->rendezvous(), stopped[0])) +
+         (stopped.size() > 1 ? " and the others" : "") + ")";
 }
 
 bool joinedSeveralProcessJob() { return gJoined.has_value(); }
 
 ProcessRank joinLaunchedJob(const LaunchedRank& launched, milliseconds timeout) {
   const RankPlace& place = launched.place;
-  if (place.world > 1) gJoined = place;
   if (place.world == 1) return ProcessRank{0, 1, {}}; // alone: no NCCL, nothing to hand out
   const std::string key = jobKey();
+  ProcessRank joined{place.rank, place.world, {}};
   if (place.rank == 0) {
-    std::vector<std::byte> id = newNcclId();
-    publishRendezvous(launched.rendezvous, id, place.world, key);
-    return ProcessRank{0, place.world, std::move(id)};
+    joined.ncclId = newNcclId();
+    publishRendezvous(launched.rendezvous, joined.ncclId, place.world, key);
+  } else {
+    const fs::file_time_type notBefore =
+        key == kNoKey ? gProcessStart - std::chrono::minutes(1) : fs::file_time_type::min();
+    joined.ncclId = awaitRendezvous(launched.rendezvous, kNcclIdBytes, place, key, timeout, notBefore);
   }
-  const fs::file_time_type notBefore =
-      key == kNoKey ? gProcessStart - std::chrono::minutes(1) : fs::file_time_type::min();
-  return ProcessRank{place.rank, place.world,
-                     awaitRendezvous(launched.rendezvous, kNcclIdBytes, place, key, timeout, notBefore)};
+  gJoined = place;
+  gHeartbeat = std::make_unique<RankHeartbeat>(launched.rendezvous, place.rank, place.world);
+  return joined;
 }
 
 } // namespace graphsim::app

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "app/base/errors.h"
+#include "app/run/rank_heartbeat.h"
 #include "app/run/ranks.h"
 
 namespace graphsim::app {
@@ -388,6 +389,27 @@ TEST_F(Rendezvous, ARankOtherThanZeroJoinsWithRankZerosId) {
         joinLaunchedJob(LaunchedRank{place_, file()}, milliseconds(50));
       },
       {"rank 0 published no rendezvous file", "rank 1 of 4"});
+}
+
+} // namespace
+} // namespace graphsim::app
+
+namespace graphsim::app {
+namespace {
+
+// Two ranks of three beat; the third never started. Then rank 1 stops: rank 0 names both.
+TEST(RankHeartbeat, NamesTheRanksWhoseHeartbeatStopped) {
+  const fs::path dir = fs::temp_directory_path() / ("graphsim-heartbeat-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path rendezvous = dir / "nccl.id";
+  RankHeartbeat zero(rendezvous, 0, 3);
+  auto one = std::make_unique<RankHeartbeat>(rendezvous, 1, 3);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100)); // both have written a first beat
+  EXPECT_EQ(zero.stoppedRanks(3 * RankHeartbeat::kPeriod), std::vector<int>{2});
+  one.reset(); // stops beating, removes its file
+  EXPECT_EQ(zero.stoppedRanks(3 * RankHeartbeat::kPeriod), (std::vector<int>{1, 2}));
+  EXPECT_TRUE(fs::exists(RankHeartbeat::fileOf(rendezvous, 0)));
+  fs::remove_all(dir);
 }
 
 } // namespace

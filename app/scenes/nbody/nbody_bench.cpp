@@ -97,10 +97,14 @@ struct ScalingRow {
   std::vector<double> gatherMs, reduceMs; // per GPU, one profiled frame: all-gathers and force reductions
 };
 
-ScalingRow measureScaling(const BenchOptions& options, const std::vector<int>& gpus) {
+NBodyConfig scalingConfig(const BenchOptions& options) {
   NBodyConfig config = options.scene.sim;
   config.diagnosticsEvery = 0;
-  NBodyCudaBackend sim(config, gpus, nullptr, options.waitTimeout);
+  return config;
+}
+
+// `sim` on `gpus` (a rank of several processes: its own GPU alone).
+ScalingRow measureScaling(const BenchOptions& options, NBodyCudaBackend& sim, const std::vector<int>& gpus) {
   ScalingRow row;
   row.gpus = gpus;
   std::vector<double> wall;
@@ -131,6 +135,22 @@ ScalingRow measureScaling(const BenchOptions& options, const std::vector<int>& g
   return row;
 }
 
+ScalingRow measureScaling(const BenchOptions& options, const std::vector<int>& gpus) {
+  NBodyCudaBackend sim(scalingConfig(options), gpus, nullptr, options.waitTimeout);
+  return measureScaling(options, sim, gpus);
+}
+
+nlohmann::ordered_json perGpuJson(const ScalingRow& r) {
+  nlohmann::ordered_json perGpu = nlohmann::ordered_json::array();
+  for (std::size_t g = 0; g < r.gpus.size(); ++g) {
+    perGpu.push_back({{"gpu", r.gpus[g]},
+                      {"sim_ms", r.gpuMs[g]},
+                      {"all_gather_ms", r.gatherMs[g]},
+                      {"force_reduction_ms", r.reduceMs[g]}});
+  }
+  return perGpu;
+}
+
 void runScaling(const BenchOptions& options, const std::vector<int>& gpus, BenchReport& report) {
   const ScalingRow one = measureScaling(options, {gpus.front()});
   const ScalingRow all = measureScaling(options, gpus);
@@ -139,19 +159,14 @@ void runScaling(const BenchOptions& options, const std::vector<int>& gpus, Bench
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   char line[256];
   for (const ScalingRow* r : {&one, &all}) {
-    nlohmann::ordered_json perGpu = nlohmann::ordered_json::array();
     for (std::size_t g = 0; g < r->gpus.size(); ++g) {
-      perGpu.push_back({{"gpu", r->gpus[g]},
-                        {"sim_ms", r->gpuMs[g]},
-                        {"all_gather_ms", r->gatherMs[g]},
-                        {"force_reduction_ms", r->reduceMs[g]}});
       std::snprintf(line, sizeof line,
                     "%zu GPU(s): GPU %d graph %.3f ms (all-gathers %.3f ms, force reductions %.3f ms, one profiled "
                     "frame)",
                     r->gpus.size(), r->gpus[g], r->gpuMs[g], r->gatherMs[g], r->reduceMs[g]);
       report.notes.emplace_back(line);
     }
-    rows.push_back({{"gpus", r->gpus.size()}, {"frame_ms", r->frameMs}, {"per_gpu", std::move(perGpu)}});
+    rows.push_back({{"gpus", r->gpus.size()}, {"frame_ms", r->frameMs}, {"per_gpu", perGpuJson(*r)}});
   }
   std::snprintf(line, sizeof line,
                 "scaling, compute-only, %lld bodies: 1 GPU %.3f ms/frame, %zu GPUs %.3f ms/frame: %.2fx, "
@@ -180,21 +195,22 @@ void runAsRank(const BenchOptions& options, BenchReport& report) {
   mine.gpu = localDeviceFor(place, static_cast<int>(cuda.devices.size()));
   const CudaDeviceInfo& info = cudaDeviceFor(mine, cuda);
   describeCuda(report, info, cuda);
-  LoopSetup setup{&mine, info.index, report.interactionsPerFrame, nullptr, "graph", options.scene.render.camera};
-  setup.rank = &rank;
-  addRun(report, runCudaSimOnlyLoop(setup), "graph",
-         "compute-only graph of rank " + std::to_string(place.rank) + " of " + std::to_string(place.world) +
-             " (one process per GPU), launched back to back",
-         0);
-  skipTheOthers(report, options, BenchVariant::Graph, "one process per GPU measures the compute-only graph");
-  report.notes.push_back("one process per GPU: " + std::to_string(place.world) + " ranks (" + place.source +
-                         "); this is rank " + std::to_string(place.rank) + "'s report, on CUDA device " +
-                         std::to_string(info.index));
-  report.multiGpu = {{"ranks", place.world},
-                     {"rank", place.rank},
-                     {"launcher", place.source},
-                     {"gpu", info.index},
-                     {"bodies", options.scene.sim.bodies}};
+  // As the --gpus scaling table measures a row: a wait per frame (every rank's work is in it: the collectives wait
+  // for the slowest), then three profiled frames for the collectives' share.
+  NBodyCudaBackend sim(scalingConfig(options), info.index, rank, nullptr, options.waitTimeout);
+  const ScalingRow row = measureScaling(options, sim, {info.index});
+  skipTheOthers(report, options, std::nullopt,
+                "one process per GPU measures the compute-only frame (notes and multi_gpu)");
+  char line[320];
+  std::snprintf(line, sizeof line,
+                "one process per GPU, %lld bodies: %d ranks (%s), rank %d on GPU %d: %.3f ms/frame; graph %.3f ms "
+                "(all-gathers %.3f ms, force reductions %.3f ms, one profiled frame)",
+                static_cast<long long>(options.scene.sim.bodies), place.world, place.source.c_str(), place.rank,
+                info.index, row.frameMs, row.gpuMs[0], row.gatherMs[0], row.reduceMs[0]);
+  report.notes.emplace_back(line);
+  report.multiGpu = {{"ranks", place.world},     {"rank", place.rank},
+                     {"launcher", place.source}, {"bodies", options.scene.sim.bodies},
+                     {"frame_ms", row.frameMs},  {"per_gpu", perGpuJson(row)}};
 }
 
 void runCuda(const BenchOptions& options, BenchReport& report) {

@@ -206,8 +206,8 @@ std::unique_ptr<SceneProducer> makeNBodyProducer(const SceneSettings& settings, 
   if (request.cuda) {
     const std::vector<int> gpus = request.gpus.empty() ? std::vector<int>{request.cudaDevice} : request.gpus;
     return makeOver<NBodyProducer>(
-        makeNBodyCudaEngine(sim, request.renderer, gpus, nullptr, request.waitTimeout, request.inject), settings,
-        capacity, request);
+        makeNBodyCudaEngine(sim, request.renderer, gpus, request.waitTimeout, request.inject), settings, capacity,
+        request);
   }
   refuseCudaOnlyFault(request.inject, "cpu");
   return makeOver<NBodyProducer>(std::make_unique<NBodyCpuEngine>(sim), settings, capacity, request);
