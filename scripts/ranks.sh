@@ -4,15 +4,16 @@
 # (bounded), prints each rank's exit code and time, and rank 0's output. Slurm (srun) and Open MPI (mpirun) set their
 # own variables instead; graphsim reads those the same way.
 #
-#   [WORLD=4] [KILL_RANK=r KILL_AFTER=s] [LIMIT=s] scripts/ranks.sh BIN_DIR graphsim-arguments...
+#   [WORLD=4] [KILL_RANK=r KILL_AFTER=s] [WRAP_RANK=r WRAP="cmd args"] [LIMIT=s] scripts/ranks.sh BIN_DIR args...
 #   e.g. WORLD=4 scripts/ranks.sh build/bin bench --backend cuda --sim-only --bodies 1048576 --frames 8 --warmup 2
 #
+# WRAP: rank WRAP_RANK (default 0) runs under that command (e.g. WRAP="compute-sanitizer --tool memcheck").
 # KILL_RANK: SIGKILL that rank KILL_AFTER seconds in (a rank that dies); the others must end on their own within
 # their wait timeout (exit 1 naming what stalled). LIMIT (default 600 s): a rank still running then is killed and
 # reported as hung (exit code 124). Exit 0 when every rank exited 0.
 set -uo pipefail
 if [[ $# -lt 2 ]]; then
-  sed -n '2,12p' "$0" >&2
+  sed -n '2,13p' "$0" >&2
   exit 2
 fi
 bin=$1/graphsim
@@ -23,8 +24,10 @@ trap 'rm -rf "$dir"' EXIT
 start=$SECONDS
 pids=()
 for ((r = 0; r < world; ++r)); do
+  wrap=()
+  [[ -n "${WRAP:-}" && $r -eq ${WRAP_RANK:-0} ]] && read -r -a wrap <<<"$WRAP"
   RANK=$r WORLD_SIZE=$world LOCAL_RANK=$r GRAPHSIM_JOB_KEY="ranks-sh-$$" \
-    "$bin" "$@" --rendezvous "$dir/nccl.id" >"$dir/out.$r" 2>"$dir/err.$r" &
+    "${wrap[@]}" "$bin" "$@" --rendezvous "$dir/nccl.id" >"$dir/out.$r" 2>"$dir/err.$r" &
   pids+=($!)
 done
 if [[ -n "${KILL_RANK:-}" ]]; then
