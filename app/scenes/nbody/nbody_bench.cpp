@@ -197,7 +197,9 @@ void runAsRank(const BenchOptions& options, BenchReport& report) {
   describeCuda(report, info, cuda);
   // As the --gpus scaling table measures a row: a wait per frame (every rank's work is in it: the collectives wait
   // for the slowest), then three profiled frames for the collectives' share.
+  const auto built = BenchClock::now();
   NBodyCudaBackend sim(scalingConfig(options), info.index, rank, nullptr, options.waitTimeout);
+  report.startupSeconds = std::chrono::duration<double>(BenchClock::now() - built).count(); // the NCCL join in it
   const ScalingRow row = measureScaling(options, sim, {info.index});
   skipTheOthers(report, options, std::nullopt,
                 "one process per GPU measures the compute-only frame (notes and multi_gpu)");
