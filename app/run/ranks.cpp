@@ -8,12 +8,14 @@
 #include <array>
 #include <cerrno>
 #include <charconv>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string_view>
+#include <system_error>
 #include <thread>
 
 #include "app/base/errors.h"
@@ -406,6 +408,13 @@ std::string stalledJobContext() {
 }
 
 bool joinedSeveralProcessJob() { return gJoined.has_value(); }
+
+void removeRendezvous(const fs::path& file) {
+  std::error_code ec;
+  if (!fs::remove(file, ec) && ec)
+    std::fprintf(stderr, "graphsim: warning: could not remove %s (%s)\n", shownPath(file).c_str(),
+                 ec.message().c_str());
+}
 
 ProcessRank joinLaunchedJob(const LaunchedRank& launched, milliseconds timeout) {
   const RankPlace& place = launched.place;

@@ -102,6 +102,10 @@ struct LaunchedRank {
 // publishRendezvous and awaitRendezvous throw.
 ProcessRank joinLaunchedJob(const LaunchedRank& launched, std::chrono::milliseconds timeout);
 
+// Rank 0, once every rank has joined (the NCCL communicator is complete): removes the file, which would only mislead
+// a later job. Quiet when it is gone already; a failure is a warning on stderr, not an error.
+void removeRendezvous(const std::filesystem::path& file);
+
 // After joinLaunchedJob of a job of several processes: whether this process is one, and for a timeout's message
 // "; this is rank R of W: another rank may have stopped" (else empty).
 bool joinedSeveralProcessJob();

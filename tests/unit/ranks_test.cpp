@@ -414,3 +414,22 @@ TEST(RankHeartbeat, NamesTheRanksWhoseHeartbeatStopped) {
 
 } // namespace
 } // namespace graphsim::app
+
+namespace graphsim::app {
+namespace {
+
+// Rank 0 removes the file once every rank joined; a second removal (or none to remove) says nothing.
+TEST(RendezvousCleanUp, RemovesThePublishedFileQuietly) {
+  const fs::path file = fs::temp_directory_path() / ("graphsim-rendezvous-rm-" + std::to_string(::getpid()));
+  const std::vector<std::byte> id(128, std::byte{7});
+  publishRendezvous(file, id, 2, "-");
+  ASSERT_TRUE(fs::exists(file));
+  testing::internal::CaptureStderr();
+  removeRendezvous(file);
+  removeRendezvous(file);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  EXPECT_FALSE(fs::exists(file));
+}
+
+} // namespace
+} // namespace graphsim::app

@@ -200,6 +200,8 @@ void runAsRank(const BenchOptions& options, BenchReport& report) {
   const auto built = BenchClock::now();
   NBodyCudaBackend sim(scalingConfig(options), info.index, rank, nullptr, options.waitTimeout);
   report.startupSeconds = std::chrono::duration<double>(BenchClock::now() - built).count(); // the NCCL join in it
+  // Every rank has joined, so every rank has read the id: the file would only mislead a later job.
+  if (place.rank == 0) removeRendezvous(options.rank->rendezvous);
   const ScalingRow row = measureScaling(options, sim, {info.index});
   skipTheOthers(report, options, std::nullopt,
                 "one process per GPU measures the compute-only frame (notes and multi_gpu)");
