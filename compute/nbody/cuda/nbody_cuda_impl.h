@@ -134,14 +134,13 @@ struct NBodyCudaBackend::Impl {
   mutable std::vector<NodeInfo> allNodes; // nodes() with peers: rank 0's, then each peer's ("forces@gpu1")
 
   int ranks() const { return collectives ? collectives->ranks() : 1; } // the job's: this process's GPUs or more
-  int share = 0;                                                       // bodies a rank integrates (shareFor)
 
   // One rank of a job of several processes: the velocities and accelerations of the other ranks' shares, which the
   // frame never gathers, from their processes (every rank calls this after the same frame). Then this process's
   // arrays hold the whole state. Nothing to do when every GPU is in this process.
   void gatherOtherProcessesShares() {
     if (!collectives || collectives->localRanks() == collectives->ranks()) return;
-    const std::size_t count = 4 * static_cast<std::size_t>(share);
+    const std::size_t count = 4 * static_cast<std::size_t>(cuda::shareFor(static_cast<int>(config.bodies), ranks()));
     collectives->issue({frames.stream.get()}, [&](int rank, cudaStream_t s) {
       collectives->allGatherFloats(rank, reinterpret_cast<float*>(bodies.view().vel), count, s);
       collectives->allGatherFloats(rank, reinterpret_cast<float*>(bodies.view().accel), count, s);
@@ -338,7 +337,6 @@ struct NBodyCudaBackend::Impl {
     const int R = ranks();
     const int n = static_cast<int>(next.bodies);
     const int S = cuda::shareFor(n, R);
-    share = S;
     const std::size_t capacity =
         std::max({capacityFor(next), bodies.capacity(), static_cast<std::size_t>(S) * static_cast<std::size_t>(R)});
     const std::size_t tiles = cuda::forcesTileCounters(capacity);
