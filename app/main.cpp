@@ -10,6 +10,7 @@
 #include "app/bench/bench.h"
 #include "app/cli/cli.h"
 #include "app/cli/list_gpus.h"
+#include "app/run/rank_roles.h"
 #include "app/run/ranks.h"
 #include "app/run/session.h"
 #include "app/run/signals.h"
@@ -35,6 +36,8 @@ BackendKind resolveBackend(BackendKind requested) {
 
 int run(RunOptions options) {
   options.waitTimeout = flooredWaitTimeout(options.waitTimeout);
+  if (options.rank && options.rank->place.rank != 0)
+    return followRank0(options.scene, *options.rank, options.waitTimeout);
   const BackendKind backend = resolveBackend(options.backend);
   warnIfSlow(options.scene, backend); // `--bodies 16777216 --backend cpu`: hours per frame, said before any work
   std::unique_ptr<Window> window;
@@ -102,6 +105,8 @@ int runCommand(int argc, char** argv) {
     SoakOptions resolved = *soak;
     resolved.backend = resolveBackend(soak->backend);
     resolved.waitTimeout = flooredWaitTimeout(resolved.waitTimeout);
+    if (resolved.rank && resolved.rank->place.rank != 0)
+      return followRank0(soakSettings(findScene(resolved.scene), resolved), *resolved.rank, resolved.waitTimeout);
     warnIfSlow(soakSettings(findScene(resolved.scene), resolved), resolved.backend);
     return runSoak(resolved);
   }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One process per GPU on this machine (issue 32, docs/MULTI-GPU.md "One process per GPU"): starts WORLD graphsim
 # processes with the RANK/WORLD_SIZE/LOCAL_RANK launcher convention and one rendezvous file, waits for all of them
-# (bounded), prints each rank's exit code and time, and rank 0's output. Slurm (srun) and Open MPI (mpirun) set their
+# (bounded), prints each rank's exit code and time (in the order they end), and rank 0's output. Slurm (srun) and Open MPI (mpirun) set their
 # own variables instead; graphsim reads those the same way.
 #
 #   [WORLD=4] [KILL_RANK=r KILL_AFTER=s] [WRAP_RANK=r WRAP="cmd args"] [LIMIT=s] scripts/ranks.sh BIN_DIR args...
@@ -21,7 +21,8 @@ shift
 world=${WORLD:-4}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-start=$SECONDS
+t_start=$(date +%s%3N)
+ms() { echo $(($(date +%s%3N) - t_start)); }
 pids=()
 for ((r = 0; r < world; ++r)); do
   wrap=()
@@ -32,16 +33,21 @@ for ((r = 0; r < world; ++r)); do
 done
 if [[ -n "${KILL_RANK:-}" ]]; then
   sleep "${KILL_AFTER:-5}"
-  kill -KILL "${pids[$KILL_RANK]}" 2>/dev/null && echo "ranks: killed rank $KILL_RANK at $((SECONDS - start)) s"
+  kill -KILL "${pids[$KILL_RANK]}" 2>/dev/null && echo "ranks: killed rank $KILL_RANK at $(ms) ms"
 fi
 ( sleep "${LIMIT:-600}"; for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; done ) &
 watchdog=$!
 status=0
-for ((r = 0; r < world; ++r)); do
-  wait "${pids[$r]}"
+# In the order they end, each with its time (ms since the start) and the last line it wrote on stderr.
+declare -A live # pid -> rank, of the ranks still running
+for ((r = 0; r < world; ++r)); do live[${pids[$r]}]=$r; done
+while [[ ${#live[@]} -gt 0 ]]; do
+  wait -n -p pid "${!live[@]}"
   rc=$?
+  r=${live[$pid]}
+  unset "live[$pid]"
   [[ $rc -eq 137 && "${KILL_RANK:-}" != "$r" ]] && rc=124 # killed by the watchdog: hung
-  echo "ranks: rank $r exit $rc after $((SECONDS - start)) s: $(tail -n 1 "$dir/err.$r")"
+  echo "ranks: rank $r exit $rc after $(ms) ms: $(tail -n 1 "$dir/err.$r")"
   [[ $rc -ne 0 ]] && status=1
 done
 kill "$watchdog" 2>/dev/null

@@ -67,6 +67,7 @@ VariantResult skippedVariant(std::string name, std::string description, std::str
 namespace {
 
 void fillRatios(BenchReport& report) {
+  if (report.variants.empty()) return; // a rank other than 0 of --rendezvous: it followed, rank 0 measured
   // Mean frame time (1 / fps): completions can come in bursts, so the median interval alone can mislead.
   const double product = report.variants.front().frameMs.mean;
   for (VariantResult& v : report.variants) {
@@ -131,13 +132,8 @@ int runBenchCommand(const BenchOptions& requested) {
   warnIfSlow(options.scene, options.backend); // minutes per frame: said before any work
   BenchReport report = runBench(options);
   report.interrupted = interruptRequested();
-  if (options.rank && options.rank->place.rank != 0) { // one report for the job: rank 0's
-    if (!options.quiet) {
-      std::fprintf(stderr, "graphsim bench: rank %d of %d done; rank 0 reports\n", options.rank->place.rank,
-                   options.rank->place.world);
-    }
+  if (options.rank && options.rank->place.rank != 0) // one report for the job: rank 0's
     return report.interrupted ? interruptExitCode() : kExitOk;
-  }
   std::fputs(toTable(report).c_str(), stdout);
   flushStandardOutput();
   if (options.json) {

@@ -61,30 +61,6 @@ variants and write the table, JSON and CSV of the frames measured so far ("inter
 Exit codes: 0 success, 1 internal error, CUDA error, timeout, validation messages or an output that cannot be
 written, 2 bad usage, 3 no CUDA/Vulkan device (with --interop on: no interop), 129/130/143 interrupted.)";
 
-// --rendezvous FILE: the launcher's placement (UsageError naming a variable it set wrongly, or saying it set none)
-// and what a rank's bench can do so far: the n-body scene's compute-only graph on CUDA, each rank on the GPU its local
-// rank picks.
-LaunchedRank launchedRank(const std::string& file, const BenchOptions& o) {
-  const std::optional<RankPlace> place = rankFromEnvironment();
-  if (!place) {
-    throw UsageError(
-        "--rendezvous: no launcher variables (OMPI_COMM_WORLD_RANK, SLURM_PROCID or RANK/WORLD_SIZE/"
-        "LOCAL_RANK): start one graphsim per GPU with mpirun, srun or such a launcher");
-  }
-  if (o.backend != BackendKind::Cuda) throw UsageError("--rendezvous: needs --backend cuda");
-  if (o.gpu || o.gpus)
-    throw UsageError("--rendezvous: each rank's GPU is picked by its local rank; drop --gpu and --gpus");
-  if (!o.simOnly) {
-    throw UsageError(
-        "--rendezvous: bench runs ranks with --sim-only (the compute-only graph on every rank); "
-        "rendering on rank 0 is not built yet");
-  }
-  if (!findScene(o.scene.scene).capabilities().severalGpus)
-    throw UsageError("--rendezvous: the " + o.scene.scene + " scene runs on one GPU");
-  if (file.empty() || fs::is_directory(file)) throw UsageError("--rendezvous " + file + ": not a file name");
-  return LaunchedRank{*place, file};
-}
-
 // An output file must be creatable now, so that a typo fails before minutes of benchmarking.
 fs::path checkOutputFile(const std::string& flag, const std::string& value) {
   fs::path path(value); // not const: returned by move
@@ -210,12 +186,7 @@ BenchCommandLine::BenchCommandLine(CLI::App& app) {
   shared_.addValidation(*bench_, "run");
   shared_.addGpu(*bench_, "cpu backend: Vulkan device index; cuda backend: CUDA device index");
   shared_.addGpus(*bench_);
-  bench_
-      ->add_option("--rendezvous", rendezvous_,
-                   "One process per GPU: this graphsim is one rank of a job that mpirun, srun or a "
-                   "RANK/WORLD_SIZE/LOCAL_RANK launcher started; rank 0 writes NCCL's id to FILE, on a path every "
-                   "rank reads (n-body, cuda, --sim-only; rank 0 reports; docs/MULTI-GPU.md)")
-      ->type_name("FILE");
+  shared_.addRendezvous(*bench_, "n-body, --sim-only: rank 0 measures and reports; the others follow it.");
   shared_.addWaitTimeout(*bench_);
   shared_.addThrottleWait(*bench_);
   shared_.addRenderMode(*bench_);
@@ -286,7 +257,12 @@ BenchOptions BenchCommandLine::options(int argc, char** argv) const {
   o.gpu = shared_.gpu();
   o.gpus = shared_.gpus();
   if (o.gpus) checkSeveralGpus(findScene(o.scene.scene));
-  if (!rendezvous_.empty()) o.rank = launchedRank(rendezvous_, o);
+  o.rank = shared_.rendezvous(findScene(o.scene.scene));
+  if (o.rank && !o.simOnly) {
+    throw UsageError(
+        "--rendezvous: bench runs ranks with --sim-only (the compute-only graph on every rank); graphsim run "
+        "--rendezvous renders on rank 0");
+  }
   o.waitTimeout = shared_.waitTimeout();
   o.throttleWait = shared_.throttleWait();
   shared_.applyRenderMode(o.scene.render);

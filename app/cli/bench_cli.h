@@ -22,7 +22,7 @@ public:
 private:
   CLI::App* bench_ = nullptr;
   SharedFlags shared_{{BackendKind::Cpu, BackendKind::Cuda}, BackendKind::Cuda}; // --backend, --gpu, --quiet, ...
-  std::string scene_ = defaultSceneName(), config_, variants_ = "all", json_, csv_, frameLog_, captureDir_, rendezvous_;
+  std::string scene_ = defaultSceneName(), config_, variants_ = "all", json_, csv_, frameLog_, captureDir_;
   // Number flags as typed, converted by parseIntegerFlag (app/cli/cli.h) so that a refusal quotes them.
   std::string frames_ = "1000", warmup_, framesInFlight_ = "3", captureEvery_;
   // --diagnostics-every (issue 15), as typed.

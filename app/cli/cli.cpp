@@ -190,6 +190,9 @@ RunCommandLine::RunCommandLine(CLI::App& app) {
   shared_.addValidation(*run_, "run");
   shared_.addGpu(*run_, "cpu backend: Vulkan device index; cuda backend: CUDA device index (see list-gpus)");
   shared_.addGpus(*run_);
+  shared_.addRendezvous(*run_,
+                        "Rank 0 runs as without it (window or headless, panel, captures); the other ranks run their "
+                        "share of the frame headless and apply rank 0's edits in the same frame.");
   addIntegerOption(*run_, "--frames-in-flight", framesInFlight_,
                    "Frames in flight F, 1.." + std::to_string(kMaxFramesInFlight) + " (render buffers in the ring)")
       ->capture_default_str();
@@ -268,6 +271,9 @@ RunOptions RunCommandLine::options() const {
   applyDiagnosticsEvery(*run_, diagnosticsEvery_, options.scene);
   options.gpu = shared_.gpu();
   options.gpus = shared_.gpus();
+  options.rank = shared_.rendezvous(findScene(options.scene.scene));
+  if (options.rank && options.loadState)
+    throw UsageError("--load-state: one process per GPU (--rendezvous) starts from the scene, not from a snapshot");
   applyOutputFlags(options);
   options.waitTimeout = shared_.waitTimeout();
   options.throttleWait = shared_.throttleWait();
@@ -391,6 +397,8 @@ SoakCommandLine::SoakCommandLine(CLI::App& app) {
   shared_.addValidation(*soak_, "soak");
   shared_.addGpu(*soak_, "As for run");
   shared_.addGpus(*soak_);
+  shared_.addRendezvous(*soak_,
+                        "Rank 0 makes the changes, checks against the replay and reports; the other ranks follow.");
   shared_.addWaitTimeout(*soak_);
   shared_.addQuiet(*soak_, "No progress lines");
   soak_->footer(
@@ -420,6 +428,7 @@ SoakOptions SoakCommandLine::options() const {
   soak.checkpointEvery = parseIntegerFlag("--checkpoint-every", checkpointEvery_, 2, kMaxFrames);
   soak.gpu = shared_.gpu();
   soak.gpus = shared_.gpus();
+  soak.rank = shared_.rendezvous(scene);
   soak.waitTimeout = shared_.waitTimeout();
   return soak;
 }

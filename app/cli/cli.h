@@ -121,6 +121,9 @@ public:
   void addThrottleWait(CLI::App& command);
   void addQuiet(CLI::App& command, const std::string& help);
   void addRenderMode(CLI::App& command); // --render-mode particles|surface over the scene file's render.mode
+  // --rendezvous FILE|mpi: one process per GPU (docs/MULTI-GPU.md, "One process per GPU"). `roles` says in the help
+  // what rank 0 and the other ranks do in this subcommand.
+  void addRendezvous(CLI::App& command, const std::string& roles);
 
   // After a successful parse; a bad value throws UsageError naming the flag.
   BackendKind backend() const;
@@ -133,6 +136,10 @@ public:
   std::chrono::milliseconds waitTimeout() const;
   render::ThrottleWait throttleWait() const;
   bool quiet() const { return quiet_; }
+  // --rendezvous when given: the launcher's placement and the file (app/run/ranks.h). UsageError when no launcher
+  // variables are set (or one is wrong), the backend is not cuda, --gpu or --gpus is given (each rank's GPU is its
+  // local rank's), the scene does not run on several GPUs, or FILE is not a file name.
+  std::optional<LaunchedRank> rendezvous(const Scene& scene) const;
   // When --render-mode was given, its mode into render.mode; UsageError for another word.
   void applyRenderMode(RenderSettings& render) const;
 
@@ -143,6 +150,8 @@ private:
   bool validation_ = false, quiet_ = false;
   CLI::Option* gpuOption_ = nullptr;
   CLI::Option* gpusOption_ = nullptr;
+  CLI::Option* rendezvousOption_ = nullptr;
+  std::string rendezvous_;
 };
 
 } // namespace graphsim::app

@@ -13,6 +13,7 @@
 #include "app/base/output_paths.h"
 #include "app/cli/cli.h"
 #include "app/io/user_text.h"
+#include "app/run/ranks.h"
 #include "compute/protocol.h"
 
 namespace graphsim::app {
@@ -242,6 +243,36 @@ void SharedFlags::addGpus(CLI::App& command) {
                                 "cuda backend, n-body scene: run the frame on several GPUs through NCCL, e.g. 0,1 or "
                                 "all; the first renders (docs/MULTI-GPU.md)")
                     ->type_name("LIST");
+}
+
+void SharedFlags::addRendezvous(CLI::App& command, const std::string& roles) {
+  rendezvousOption_ =
+      command
+          .add_option("--rendezvous", rendezvous_,
+                      "One process per GPU, started by a launcher (mpirun, srun, torchrun; docs/MULTI-GPU.md): rank "
+                      "0 hands NCCL's id to the others through FILE, on a path every rank reads (or through MPI "
+                      "with the word mpi, where graphsim was built with MPI). " +
+                          roles + " Needs --backend cuda; each rank drives the GPU of its local rank")
+          ->type_name("FILE|mpi");
+}
+
+std::optional<LaunchedRank> SharedFlags::rendezvous(const Scene& scene) const {
+  if (rendezvousOption_ == nullptr || rendezvousOption_->count() == 0) return std::nullopt;
+  const std::optional<RankPlace> place = rankFromEnvironment();
+  if (!place) {
+    throw UsageError(
+        "--rendezvous: no launcher variables (OMPI_COMM_WORLD_RANK, SLURM_PROCID or RANK/WORLD_SIZE/"
+        "LOCAL_RANK): start one graphsim per GPU with mpirun, srun or such a launcher");
+  }
+  if (backend() != BackendKind::Cuda) throw UsageError("--rendezvous: needs --backend cuda");
+  if (gpu() || (gpusOption_ != nullptr && gpusOption_->count() > 0))
+    throw UsageError("--rendezvous: each rank's GPU is picked by its local rank; drop --gpu and --gpus");
+  if (scene.capabilities().followRank0 == nullptr)
+    throw UsageError("--rendezvous: the " + std::string(scene.name()) + " scene runs on one GPU");
+  // mpi is no file (kMpiRendezvous); a file of that name is given as ./mpi.
+  if (rendezvous_ != kMpiRendezvous && (rendezvous_.empty() || fs::is_directory(rendezvous_)))
+    throw UsageError("--rendezvous " + asTyped(rendezvous_) + ": not a file name");
+  return LaunchedRank{*place, rendezvous_};
 }
 
 void SharedFlags::addWaitTimeout(CLI::App& command) {

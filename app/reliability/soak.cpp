@@ -39,7 +39,8 @@ RunOptions runOptionsFor(const SoakOptions& soak, const Scene& scene) {
                     .waitTimeout = soak.waitTimeout,
                     .quiet = soak.quiet,
                     .panel = false,
-                    .interop = soak.interop};
+                    .interop = soak.interop,
+                    .rank = soak.rank};
 }
 
 const char* backendName(BackendKind kind) { return kind == BackendKind::Cuda ? "cuda" : "cpu"; }

@@ -13,9 +13,12 @@ SceneNotice NBodyRules::notice(const NBodyBlowUp& b) {
 
 std::unique_ptr<NBodyCudaEngine> makeNBodyCudaEngine(const NBodyConfig& config, render::ParticleRenderer* renderer,
                                                      const std::vector<int>& gpus,
-                                                     std::chrono::milliseconds waitTimeout, const FaultPlan& inject) {
+                                                     std::chrono::milliseconds waitTimeout, const FaultPlan& inject,
+                                                     const ProcessRank* rank) {
   const std::optional<InteropDesc> interop = interopFor(feedPath(true, renderer), renderer, inject);
-  auto engine = std::make_unique<NBodyCudaEngine>(config, gpus, interop ? &*interop : nullptr, waitTimeout);
+  const InteropDesc* shared = interop ? &*interop : nullptr;
+  auto engine = rank != nullptr ? std::make_unique<NBodyCudaEngine>(config, gpus.front(), *rank, shared, waitTimeout)
+                                : std::make_unique<NBodyCudaEngine>(config, gpus, shared, waitTimeout);
   armKernelFailure(inject, engine->backend()); // test hook: kernel-fail
   return engine;
 }

@@ -24,9 +24,11 @@ using NBodyCudaEngine = BackendEngine<NBodyCudaBackend, NBodyRules>;
 // CUDA on `gpus` (gpus[0] the renderer's; several: docs/MULTI-GPU.md) on the renderer's path (feedPath): throws
 // InteropImportError when CUDA cannot import the renderer's exported handles (the caller may fall back to host copy,
 // app/run/open_devices.h). The fault plan's CUDA faults (kernel-fail, import-fail) are armed here; its
-// cuda-semaphore-stall is the feed's.
+// cuda-semaphore-stall is the feed's. rank: rank 0 of a job of one process per GPU, on gpus[0] (docs/MULTI-GPU.md,
+// "Roles"); nullptr: every GPU in this process.
 std::unique_ptr<NBodyCudaEngine> makeNBodyCudaEngine(const NBodyConfig& config, render::ParticleRenderer* renderer,
                                                      const std::vector<int>& gpus,
-                                                     std::chrono::milliseconds waitTimeout, const FaultPlan& inject);
+                                                     std::chrono::milliseconds waitTimeout, const FaultPlan& inject,
+                                                     const ProcessRank* rank = nullptr);
 
 } // namespace graphsim::app

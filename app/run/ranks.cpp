@@ -21,6 +21,7 @@
 #include "app/base/errors.h"
 #include "app/io/output_file.h"
 #include "app/io/user_text.h"
+#include "app/run/mpi_job.h"
 #include "app/run/rank_heartbeat.h"
 #include "app/run/signals.h"
 
@@ -391,12 +392,13 @@ std::vector<std::byte> awaitRendezvous(const fs::path& file, std::size_t idBytes
 
 namespace {
 std::optional<RankPlace> gJoined;          // set once this process joined a job of several processes
-std::unique_ptr<RankHeartbeat> gHeartbeat; // then its heartbeat, for stalledJobContext
+std::unique_ptr<RankHeartbeat> gHeartbeat; // then its heartbeat, for stalledJobContext; none under MPI
 } // namespace
 
 std::string stalledJobContext() {
   if (!gJoined) return {};
   std::string text = "; this is rank " + std::to_string(gJoined->rank) + " of " + std::to_string(gJoined->world);
+  if (!gHeartbeat) return text + ": another rank may have stopped (under MPI no heartbeat files tell which)";
   // Three beats' time: a rank that beat in none of them has stopped (or its host froze).
   const std::vector<int> stopped = gHeartbeat->stoppedRanks(3 * RankHeartbeat::kPeriod);
   if (stopped.empty()) return text + ": every other rank's heartbeat still moves, so one of them stalled";
@@ -410,6 +412,7 @@ std::string stalledJobContext() {
 bool joinedSeveralProcessJob() { return gJoined.has_value(); }
 
 void removeRendezvous(const fs::path& file) {
+  if (file == kMpiRendezvous) return;
   std::error_code ec;
   if (!fs::remove(file, ec) && ec)
     std::fprintf(stderr, "graphsim: warning: could not remove %s (%s)\n", shownPath(file).c_str(),
@@ -418,9 +421,17 @@ void removeRendezvous(const fs::path& file) {
 
 ProcessRank joinLaunchedJob(const LaunchedRank& launched, milliseconds timeout) {
   const RankPlace& place = launched.place;
+  const bool byMpi = launched.rendezvous == kMpiRendezvous;
+  if (byMpi) requireMpi();
   if (place.world == 1) return ProcessRank{0, 1, {}}; // alone: no NCCL, nothing to hand out
-  const std::string key = jobKey();
   ProcessRank joined{place.rank, place.world, {}};
+  if (byMpi) {
+    joined.ncclId =
+        broadcastIdWithMpi(place.rank == 0 ? newNcclId() : std::vector<std::byte>{}, kNcclIdBytes, place, timeout);
+    gJoined = place; // no heartbeat: its files sit beside a rendezvous file
+    return joined;
+  }
+  const std::string key = jobKey();
   if (place.rank == 0) {
     joined.ncclId = newNcclId();
     publishRendezvous(launched.rendezvous, joined.ncclId, place.world, key);
@@ -430,7 +441,11 @@ ProcessRank joinLaunchedJob(const LaunchedRank& launched, milliseconds timeout) 
     joined.ncclId = awaitRendezvous(launched.rendezvous, kNcclIdBytes, place, key, timeout, notBefore);
   }
   gJoined = place;
-  gHeartbeat = std::make_unique<RankHeartbeat>(launched.rendezvous, place.rank, place.world);
+  // The watch (rank_heartbeat.h): a rank whose heartbeat stood still for half the wait timeout died, and this one
+  // leaves at once, so that the whole job ends within the wait timeout of its death.
+  const milliseconds stillFor = std::max(timeout / 2, milliseconds(1000));
+  gHeartbeat = std::make_unique<RankHeartbeat>(launched.rendezvous, place.rank, place.world, stillFor,
+                                               RankHeartbeat::rankStopped);
   return joined;
 }
 

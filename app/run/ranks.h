@@ -1,12 +1,13 @@
 // One process per GPU (issue 32; docs/MULTI-GPU.md, "Across machines"), the host side: where this process sits in a
 // job that a launcher (mpirun, srun, torchrun) started, read from the launcher's environment, and the rendezvous
 // through which rank 0 hands NCCL's unique id to the other ranks: a small file on a path every rank can read (a
-// shared filesystem when the ranks span machines). No CUDA, NCCL or Vulkan here: joinLaunchedJob has compute/ make
-// the id on rank 0 (newNcclId) and returns the ProcessRank that NBodyCudaBackend joins the job with.
+// shared filesystem when the ranks span machines), or, under mpirun in a build with MPI, an MPI broadcast
+// (app/run/mpi_job.h). No CUDA, NCCL or Vulkan here: joinLaunchedJob has compute/ make the id on rank 0 (newNcclId)
+// and returns the ProcessRank that NBodyCudaBackend joins the job with.
 //
 // Every refusal is one line naming what is wrong: a launcher variable and its value (UsageError, exit 2), the
-// rendezvous file and the system's reason (EnvironmentError, exit 3), or the rank that did not publish in time
-// (TimeoutError, exit 1).
+// rendezvous file and the system's reason, or MPI missing from the build (EnvironmentError, exit 3), or the rank
+// that did not publish in time (TimeoutError, exit 1).
 #pragma once
 
 #include <chrono>
@@ -89,25 +90,36 @@ std::vector<std::byte> awaitRendezvous(const std::filesystem::path& file, std::s
 
 // ---- the two together ----
 
-// One rank of a job of one process per GPU, as the command line takes it (bench --rendezvous FILE).
+// The rendezvous that is no file (bench --rendezvous mpi): rank 0's id goes to the others by an MPI broadcast. A file
+// of that name is given as ./mpi.
+constexpr const char* kMpiRendezvous = "mpi";
+
+// One rank of a job of one process per GPU, as the command line takes it (bench --rendezvous FILE, or mpi).
 struct LaunchedRank {
   RankPlace place;                  // rankFromEnvironment()
-  std::filesystem::path rendezvous; // FILE, on a path every rank reads
+  std::filesystem::path rendezvous; // FILE, on a path every rank reads, or kMpiRendezvous
 };
 
 // This process's part of the job for NBodyCudaBackend: rank 0 makes a new NCCL id (newNcclId, compute/process_rank.h)
 // and publishes it; the others await it, up to `timeout`, with jobKey() as the key. With a key, any file of this job
 // is taken whatever its age (a rank its launcher started minutes after rank 0 still finds rank 0's file); without
 // one, a file written before this process started, less a minute, is an earlier job's. Throws what newNcclId,
-// publishRendezvous and awaitRendezvous throw.
+// publishRendezvous and awaitRendezvous throw. With a file, this rank's heartbeat starts beside it and watches the
+// others (app/run/rank_heartbeat.h): once one stood still for half of `timeout` (at least 1 s), this process prints
+// which and exits 1 at once.
+// With kMpiRendezvous, broadcastIdWithMpi (app/run/mpi_job.h) hands the id out instead, up to `timeout`, and throws
+// what it throws; a build without MPI refuses it first, even for a job of one process (requireMpi, exit 3).
 ProcessRank joinLaunchedJob(const LaunchedRank& launched, std::chrono::milliseconds timeout);
 
 // Rank 0, once every rank has joined (the NCCL communicator is complete): removes the file, which would only mislead
-// a later job. Quiet when it is gone already; a failure is a warning on stderr, not an error.
+// a later job. Quiet when it is gone already; a failure is a warning on stderr, not an error. Nothing to remove for
+// kMpiRendezvous.
 void removeRendezvous(const std::filesystem::path& file);
 
 // After joinLaunchedJob of a job of several processes: whether this process is one, and for a timeout's message
-// "; this is rank R of W: another rank may have stopped" (else empty).
+// "; this is rank R of W: ..." (else empty): with a rendezvous file, the ranks whose heartbeat stopped (or that every
+// other rank's still moves); under MPI there are no heartbeat files (they sit beside the rendezvous file), so the
+// message cannot name the rank that stopped.
 bool joinedSeveralProcessJob();
 std::string stalledJobContext();
 

@@ -11,6 +11,7 @@
 
 #include "app/base/output_paths.h"
 #include "app/faults/fault_injection.h"
+#include "app/run/ranks.h"
 #include "app/scenes/scene_config.h"
 #include "app/video/camera_path.h"
 #include "app/video/video_settings.h"
@@ -79,6 +80,9 @@ struct RunOptions {
   std::uint64_t recordCheckpointEvery = 100;
   std::shared_ptr<const SessionRecording> replay;
   double replayTolerance = 1e-5;
+  // --rendezvous: one rank of a job of one process per GPU (docs/MULTI-GPU.md, "Roles"). Rank 0 runs this session
+  // with the job's frame graph; every other rank follows it headless (app/run/rank_roles.h).
+  std::optional<LaunchedRank> rank;
 };
 
 // The file a capture of frame k (0-based) goes to: the --capture path itself, or with --capture-every K the

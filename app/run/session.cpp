@@ -15,6 +15,7 @@
 #include "app/frame/frame_driver.h"
 #include "app/record/session_tape.h"
 #include "app/run/open_devices.h"
+#include "app/run/ranks.h"
 #include "app/run/signals.h"
 #include "app/snapshot/snapshot.h"
 #include "app/ui/imgui_layer.h"
@@ -67,7 +68,8 @@ struct Session::Impl {
   BackendKind backendKind;
   Window& window;
   int cudaDevice = 0;
-  std::vector<int> gpus; // --gpus resolved (gpus[0] == cudaDevice); empty: one GPU
+  std::vector<int> gpus;             // --gpus resolved (gpus[0] == cudaDevice); empty: one GPU
+  std::optional<ProcessRank> joined; // --rendezvous: rank 0's part of the job, joined just before the producer
   CudaDeviceList cudaDevices;
   DataPath dataPath; // CUDA: interop or host copy (--interop)
 
@@ -119,6 +121,7 @@ Session::Impl::Impl(const RunOptions& options_, BackendKind backend, Window& win
     info.presentMode = std::string(render::presentModeName(swapchain->mode()));
   }
   createRendererAndProducer(config);
+  if (joined) removeRendezvous(options.rank->rendezvous); // every rank has joined: the file would mislead a later job
   if (options.loadState) { // checked whole by the command line; the producer was made from its settings
     producer->loadState(*options.loadState);
     std::fprintf(stderr, "graphsim: resumed the %s (%s)\n", describeSnapshot(*options.loadState).c_str(),
@@ -187,6 +190,8 @@ void Session::Impl::createContext() {
   }
   cudaDevices = listCudaDevices();
   cudaDevice = options.gpu.value_or(0);
+  if (options.rank) // rank 0 (the others follow headless, app/run/rank_roles.h): the GPU of its local rank
+    cudaDevice = localDeviceFor(options.rank->place, static_cast<int>(cudaDevices.devices.size()));
   if (options.gpus) {
     gpus = resolveGpus(*options.gpus, cudaDevices); // exit 3 naming a GPU that does not exist
     cudaDevice = gpus.front();
@@ -245,6 +250,12 @@ std::unique_ptr<SceneProducer> Session::Impl::makeProducer(bool cuda) {
   request.gpus = gpus;
   request.waitTimeout = options.waitTimeout;
   request.inject = options.inject;
+  if (options.rank) {
+    // Here, after the window and the renderer, so that the other ranks' wait for NCCL's id is as short as it can be
+    // (it has the wait timeout). Once, even when a failed import makes a second producer.
+    if (!joined) joined = joinLaunchedJob(*options.rank, options.waitTimeout);
+    request.rank = &*joined;
+  }
   return scene.makeProducer(options.scene, request);
 }
 

@@ -33,6 +33,7 @@
 #include "app/scenes/scene_state.h"
 #include "compute/nbody/nbody.h"
 #include "compute/nbody/nbody_backend.h" // NodeInfo, UpdateCounters
+#include "compute/process_rank.h"
 #include "render/camera.h"
 
 namespace graphsim::app {
@@ -77,6 +78,7 @@ struct ProducerRequest {
   std::vector<int> gpus; // several GPUs (--gpus): gpus[0] == cudaDevice; empty or one: cudaDevice alone
   std::chrono::milliseconds waitTimeout{5000};
   FaultPlan inject;
+  const ProcessRank* rank = nullptr; // rank 0 of a job of one process per GPU (--rendezvous); cudaDevice is its GPU
 };
 
 class Scene;
@@ -217,6 +219,12 @@ struct CostEstimate {
   std::string advice;           // what is practical instead: "--backend cuda or fewer bodies is practical"
 };
 
+// What a rank other than 0 did (SceneCapabilities::followRank0).
+struct FollowedRun {
+  std::string summary;      // "followed rank 0 for 300 frames (2 resets, 30 gathers)"
+  bool rank0Failed = false; // rank 0 ended the run with an error
+};
+
 // What a scene is and can do, as data (issue 27): one record instead of a virtual per capability. The command line,
 // the panel, bench and soak read it; a scene fills it once.
 struct SceneCapabilities {
@@ -236,6 +244,12 @@ struct SceneCapabilities {
   std::string capacityHelp;
   // A soak's count by default and its smallest.
   std::int64_t soakDefaultCount = 1, soakMinCount = 1;
+  // Scenes that run as one process per GPU (--rendezvous; docs/MULTI-GPU.md, "Roles"): a rank other than 0, on its
+  // CUDA device, builds the compute-only graph of its share from the same settings as rank 0 (capacity: the render
+  // buffers' of rank 0, which size the simulation's arrays too) and follows rank 0 until it ends the run. nullptr:
+  // the scene does not.
+  FollowedRun (*followRank0)(const SceneSettings& settings, std::int64_t capacity, int device, const ProcessRank& rank,
+                             std::chrono::milliseconds waitTimeout) = nullptr;
 };
 
 class Scene {

@@ -56,9 +56,13 @@ public:
   // One rank of a job of one process per GPU (docs/MULTI-GPU.md, "One process per GPU"): this process's GPU
   // `device` is rank place.rank of place.world and integrates that rank's share; the graph is the one a rank of
   // --gpus runs. Only rank 0 may have interop (it writes the render output). Waits, at most waitTimeout, for every
-  // rank to join (TimeoutError). What several GPUs of one process do not have, a rank has not either. download()
-  // and downloadAccelerations() gather the other ranks' velocities and accelerations: collectives, which every
-  // rank calls after the same frame.
+  // rank to join (TimeoutError). What several GPUs of one process do not have, a rank has not either.
+  // Roles (docs/MULTI-GPU.md, "Roles"): rank 0 is driven like any backend; every call that changes the simulation
+  // (reset, setParams, setStageEnabled, a launch, the gather of download() and downloadAccelerations()) is also
+  // broadcast to the other ranks, in order, ahead of the launch or gather it precedes, and the destructor tells them
+  // that the run is over. The other ranks call follow(), nothing else. A rank started with another configuration
+  // (scene file, count, seed, parameters) than rank 0's is refused here: std::invalid_argument. setState is refused
+  // on rank 0 (the other ranks cannot be handed a state).
   NBodyCudaBackend(const NBodyConfig& config, int device, const ProcessRank& place,
                    const InteropDesc* interop = nullptr,
                    std::chrono::milliseconds waitTimeout = std::chrono::milliseconds(5000),
@@ -117,6 +121,15 @@ public:
   std::int64_t capacity() const;
   // Writes the graph as DOT through cudaGraphDebugDotPrint.
   void dumpGraphDot(const std::filesystem::path& path) const;
+
+  // A rank other than 0 of a job of one process per GPU: applies rank 0's calls to this backend, in order, until
+  // rank 0 ends the run. Throws TimeoutError when nothing comes from rank 0 within the wait timeout (rank 0 or another
+  // rank stopped or stalled, or one frame took longer), std::logic_error on rank 0 or outside such a job.
+  struct FollowSummary {
+    std::uint64_t frames = 0, resets = 0, gathers = 0, messages = 0;
+    bool rank0Failed = false; // rank 0 ended the run with an error (its exception was unwinding)
+  };
+  FollowSummary follow();
 
   // Compute-only: copies the render output of the last launched frame (config().bodies x (x, y, z, colour)) to dst
   // through a pinned host buffer and waits for it (bounded). What a renderer without interop has to do every frame.

@@ -1,7 +1,7 @@
-// One process per GPU (issue 32, docs/MULTI-GPU.md): what `graphsim bench --rendezvous` refuses, with fake ranks (the
-// launcher's variables set by hand), before any GPU work. Every refusal is one line: exit 2 for a launcher variable
-// or flag that is wrong, 3 for a rendezvous file that is not one, 1 for a rank 0 that never published. The runs with
-// real ranks are GPU tests (tests/gpu/process_ranks_test.cpp) and scripts/ranks.sh.
+// One process per GPU (issue 32, docs/MULTI-GPU.md): what `graphsim bench|run|soak --rendezvous` refuses, with fake
+// ranks (the launcher's variables set by hand), before any GPU work. Every refusal is one line: exit 2 for a launcher
+// variable or flag that is wrong, 3 for a rendezvous file that is not one, 1 for a rank 0 that never published. The
+// runs with real ranks are GPU tests (tests/gpu/process_ranks_test.cpp) and scripts/ranks.sh.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -22,7 +22,7 @@ using Env = std::vector<std::pair<std::string, std::string>>;
 
 // A directory of this test's own for rendezvous files.
 fs::path scratch() {
-  const fs::path dir = fs::temp_directory_path() / ("graphsim-ranks-cli-" + std::to_string(::getpid()));
+  fs::path dir = fs::temp_directory_path() / ("graphsim-ranks-cli-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   return dir;
 }
@@ -105,6 +105,73 @@ TEST(RanksCli, NoRankZeroWithinTheTimeoutExitsOne) {
   const fs::path file = scratch() / "never.id";
   fs::remove(file);
   expectOneLine(bench(kRank1Of2, {"--wait-timeout-ms", "300"}, file.string()), 1, "no rendezvous file");
+}
+
+// run and soak take --rendezvous too (docs/MULTI-GPU.md, "Roles"): the same refusals, one line each, and their own.
+struct CommandRefusal {
+  const char* name;
+  std::vector<std::string> args;
+  int code;
+  const char* says;
+};
+
+class RanksCommandUsage : public ::testing::TestWithParam<CommandRefusal> {};
+
+TEST_P(RanksCommandUsage, RefusedInOneLine) {
+  RunSettings settings;
+  settings.environment = kRank1Of2;
+  std::vector<std::string> args = GetParam().args;
+  args.insert(args.end(), {"--rendezvous", (scratch() / "cmd.id").string()});
+  expectOneLine(runGraphsim(args, 60, settings), GetParam().code, GetParam().says);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cli, RanksCommandUsage,
+    ::testing::Values(
+        CommandRefusal{"run_cpu", {"run", "--headless", "--backend", "cpu"}, 2, "--rendezvous: needs --backend cuda"},
+        CommandRefusal{"run_auto", {"run", "--headless"}, 2, "--rendezvous: needs --backend cuda"},
+        CommandRefusal{"run_gpu", {"run", "--headless", "--backend", "cuda", "--gpu", "1"}, 2, "drop --gpu"},
+        CommandRefusal{
+            "run_fluid", {"run", "--headless", "--backend", "cuda", "--scene", "fluid"}, 2, "runs on one GPU"},
+        CommandRefusal{"soak_gpus", {"soak", "--backend", "cuda", "--gpus", "0,1"}, 2, "drop --gpu and --gpus"},
+        CommandRefusal{"soak_fluid", {"soak", "--backend", "cuda", "--scene", "fluid"}, 2, "runs on one GPU"}),
+    [](const auto& c) { return std::string(c.param.name); });
+
+// A snapshot cannot be handed to the other ranks: run --load-state with --rendezvous exits 2.
+TEST(RanksCli, RunFromASnapshotIsRefused) {
+  const fs::path state = scratch() / "state.gss";
+  RunSettings plain;
+  const ProcessResult saved = runGraphsim(
+      {"run", "--headless", "--backend", "cpu", "--bodies", "64", "--frames", "1", "--save-state", state.string()}, 60,
+      plain);
+  ASSERT_EQ(saved.exitCode, 0) << saved.err;
+  RunSettings settings;
+  settings.environment = kRank1Of2;
+  expectOneLine(runGraphsim({"run", "--headless", "--backend", "cuda", "--load-state", state.string(), "--rendezvous",
+                             (scratch() / "snap.id").string()},
+                            60, settings),
+                2, "--load-state: one process per GPU");
+}
+
+// Rank 1 of run and of soak goes straight to the rendezvous (no window, no renderer): a file that is not one exits 3
+// naming it, as for bench.
+TEST(RanksCli, RunAndSoakRanksJoinThroughTheFile) {
+  const fs::path file = scratch() / "garbage2.id";
+  std::ofstream(file) << "not a rendezvous file\n";
+  RunSettings settings;
+  settings.environment = kRank1Of2;
+  expectOneLine(runGraphsim({"run", "--headless", "--backend", "cuda", "--rendezvous", file.string()}, 60, settings), 3,
+                file.string());
+  expectOneLine(runGraphsim({"soak", "--backend", "cuda", "--rendezvous", file.string()}, 60, settings), 3,
+                file.string());
+}
+
+TEST(RanksCli, RendezvousIsInEveryCommandsHelp) {
+  for (const char* command : {"run", "soak"}) {
+    const ProcessResult r = runGraphsim({command, "--help"});
+    EXPECT_EQ(r.exitCode, 0);
+    EXPECT_NE(r.out.find("--rendezvous FILE|mpi"), std::string::npos) << command << ": " << r.out;
+  }
 }
 
 TEST(RanksCli, RendezvousIsInBenchHelp) {

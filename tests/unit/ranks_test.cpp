@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -16,6 +17,7 @@
 #include <initializer_list>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -409,6 +411,73 @@ TEST(RankHeartbeat, NamesTheRanksWhoseHeartbeatStopped) {
   one.reset(); // stops beating, removes its file
   EXPECT_EQ(zero.stoppedRanks(3 * RankHeartbeat::kPeriod), (std::vector<int>{1, 2}));
   EXPECT_TRUE(fs::exists(RankHeartbeat::fileOf(rendezvous, 0)));
+  fs::remove_all(dir);
+}
+
+// The watch: a rank whose file stays but whose count stands still (it died: SIGKILL leaves the file) is reported
+// once, after about `stillFor`; a rank that beats, and one that ended and removed its file, are not.
+TEST(RankHeartbeat, TheWatchReportsARankThatDiedOnceAndOnlyIt) {
+  const fs::path dir = fs::temp_directory_path() / ("graphsim-watch-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path rendezvous = dir / "nccl.id";
+  {
+    std::ofstream(RankHeartbeat::fileOf(rendezvous, 3)) << "41\n"; // rank 3 died after its 42nd beat
+  }
+  auto ended = std::make_unique<RankHeartbeat>(rendezvous, 2, 4);
+  const RankHeartbeat beating(rendezvous, 1, 4);
+  std::mutex m;
+  std::vector<std::string> reports;
+  const auto t0 = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point reportedAt;
+  {
+    const RankHeartbeat zero(rendezvous, 0, 4, std::chrono::milliseconds(1200), [&](int rank, const std::string& line) {
+      const std::lock_guard<std::mutex> lock(m);
+      reports.push_back(std::to_string(rank) + ": " + line);
+      reportedAt = std::chrono::steady_clock::now();
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    ended.reset(); // rank 2 ends normally: its file goes
+    std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  }
+  ASSERT_EQ(reports.size(), 1u);
+  EXPECT_EQ(reports[0].rfind("3: rank 3 of 4 stopped: its heartbeat ", 0), 0u) << reports[0];
+  EXPECT_NE(reports[0].find("rank 0 ends the job (exit 1)"), std::string::npos) << reports[0];
+  const double s = std::chrono::duration<double>(reportedAt - t0).count();
+  EXPECT_GE(s, 1.1) << "reported before the count stood still for 1.2 s";
+  EXPECT_LE(s, 2.2) << "reported later than 1.2 s plus two beats";
+  fs::remove_all(dir);
+}
+
+// A rank on this machine whose process is gone is known at the next beat, without waiting for its count to stand
+// still: its beat names this host and its pid.
+TEST(RankHeartbeat, TheWatchKnowsAProcessOnThisMachineIsGoneAtOnce) {
+  const fs::path dir = fs::temp_directory_path() / ("graphsim-gone-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const fs::path rendezvous = dir / "nccl.id";
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ASSERT_GT(child, 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child); // reaped: that pid names no process now
+  char host[256] = {};
+  ASSERT_EQ(::gethostname(host, sizeof host - 1), 0);
+  { std::ofstream(RankHeartbeat::fileOf(rendezvous, 1)) << "7 " << host << ' ' << child << '\n'; }
+  std::mutex m;
+  std::vector<std::string> reports;
+  const auto t0 = std::chrono::steady_clock::now();
+  double seconds = -1;
+  {
+    const RankHeartbeat zero(rendezvous, 0, 2, std::chrono::milliseconds(60000), [&](int, const std::string& line) {
+      const std::lock_guard<std::mutex> lock(m);
+      reports.push_back(line);
+      seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  }
+  ASSERT_EQ(reports.size(), 1u);
+  EXPECT_NE(reports[0].find("rank 1 of 2 stopped: its process on this machine is gone"), std::string::npos)
+      << reports[0];
+  EXPECT_LT(seconds, 0.3) << "the first beat looks";
   fs::remove_all(dir);
 }
 

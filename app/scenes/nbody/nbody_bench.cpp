@@ -183,8 +183,9 @@ void runScaling(const BenchOptions& options, const std::vector<int>& gpus, Bench
 }
 
 // --rendezvous (docs/MULTI-GPU.md, "One process per GPU"): this process is one rank of a job a launcher started; it
-// runs the compute-only graph of its share on its local GPU, the collectives keeping every rank in step. Every rank
-// measures; rank 0's report is printed and written.
+// runs the compute-only graph of its share on its local GPU, the collectives keeping every rank in step. Rank 0
+// measures and reports; the others follow it (NBodyCudaBackend::follow), so that the figure includes the control
+// broadcast a run of ranks has.
 void runAsRank(const BenchOptions& options, BenchReport& report) {
   // The job first (rank 0 needs NCCL for the id; the others only the file), then this rank's GPU.
   const ProcessRank rank = joinLaunchedJob(*options.rank, options.waitTimeout);
@@ -200,8 +201,17 @@ void runAsRank(const BenchOptions& options, BenchReport& report) {
   const auto built = BenchClock::now();
   NBodyCudaBackend sim(scalingConfig(options), info.index, rank, nullptr, options.waitTimeout);
   report.startupSeconds = std::chrono::duration<double>(BenchClock::now() - built).count(); // the NCCL join in it
+  if (place.rank != 0) {
+    const NBodyCudaBackend::FollowSummary s = sim.follow();
+    if (s.rank0Failed) throw Error("rank 0 ended the job with an error (its own message says which)");
+    if (!options.quiet) {
+      std::fprintf(stderr, "graphsim bench: rank %d of %d on GPU %d followed rank 0 for %llu frames\n", place.rank,
+                   place.world, info.index, static_cast<unsigned long long>(s.frames));
+    }
+    return;
+  }
   // Every rank has joined, so every rank has read the id: the file would only mislead a later job.
-  if (place.rank == 0) removeRendezvous(options.rank->rendezvous);
+  removeRendezvous(options.rank->rendezvous);
   const ScalingRow row = measureScaling(options, sim, {info.index});
   skipTheOthers(report, options, std::nullopt,
                 "one process per GPU measures the compute-only frame (notes and multi_gpu)");

@@ -206,11 +206,24 @@ std::unique_ptr<SceneProducer> makeNBodyProducer(const SceneSettings& settings, 
   if (request.cuda) {
     const std::vector<int> gpus = request.gpus.empty() ? std::vector<int>{request.cudaDevice} : request.gpus;
     return makeOver<NBodyProducer>(
-        makeNBodyCudaEngine(sim, request.renderer, gpus, request.waitTimeout, request.inject), settings, capacity,
-        request);
+        makeNBodyCudaEngine(sim, request.renderer, gpus, request.waitTimeout, request.inject, request.rank), settings,
+        capacity, request);
   }
   refuseCudaOnlyFault(request.inject, "cpu");
   return makeOver<NBodyProducer>(std::make_unique<NBodyCpuEngine>(sim), settings, capacity, request);
+}
+
+FollowedRun followNBodyRank0(const SceneSettings& settings, std::int64_t capacity, int device, const ProcessRank& rank,
+                             std::chrono::milliseconds waitTimeout) {
+  NBodyConfig sim = settings.sim;
+  sim.maxBodies = capacity; // as makeNBodyProducer on rank 0: the configurations must be the same
+  NBodyCudaBackend backend(sim, device, rank, nullptr, waitTimeout);
+  const NBodyCudaBackend::FollowSummary s = backend.follow();
+  char line[160];
+  std::snprintf(line, sizeof line, "followed rank 0 for %llu frames (%llu resets, %llu gathers, %llu messages)",
+                static_cast<unsigned long long>(s.frames), static_cast<unsigned long long>(s.resets),
+                static_cast<unsigned long long>(s.gathers), static_cast<unsigned long long>(s.messages));
+  return FollowedRun{line, s.rank0Failed};
 }
 
 // Every producer of the n-body scene is an NBodyProducer (makeNBodyProducer is the only one that names the scene).

@@ -81,7 +81,8 @@ public:
                    std::to_string(kMaxBodies) + " (default: the scene file's max_bodies, else max(bodies, " +
                    std::to_string(kMinRenderCapacity) + "))",
                .soakDefaultCount = 1024,
-               .soakMinCount = 2}) {} // the replay needs two bodies to interact
+               .soakMinCount = 2, // the replay needs two bodies to interact
+               .followRank0 = followNBodyRank0}) {}
 
   void applyJson(SceneSettings& settings, const JsonReader& r) const override {
     NBodyConfig& sim = settings.sim;

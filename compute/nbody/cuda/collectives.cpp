@@ -41,6 +41,7 @@ struct NcclApi {
   decltype(&::ncclAllGather) allGather = nullptr;
   decltype(&::ncclReduceScatter) reduceScatter = nullptr;
   decltype(&::ncclAllReduce) allReduce = nullptr;
+  decltype(&::ncclBroadcast) broadcast = nullptr;
 
   NcclApi() {
     library = dlopen("libnccl.so.2", RTLD_NOW | RTLD_LOCAL);
@@ -65,6 +66,7 @@ struct NcclApi {
     load(allGather, "ncclAllGather");
     load(reduceScatter, "ncclReduceScatter");
     load(allReduce, "ncclAllReduce");
+    load(broadcast, "ncclBroadcast");
   }
   bool usable() const { return whyNot.empty(); }
 };
@@ -303,6 +305,11 @@ void Collectives::allReduceMax(int rank, const unsigned int* send, unsigned int*
   NCCL_CHECK(nccl().allReduce(send, recv, count, ncclUint32, ncclMax, c, stream), c);
 }
 
+void Collectives::broadcastBytes(int rank, void* buffer, std::size_t bytes, cudaStream_t stream) const {
+  ncclComm_t c = impl_->comm(rank);
+  NCCL_CHECK(nccl().broadcast(buffer, buffer, bytes, ncclUint8, 0, c, stream), c);
+}
+
 #else // GRAPHSIM_HAVE_NCCL
 
 bool ncclBuiltIn() { return false; }
@@ -341,6 +348,7 @@ void Collectives::issue(const std::vector<cudaStream_t>&, const std::function<vo
 void Collectives::allGatherFloats(int, float*, std::size_t, cudaStream_t) const {}
 void Collectives::reduceScatterSum(int, unsigned long long*, std::size_t, cudaStream_t) const {}
 void Collectives::allReduceMax(int, const unsigned int*, unsigned int*, std::size_t, cudaStream_t) const {}
+void Collectives::broadcastBytes(int, void*, std::size_t, cudaStream_t) const {}
 
 #endif // GRAPHSIM_HAVE_NCCL
 

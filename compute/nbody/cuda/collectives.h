@@ -67,6 +67,8 @@ public:
   // Max over the ranks of send[0, count) -> recv[0, count) of every rank.
   void allReduceMax(int rank, const unsigned int* send, unsigned int* recv, std::size_t count,
                     cudaStream_t stream) const;
+  // Rank 0's buffer[0, bytes) -> buffer of every rank (rank 0's control messages, rank_channel.h).
+  void broadcastBytes(int rank, void* buffer, std::size_t bytes, cudaStream_t stream) const;
 
 private:
   struct Impl;

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <exception>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -111,12 +112,15 @@ NBodyCudaBackend::NBodyCudaBackend(const NBodyConfig& config, const std::vector<
   Impl& m = *impl_;
   m.leapfrogStart = start;
   m.device = device;
+  // The interop imports first: a failed one (the session may fall back to host copy and build another backend) must
+  // not have joined a job of several processes, which every rank joins once.
+  m.frames.open(device, interop, std::move(fds), waitTimeout, "frame", "graphsim nbody frames");
   if (place != nullptr && place->world > 1) { // EnvironmentError without NCCL, TimeoutError when ranks are missing
     m.collectives = std::make_unique<cuda::Collectives>(device, *place, waitTimeout);
+    m.joinRoles(*place, config);
   } else if (gpus.size() > 1) {
     m.collectives = std::make_unique<cuda::Collectives>(gpus);
   }
-  m.frames.open(device, interop, std::move(fds), waitTimeout, "frame", "graphsim nbody frames");
   std::optional<cuda::FrameSemaphores> semaphores;
   if (m.interop()) semaphores = m.frames.semaphores();
   else m.computeOutput = cuda::DeviceArray<float4>(m.capacityFor(config));
@@ -148,7 +152,19 @@ NBodyCudaBackend::NBodyCudaBackend(const NBodyConfig& config, const std::vector<
   m.config = config;
 }
 
-NBodyCudaBackend::~NBodyCudaBackend() { cuda::finishOrRetire(impl_, "CUDA backend"); }
+NBodyCudaBackend::~NBodyCudaBackend() {
+  if (impl_->role == Impl::Role::Leads) {
+    // The other ranks' follow() returns; with an exception unwinding they say that rank 0 failed.
+    try {
+      impl_->tell(RankCommand{.kind = RankCommandKind::End,
+                              .flag = std::uncaught_exceptions() > 0 ? std::uint8_t{1} : std::uint8_t{0}});
+      impl_->broadcastPending();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "graphsim: could not tell the other ranks that the run ended: %s\n", e.what());
+    }
+  }
+  cuda::finishOrRetire(impl_, "CUDA backend");
+}
 
 void NBodyCudaBackend::reset(const NBodyConfig& config) {
   validateSceneConfig(config);
@@ -158,6 +174,9 @@ void NBodyCudaBackend::reset(const NBodyConfig& config) {
                                 std::to_string(m.frames.renderCapacity) + " bodies)");
   }
   const HostStart start = makeHostStart(config, m.leapfrogStart); // may throw (initial conditions): nothing touched
+  // Ahead of the collectives the new layout captures: every rank resets at the same place in its stream.
+  m.tell(resetCommand(config));
+  m.broadcastPending();
   m.synchronize(); // no launch may still use the arrays about to be overwritten or replaced
   if (m.collectives) {
     m.layOutSeveral(config, start, "one GPU of several: bodies laid out afresh");
@@ -178,6 +197,7 @@ void NBodyCudaBackend::reset(const NBodyConfig& config) {
 }
 
 void NBodyCudaBackend::setParams(const NBodyParams& params) {
+  impl_->tell(RankCommand{.kind = RankCommandKind::Params, .params = params});
   impl_->graph->setParams(params);
   for (Impl::Peer& p : impl_->peers) p.graph->setParams(params); // applied by its next launch, on its device
   impl_->config.params = params;
@@ -185,7 +205,10 @@ void NBodyCudaBackend::setParams(const NBodyParams& params) {
 
 void NBodyCudaBackend::setStageEnabled(NBodyStage stage, bool enabled) {
   Impl& m = *impl_;
-  m.graph->setStageEnabled(stage, enabled);
+  m.graph->setStageEnabled(stage, enabled); // throws for a stage that cannot be disabled: nothing told
+  m.tell(RankCommand{.kind = RankCommandKind::Stage,
+                     .flag = static_cast<std::uint8_t>(enabled),
+                     .stage = static_cast<std::uint8_t>(stage)});
   m.onPeers([&](Impl::Peer& p) { p.graph->setStageEnabled(stage, enabled); });
   m.config.enabled[static_cast<int>(stage)] = m.graph->stageEnabled(stage);
 }
@@ -223,6 +246,8 @@ void NBodyCudaBackend::download(BodyState& state, std::vector<float>& colour) {
 
 void NBodyCudaBackend::setState(BodyState state, std::vector<Float4> accel) {
   Impl& m = *impl_;
+  if (m.role == Impl::Role::Leads)
+    throw std::invalid_argument("setState: the other ranks of a job of one process per GPU cannot be handed a state");
   const auto n = static_cast<std::size_t>(m.config.bodies);
   if (state.posMass.size() != n || state.vel.size() != n || accel.size() != n) {
     throw std::invalid_argument("setState: " + std::to_string(state.posMass.size()) + " positions, " +
@@ -353,6 +378,41 @@ LaunchHostTiming NBodyCudaBackend::lastLaunchHostTiming() const {
 void NBodyCudaBackend::waitForFrame(std::uint64_t k) { impl_->waitForFrame(k); }
 
 std::optional<double> NBodyCudaBackend::frameGpuMs(std::uint64_t k) const { return impl_->frames.timings.gpuMs(k); }
+
+NBodyCudaBackend::FollowSummary NBodyCudaBackend::follow() {
+  Impl& m = *impl_;
+  if (m.role != Impl::Role::Follows)
+    throw std::logic_error("NBodyCudaBackend::follow: only a rank other than 0 of a job of several processes follows");
+  FollowSummary summary;
+  for (;;) {
+    const std::vector<RankCommand> commands = m.receive();
+    ++summary.messages;
+    for (const RankCommand& c : commands) {
+      switch (c.kind) {
+      case RankCommandKind::Reset:
+        reset(configAfter(m.config, c));
+        ++summary.resets;
+        break;
+      case RankCommandKind::Params: setParams(c.params); break;
+      case RankCommandKind::Stage: setStageEnabled(static_cast<NBodyStage>(c.stage), c.flag != 0); break;
+      case RankCommandKind::Frame:
+        m.launch(c.value);
+        ++summary.frames;
+        break;
+      case RankCommandKind::Gather:
+        m.synchronize();
+        m.gatherOtherProcessesShares();
+        ++summary.gathers;
+        break;
+      case RankCommandKind::End:
+        m.synchronize();
+        summary.rank0Failed = c.flag != 0;
+        return summary;
+      case RankCommandKind::Hello: throw std::runtime_error("rank 0 said hello twice: the ranks are out of step");
+      }
+    }
+  }
+}
 
 void NBodyCudaBackend::copyRenderOutput(Float4* dst) {
   Impl& m = *impl_;

@@ -18,6 +18,7 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -34,6 +35,7 @@
 #include "compute/nbody/cuda/graph_slices.h"
 #include "compute/nbody/cuda/leapfrog_start.h"
 #include "compute/nbody/cuda/nbody_frame_graph.h"
+#include "compute/nbody/cuda/rank_channel.h"
 #include "compute/nbody/nbody_cuda_backend.h"
 #include "compute/nbody/nbody_cuda_instruments.h"
 #include "compute/protocol.h"
@@ -135,11 +137,60 @@ struct NBodyCudaBackend::Impl {
 
   int ranks() const { return collectives ? collectives->ranks() : 1; } // the job's: this process's GPUs or more
 
+  // One process of several (docs/MULTI-GPU.md, "Roles"; compute/nbody/rank_commands.h): rank 0 leads, recording what
+  // changes the simulation and broadcasting it before the launch, gather or reset that follows it; the other ranks
+  // follow (NBodyCudaBackend::follow), applying the same calls to their own graph in the same order.
+  enum class Role { Alone, Leads, Follows };
+  Role role = Role::Alone;
+  std::unique_ptr<cuda::RankChannel> channel;
+  std::vector<RankCommand> pending; // rank 0's, since its last broadcast
+  std::uint32_t sequence = 0;       // the next message's
+  RankMessage outgoing;
+
+  void tell(const RankCommand& command) {
+    if (role == Role::Leads) pending.push_back(command);
+  }
+  // Rank 0: everything told since the last broadcast, queued on the frame stream before what comes next.
+  void broadcastPending() {
+    if (role != Role::Leads) return;
+    std::span<const RankCommand> rest(pending);
+    do {
+      const std::size_t sent = encodeRankMessage(rest, sequence++, outgoing);
+      channel->send(outgoing);
+      rest = rest.subspan(sent);
+    } while (!rest.empty());
+    pending.clear();
+  }
+  // The other ranks: rank 0's next message (bounded wait).
+  std::vector<RankCommand> receive() { return decodeRankMessage(channel->receive(), sequence++); }
+
+  // Before anything else of a job of several processes runs on the stream: the roles, and rank 0's configuration
+  // checked on every other rank, so that a rank started otherwise stops here instead of running another simulation.
+  void joinRoles(const ProcessRank& place, const NBodyConfig& config) {
+    role = place.rank == 0 ? Role::Leads : Role::Follows;
+    channel = std::make_unique<cuda::RankChannel>(*collectives, frames.stream.get(), frames.waitTimeout);
+    if (role == Role::Leads) {
+      tell(RankCommand{.kind = RankCommandKind::Hello, .value = configFingerprint(config)});
+      broadcastPending();
+      return;
+    }
+    const std::vector<RankCommand> hello = receive();
+    if (hello.size() != 1 || hello[0].kind != RankCommandKind::Hello)
+      throw std::runtime_error("rank " + std::to_string(place.rank) + ": rank 0's first message is not its hello");
+    if (hello[0].value != configFingerprint(config)) {
+      throw std::invalid_argument("rank " + std::to_string(place.rank) +
+                                  " was started with another configuration than rank 0 (scene file, count, seed or "
+                                  "parameters): start every rank with the same command line");
+    }
+  }
+
   // One rank of a job of several processes: the velocities and accelerations of the other ranks' shares, which the
   // frame never gathers, from their processes (every rank calls this after the same frame). Then this process's
   // arrays hold the whole state. Nothing to do when every GPU is in this process.
   void gatherOtherProcessesShares() {
     if (!collectives || collectives->localRanks() == collectives->ranks()) return;
+    tell(RankCommand{.kind = RankCommandKind::Gather});
+    broadcastPending();
     const std::size_t count = 4 * static_cast<std::size_t>(cuda::shareFor(static_cast<int>(config.bodies), ranks()));
     collectives->issue({frames.stream.get()}, [&](int rank, cudaStream_t s) {
       collectives->allGatherFloats(rank, reinterpret_cast<float*>(bodies.view().vel), count, s);
@@ -171,6 +222,8 @@ struct NBodyCudaBackend::Impl {
   }
 
   void launch(std::uint64_t frame) {
+    tell(RankCommand{.kind = RankCommandKind::Frame, .value = frame});
+    broadcastPending();
     harvestBlowUp(); // before this launch's log entry replaces the one kLaunchLog launches back
     // Events on the stream around the graph launch: the GPU time includes the wait node, which with frames in
     // flight usually finds renderDone already signalled.
