@@ -105,9 +105,10 @@ int runCommand(int argc, char** argv) {
     SoakOptions resolved = *soak;
     resolved.backend = resolveBackend(soak->backend);
     resolved.waitTimeout = flooredWaitTimeout(resolved.waitTimeout);
+    const SceneSettings settings = soakSettings(findScene(resolved.scene), resolved);
     if (resolved.rank && resolved.rank->place.rank != 0)
-      return followRank0(soakSettings(findScene(resolved.scene), resolved), *resolved.rank, resolved.waitTimeout);
-    warnIfSlow(soakSettings(findScene(resolved.scene), resolved), resolved.backend);
+      return followRank0(settings, *resolved.rank, resolved.waitTimeout);
+    warnIfSlow(settings, resolved.backend);
     return runSoak(resolved);
   }
   return run(std::get<RunOptions>(command));

@@ -60,7 +60,8 @@ struct RankMessageHeader {
   std::uint32_t count = 0;    // commands that follow
 };
 inline constexpr std::uint32_t kRankMessageMagic = 0x6b6e7267; // "grnk"
-inline constexpr std::size_t kCommandsPerMessage = (kRankMessageBytes - sizeof(RankMessageHeader)) / sizeof(RankCommand);
+inline constexpr std::size_t kCommandsPerMessage =
+    (kRankMessageBytes - sizeof(RankMessageHeader)) / sizeof(RankCommand);
 
 using RankMessage = std::array<std::byte, kRankMessageBytes>;
 

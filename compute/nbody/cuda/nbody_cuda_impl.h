@@ -166,18 +166,18 @@ struct NBodyCudaBackend::Impl {
 
   // Before anything else of a job of several processes runs on the stream: the roles, and rank 0's configuration
   // checked on every other rank, so that a rank started otherwise stops here instead of running another simulation.
-  void joinRoles(const ProcessRank& place, const NBodyConfig& config) {
+  void joinRoles(const ProcessRank& place, const NBodyConfig& starting) {
     role = place.rank == 0 ? Role::Leads : Role::Follows;
     channel = std::make_unique<cuda::RankChannel>(*collectives, frames.stream.get(), frames.waitTimeout);
     if (role == Role::Leads) {
-      tell(RankCommand{.kind = RankCommandKind::Hello, .value = configFingerprint(config)});
+      tell(RankCommand{.kind = RankCommandKind::Hello, .value = configFingerprint(starting)});
       broadcastPending();
       return;
     }
     const std::vector<RankCommand> hello = receive();
     if (hello.size() != 1 || hello[0].kind != RankCommandKind::Hello)
       throw std::runtime_error("rank " + std::to_string(place.rank) + ": rank 0's first message is not its hello");
-    if (hello[0].value != configFingerprint(config)) {
+    if (hello[0].value != configFingerprint(starting)) {
       throw std::invalid_argument("rank " + std::to_string(place.rank) +
                                   " was started with another configuration than rank 0 (scene file, count, seed or "
                                   "parameters): start every rank with the same command line");

@@ -33,8 +33,8 @@ void RankChannel::send(const Message& message) {
   next_ = (next_ + 1) % kSlots;
   if (inUse_[slot]) waitFor(sent_[slot].get(), "rank 0's control broadcast");
   host_.get()[slot] = message;
-  CUDA_CHECK(cudaMemcpyAsync(device_.get() + slot, host_.get() + slot, sizeof(Message), cudaMemcpyHostToDevice,
-                             stream_));
+  CUDA_CHECK(
+      cudaMemcpyAsync(device_.get() + slot, host_.get() + slot, sizeof(Message), cudaMemcpyHostToDevice, stream_));
   collectives_.issue({stream_}, [&](int rank, cudaStream_t s) {
     collectives_.broadcastBytes(rank, device_.get() + slot, sizeof(Message), s);
   });
