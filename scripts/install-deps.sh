@@ -9,7 +9,7 @@ packages=(
   libglfw3-dev libglm-dev libimgui-dev libstb-dev libcli11-dev nlohmann-json3-dev
   libgtest-dev libbenchmark-dev
   libavcodec-dev libavformat-dev libavutil-dev libswscale-dev # --video (FFmpeg: libx264 and friends)
-  libopenmpi-dev openmpi-bin # bench --rendezvous mpi (optional in the build: GRAPHSIM_MPI); mpirun runs tests/mpi
+  libopenmpi-dev openmpi-bin # --rendezvous mpi (optional in the build: GRAPHSIM_MPI); mpirun runs tests/mpi
   xvfb xauth
   clang-format clang-tidy # scripts/check-format.sh, scripts/lint.sh (both version 14, Debian 12's)
   dpkg-dev file # the .deb (scripts/package-test.sh): CPack runs dpkg-shlibdeps, which needs file(1) too

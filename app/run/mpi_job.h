@@ -1,8 +1,8 @@
-// One process per GPU under MPI (docs/MULTI-GPU.md, "Under MPI"): `bench --rendezvous mpi` hands rank 0's NCCL id to
-// the other ranks with an MPI broadcast instead of a file on a shared path. MPI is optional: it is compiled in where
-// Open MPI's development package was found at build time (app/CMakeLists.txt, GRAPHSIM_MPI), and MPI is initialised
-// only when a run asks for it, so every other run behaves as in a build without it. Plain C++ here; MPI's header only
-// in mpi_job.cpp.
+// One process per GPU under MPI (docs/MULTI-GPU.md, "Under MPI"): `--rendezvous mpi` (run, soak, bench) hands rank 0's
+// NCCL id to the other ranks with an MPI broadcast instead of a file on a shared path. MPI is optional: it is compiled
+// in where Open MPI's development package was found at build time (app/CMakeLists.txt, GRAPHSIM_MPI), and MPI is
+// initialised only when a run asks for it, so every other run behaves as in a build without it. Plain C++ here; MPI's
+// header only in mpi_job.cpp.
 #pragma once
 
 #include <chrono>

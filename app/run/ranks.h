@@ -90,7 +90,7 @@ std::vector<std::byte> awaitRendezvous(const std::filesystem::path& file, std::s
 
 // ---- the two together ----
 
-// The rendezvous that is no file (bench --rendezvous mpi): rank 0's id goes to the others by an MPI broadcast. A file
+// The rendezvous that is no file (--rendezvous mpi): rank 0's id goes to the others by an MPI broadcast. A file
 // of that name is given as ./mpi.
 constexpr const char* kMpiRendezvous = "mpi";
 
