@@ -444,7 +444,7 @@ TEST(RankHeartbeat, TheWatchReportsARankThatDiedOnceAndOnlyIt) {
   EXPECT_NE(reports[0].find("rank 0 ends the job (exit 1)"), std::string::npos) << reports[0];
   const double s = std::chrono::duration<double>(reportedAt - t0).count();
   EXPECT_GE(s, 1.1) << "reported before the count stood still for 1.2 s";
-  EXPECT_LE(s, 2.2) << "reported later than 1.2 s plus two beats";
+  EXPECT_LE(s, 3.0) << "reported later than 1.2 s plus three beats and slack for a loaded machine";
   fs::remove_all(dir);
 }
 
@@ -472,12 +472,12 @@ TEST(RankHeartbeat, TheWatchKnowsAProcessOnThisMachineIsGoneAtOnce) {
       reports.push_back(line);
       seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     });
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    std::this_thread::sleep_for(std::chrono::milliseconds(1200));
   }
   ASSERT_EQ(reports.size(), 1u);
   EXPECT_NE(reports[0].find("rank 1 of 2 stopped: its process on this machine is gone"), std::string::npos)
       << reports[0];
-  EXPECT_LT(seconds, 0.3) << "the first beat looks";
+  EXPECT_LT(seconds, 1.0) << "the first beats look, long before the 60 s a count must stand still";
   fs::remove_all(dir);
 }
 
