@@ -186,6 +186,7 @@ BenchCommandLine::BenchCommandLine(CLI::App& app) {
   shared_.addValidation(*bench_, "run");
   shared_.addGpu(*bench_, "cpu backend: Vulkan device index; cuda backend: CUDA device index");
   shared_.addGpus(*bench_);
+  shared_.addForces(*bench_);
   shared_.addRendezvous(*bench_, "n-body, --sim-only: rank 0 measures and reports; the others follow it.");
   shared_.addWaitTimeout(*bench_);
   shared_.addThrottleWait(*bench_);
@@ -258,6 +259,7 @@ BenchOptions BenchCommandLine::options(int argc, char** argv) const {
   o.gpus = shared_.gpus();
   if (o.gpus) checkSeveralGpus(findScene(o.scene.scene));
   o.rank = shared_.rendezvous(findScene(o.scene.scene));
+  shared_.applyForces(o.scene);
   if (o.rank && !o.simOnly) {
     throw UsageError(
         "--rendezvous: bench runs ranks with --sim-only (the compute-only graph on every rank); graphsim run "

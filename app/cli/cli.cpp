@@ -190,6 +190,7 @@ RunCommandLine::RunCommandLine(CLI::App& app) {
   shared_.addValidation(*run_, "run");
   shared_.addGpu(*run_, "cpu backend: Vulkan device index; cuda backend: CUDA device index (see list-gpus)");
   shared_.addGpus(*run_);
+  shared_.addForces(*run_);
   shared_.addRendezvous(*run_,
                         "Rank 0 runs as without it (window or headless, panel, captures); the other ranks run their "
                         "share of the frame headless and apply rank 0's edits in the same frame.");
@@ -272,6 +273,7 @@ RunOptions RunCommandLine::options() const {
   options.gpu = shared_.gpu();
   options.gpus = shared_.gpus();
   options.rank = shared_.rendezvous(findScene(options.scene.scene));
+  shared_.applyForces(options.scene);
   if (options.rank && options.loadState)
     throw UsageError("--load-state: one process per GPU (--rendezvous) starts from the scene, not from a snapshot");
   applyOutputFlags(options);
@@ -397,6 +399,7 @@ SoakCommandLine::SoakCommandLine(CLI::App& app) {
   shared_.addValidation(*soak_, "soak");
   shared_.addGpu(*soak_, "As for run");
   shared_.addGpus(*soak_);
+  shared_.addForces(*soak_);
   shared_.addRendezvous(*soak_,
                         "Rank 0 makes the changes, checks against the replay and reports; the other ranks follow.");
   shared_.addWaitTimeout(*soak_);
@@ -429,6 +432,9 @@ SoakOptions SoakCommandLine::options() const {
   soak.gpu = shared_.gpu();
   soak.gpus = shared_.gpus();
   soak.rank = shared_.rendezvous(scene);
+  SceneSettings forces = soakSettings(scene, soak);
+  shared_.applyForces(forces);
+  if (forces.scene == "nbody") soak.forces = forces.sim.forces;
   soak.waitTimeout = shared_.waitTimeout();
   return soak;
 }

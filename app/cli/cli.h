@@ -124,6 +124,7 @@ public:
   // --rendezvous FILE|mpi: one process per GPU (docs/MULTI-GPU.md, "One process per GPU"). `roles` says in the help
   // what rank 0 and the other ranks do in this subcommand.
   void addRendezvous(CLI::App& command, const std::string& roles);
+  void addForces(CLI::App& command); // --forces direct|tree|auto (n-body, docs/FORCES.md)
 
   // After a successful parse; a bad value throws UsageError naming the flag.
   BackendKind backend() const;
@@ -140,6 +141,9 @@ public:
   // variables are set (or one is wrong), the backend is not cuda, --gpu or --gpus is given (each rank's GPU is its
   // local rank's), the scene does not run on several GPUs, or FILE is not a file name.
   std::optional<LaunchedRank> rendezvous(const Scene& scene) const;
+  // When --forces was given, its mode into settings.sim.forces; UsageError for another word or scene, and for
+  // forces: tree (from the flag or the scene file) with --gpus or --rendezvous (the tree runs on one GPU).
+  void applyForces(SceneSettings& settings) const;
   // When --render-mode was given, its mode into render.mode; UsageError for another word.
   void applyRenderMode(RenderSettings& render) const;
 
@@ -152,6 +156,8 @@ private:
   CLI::Option* gpusOption_ = nullptr;
   CLI::Option* rendezvousOption_ = nullptr;
   std::string rendezvous_;
+  CLI::Option* forcesOption_ = nullptr;
+  std::string forces_;
 };
 
 } // namespace graphsim::app

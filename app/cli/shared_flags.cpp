@@ -275,6 +275,34 @@ std::optional<LaunchedRank> SharedFlags::rendezvous(const Scene& scene) const {
   return LaunchedRank{*place, rendezvous_};
 }
 
+void SharedFlags::addForces(CLI::App& command) {
+  forcesOption_ = command
+                      .add_option("--forces", forces_,
+                                  "n-body: how the forces stage sums: direct (every pair, O(N^2)), tree (an octree's "
+                                  "multipoles, O(N log N); theta and leaf_size are parameters), auto (tree from " +
+                                      std::to_string(kTreeFromBodies) +
+                                      " bodies); default: the scene file's \"forces\" (direct). docs/FORCES.md")
+                      ->type_name("MODE");
+}
+
+void SharedFlags::applyForces(SceneSettings& settings) const {
+  const bool nbody = settings.scene == "nbody";
+  if (forcesOption_ != nullptr && forcesOption_->count() > 0) {
+    if (!nbody) throw UsageError("--forces: the " + settings.scene + " scene has no forces stage (n-body only)");
+    const std::optional<NBodyForces> forces = forcesFromName(forces_);
+    if (!forces) throw UsageError("--forces: unknown mode " + asTyped(forces_) + " (allowed: direct, tree, auto)");
+    settings.sim.forces = *forces;
+  }
+  if (!nbody || settings.sim.forces != NBodyForces::Tree) return;
+  const char* several = gpusOption_ != nullptr && gpusOption_->count() > 0               ? "--gpus"
+                        : rendezvousOption_ != nullptr && rendezvousOption_->count() > 0 ? "--rendezvous"
+                                                                                         : nullptr;
+  if (several != nullptr) {
+    throw UsageError(std::string(several) +
+                     ": forces: tree runs on one GPU (several GPUs sum directly: forces direct, or auto)");
+  }
+}
+
 void SharedFlags::addWaitTimeout(CLI::App& command) {
   addIntegerOption(command, "--wait-timeout-ms", waitTimeoutMs_, "Timeout of every host wait, in ms, 1..600000")
       ->capture_default_str();

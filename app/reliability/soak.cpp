@@ -20,6 +20,7 @@ SceneSettings soakSettings(const Scene& scene, const SoakOptions& soak) {
   scene.setCount(s, soak.count);
   if (soak.capacity > 0) scene.setCapacity(s, soak.capacity);
   scene.setSeed(s, soak.seed);
+  if (soak.forces) s.sim.forces = *soak.forces;
   return s;
 }
 

@@ -38,7 +38,8 @@ struct SoakOptions {
   std::optional<GpuList> gpus;
   std::uint32_t framesInFlight = 3;
   std::chrono::milliseconds waitTimeout{5000};
-  std::optional<LaunchedRank> rank; // --rendezvous: rank 0 soaks and checks, the others follow (docs/MULTI-GPU.md)
+  std::optional<NBodyForces> forces; // --forces (n-body): over the preset's
+  std::optional<LaunchedRank> rank;  // --rendezvous: rank 0 soaks and checks, the others follow (docs/MULTI-GPU.md)
 };
 
 // Runs the soak, prints the report on stdout; returns the exit code (0 pass, 1 a failed checkpoint or validation

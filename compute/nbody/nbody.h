@@ -25,6 +25,9 @@ struct NBodyParams {
   float attractorPos[3] = {0, 0, 0};
   float boundaryRadius = 12.0f; // boundary stage: bodies outside this sphere are reflected back in
   float colourScale = 1.0f;     // colour stage: colour attribute = clamp(|v| * colourScale / 2, 0, 1)
+  // The tree code (forces: tree; compute/nbody/nbody_tree.h): opening angle and the most bodies a leaf holds.
+  float theta = 0.5f;
+  int leafSize = 16;
   friend bool operator==(const NBodyParams&, const NBodyParams&) = default;
 };
 
@@ -132,6 +135,23 @@ constexpr void forEachStageInstance(int substeps, F&& f) {
 // never parsed: NodeInfo carries the stage and substep).
 std::string stageInstanceName(NBodyStage s, int substep);
 
+// How the forces stage sums (issue 33, docs/FORCES.md): every pair (direct), an octree's multipoles (tree), or the
+// faster of the two for the body count (auto: tree from kTreeFromBodies on).
+enum class NBodyForces : int { Direct, Tree, Auto };
+inline constexpr std::array<std::string_view, 3> kForcesNames = {"direct", "tree", "auto"};
+constexpr std::string_view forcesName(NBodyForces f) { return kForcesNames[static_cast<std::size_t>(f)]; }
+constexpr std::optional<NBodyForces> forcesFromName(std::string_view name) {
+  for (std::size_t i = 0; i < kForcesNames.size(); ++i) {
+    if (kForcesNames[i] == name) return static_cast<NBodyForces>(i);
+  }
+  return std::nullopt;
+}
+// auto's crossover: the body count from which the tree's frame is faster than direct summation's (measured on an
+// H200, docs/FORCES.md "The tree").
+inline constexpr std::int64_t kTreeFromBodies = 65536;
+inline constexpr float kMaxTheta = 1.5f;
+inline constexpr int kMaxLeafSize = 64;
+
 // Structural settings: changing one rebuilds the state (CPU) or updates the whole graph (CUDA).
 struct NBodyConfig {
   std::string scene = "nbody";
@@ -152,7 +172,13 @@ struct NBodyConfig {
   // kDefaultDiagnosticsEvery); > 0: the node exists and is enabled only on the frames that sample. Structural: on
   // CUDA going between 0 and > 0 adds or removes the node (a rebuild); another non-zero interval is not.
   int diagnosticsEvery = 0;
+  NBodyForces forces = NBodyForces::Direct;
 };
+
+// Whether the forces stage of `config` walks a tree (auto resolved by the body count).
+constexpr bool usesTree(const NBodyConfig& config) {
+  return config.forces == NBodyForces::Tree || (config.forces == NBodyForces::Auto && config.bodies >= kTreeFromBodies);
+}
 
 // Bodies the state arrays of `config` hold: the larger of its body count and its capacity.
 constexpr std::int64_t bodyCapacity(const NBodyConfig& config) {

@@ -61,8 +61,20 @@ void checkState(const BodyState& state) {
 void NBodyCpuBackend::setState(BodyState state) {
   checkState(state);
   std::vector<Float4> accel;
-  cpu::computeForces(state.posMass, config_.params, forceScratch_, accel);
+  config_.bodies = static_cast<std::int64_t>(state.size()); // auto's choice follows the count
+  computeForces(state.posMass, accel);
   setState(std::move(state), std::move(accel));
+}
+
+void NBodyCpuBackend::computeForces(const std::vector<Float4>& posMass, std::vector<Float4>& accel) {
+  if (!usesTree(config_)) {
+    cpu::computeForces(posMass, config_.params, forceScratch_, accel);
+    return;
+  }
+  tree::buildTree(posMass, config_.params.leafSize, tree::nodeCapacity(static_cast<std::int64_t>(posMass.size())),
+                  tree_);
+  tree::computeMoments(tree_, config_.params.theta);
+  (void)tree::treeForces(tree_, config_.params, accel);
 }
 
 void NBodyCpuBackend::setState(BodyState state, std::vector<Float4> accel) {
@@ -169,7 +181,7 @@ void NBodyCpuBackend::stepFrame(std::uint64_t k) {
     const std::size_t n = node++;
     switch (stage) {
     case NBodyStage::Forces:
-      run(stage, s, n, [&] { cpu::computeForces(state_.posMass, p, forceScratch_, accel_); });
+      run(stage, s, n, [&] { computeForces(state_.posMass, accel_); });
       if (s == 0 && hasDiagnostics) {
         runStage(sample, profiling_, nodeMs_, node++, [&] {
           diagnostics_ = DiagnosticsSample{k, diagnosticsSeries_, computeDiagnostics(state_, accel_, p)};

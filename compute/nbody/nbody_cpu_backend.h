@@ -4,6 +4,7 @@
 
 #include "compute/nbody/nbody_backend.h"
 #include "compute/nbody/nbody_cpu_stages.h"
+#include "compute/nbody/nbody_tree.h"
 
 namespace graphsim {
 
@@ -52,6 +53,9 @@ private:
   std::vector<Float4> accel_;
   std::vector<float> colour_;
   cpu::ForceScratch forceScratch_; // reused by every forces stage: a step allocates nothing after the first
+  tree::Tree tree_;                // forces: tree (reused likewise)
+  // The forces stage: direct summation or the tree walk, as config_ says (usesTree).
+  void computeForces(const std::vector<Float4>& posMass, std::vector<Float4>& accel);
   bool profiling_ = false;
   std::uint64_t nextFrame_ = 0;       // the frame step() runs next
   std::optional<NBodyBlowUp> blowUp_; // the first non-finite value since the last reset or setState

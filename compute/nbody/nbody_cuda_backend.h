@@ -119,6 +119,15 @@ public:
   // Bodies the state arrays hold (NBodyConfig::maxBodies, at least the count; with interop at most the render
   // buffers'): a reset to a count up to it is node updates only.
   std::int64_t capacity() const;
+  // forces: tree (docs/FORCES.md "The tree"): the last tree built (depth, nodes, whether a cell stayed a leaf for
+  // want of node capacity, whether a warp's walk stack was full: its forces are then incomplete) and the device
+  // memory the tree holds; none with direct summation. Synchronises.
+  struct TreeStats {
+    int depth = 0, nodes = 0;
+    bool overflow = false, walkOverflow = false;
+    std::size_t bytes = 0;
+  };
+  std::optional<TreeStats> treeStats();
   // Writes the graph as DOT through cudaGraphDebugDotPrint.
   void dumpGraphDot(const std::filesystem::path& path) const;
 

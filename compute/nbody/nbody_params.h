@@ -35,6 +35,13 @@ inline constexpr ParamRow<NBodyParams> kNBodyParams[] = {
     {.key = "colour_scale", .field = "colourScale", .member = &NBodyParams::colourScale, .range = {0.0, 1e3},
      .slider = {"colour scale", "colour_scale", 0.05f, 10.0f, SliderScale::Log, "%.2f"}, .soak = {0.2f, 3.0f},
      .help = "colour stage: colour attribute = clamp(|v| colourScale / 2, 0, 1)"},
+    {.key = "theta", .member = &NBodyParams::theta, .range = {0.0, kMaxTheta, true},
+     .why = "the tree's opening angle: 0 would open every cell (use forces: direct), above 1.5 the error is unbounded",
+     .slider = {"theta", "theta", 0.1f, 1.2f, SliderScale::Linear, "%.2f"}, .soak = {0.3f, 0.8f},
+     .help = "forces: tree: a cell acts through its moments when seen under less than this angle"},
+    {.key = "leaf_size", .field = "leafSize", .member = &NBodyParams::leafSize, .range = {1.0, kMaxLeafSize},
+     .slider = {"leaf size", "leaf_size", 1.0f, 64.0f, SliderScale::Log, "%d"}, .soak = {4.0f, 32.0f},
+     .help = "forces: tree: the most bodies a leaf cell holds"},
 };
 // clang-format on
 static_assert(coversEveryField(kNBodyParams), "kNBodyParams: an NBodyParams field has no row (or two rows)");

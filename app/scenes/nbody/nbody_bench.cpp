@@ -1,5 +1,6 @@
 // The n-body scene's bench: the product graph (or the CPU backend's loop) and the comparisons of
 // docs/PERFORMANCE.md (event-submit, launch-early, stream, whole-update, reinstantiate, host-copy, serial), in one run.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -15,6 +16,7 @@
 #include "app/scenes/nbody/nbody_scene.h"
 #include "compute/cuda_device.h"
 #include "compute/nbody/nbody_cuda_backend.h"
+#include "compute/nbody/nbody_tree.h"
 #include "render/driver_info.h"
 #include "render/vulkan_context.h"
 
@@ -326,6 +328,70 @@ void runCpu(const BenchOptions& options, BenchReport& report) {
   }
 }
 
+// forces: tree (docs/FORCES.md "The tree"): a compute-only backend of the same settings after the runs, for what the
+// frame loops do not show: the tree's depth, nodes and memory, each pass's GPU time (the graph's profiling marks,
+// averaged over a few frames), and the force error against direct summation at theta 0.3, 0.5, 0.7 over bodies
+// sampled evenly through the arrays (the exact sums in double on the CPU).
+void addTreeReport(const BenchOptions& options, BenchReport& report) {
+  if (report.variants.empty() || interruptRequested()) return;
+  const CudaDeviceList cuda = listCudaDevices();
+  NBodyConfig config = options.scene.sim;
+  config.diagnosticsEvery = 0;
+  NBodyCudaBackend backend(config, cudaDeviceFor(options, cuda).index, nullptr, options.waitTimeout);
+  nlohmann::ordered_json tree;
+  (void)backend.setProfiling(true);
+  constexpr int kProfiled = 4;
+  std::vector<std::pair<std::string, double>> passes;
+  for (int k = 0; k <= kProfiled; ++k) {
+    backend.step();
+    if (k == 0) continue; // frame k's marks are read at frame k + 1's launch
+    for (const NodeInfo& n : backend.nodes()) {
+      if (n.ms < 0 || (n.name.rfind("tree_", 0) != 0 && n.name != "forces")) continue;
+      const auto it = std::find_if(passes.begin(), passes.end(), [&](const auto& p) { return p.first == n.name; });
+      if (it == passes.end()) passes.emplace_back(n.name, n.ms / kProfiled);
+      else it->second += n.ms / kProfiled;
+    }
+  }
+  (void)backend.setProfiling(false);
+  nlohmann::ordered_json passJson;
+  for (const auto& [name, ms] : passes) passJson[name] = ms;
+  if (const std::optional<NBodyCudaBackend::TreeStats> stats = backend.treeStats()) {
+    tree["depth"] = stats->depth;
+    tree["nodes"] = stats->nodes;
+    tree["overflow"] = stats->overflow;
+    tree["walk_overflow"] = stats->walkOverflow;
+    tree["gpu_bytes_per_body"] =
+        static_cast<double>(stats->bytes) / static_cast<double>(std::max<std::int64_t>(config.bodies, 1));
+  }
+  tree["pass_ms"] = passJson;
+  const std::int64_t samples = config.bodies > 4'000'000 ? 512 : 2048;
+  nlohmann::ordered_json errors;
+  for (const float theta : {0.3f, 0.5f, 0.7f}) {
+    if (interruptRequested()) break;
+    NBodyParams p = config.params;
+    p.theta = theta;
+    backend.setParams(p);
+    BodyState before;
+    std::vector<float> colour;
+    backend.download(before, colour);
+    backend.step(); // forces first: its accelerations are those of `before`
+    const tree::ForceError e = tree::sampledForceError(before.posMass, backend.downloadAccelerations(), p, samples);
+    char key[16];
+    std::snprintf(key, sizeof key, "%.1f", theta);
+    errors[key] = {{"median", e.median}, {"p99", e.p99}, {"max", e.max}};
+    char line[200];
+    std::snprintf(line, sizeof line,
+                  "tree, theta %.1f: relative force error against direct summation median %.2e, p99 %.2e, max %.2e "
+                  "(%lld bodies sampled)",
+                  theta, e.median, e.p99, e.max, static_cast<long long>(e.bodies));
+    report.notes.emplace_back(line);
+  }
+  tree["sampled_bodies"] = samples;
+  tree["force_error"] = errors;
+  report.variants.front().sceneObjects.emplace_back("tree",
+                                                    std::make_shared<const nlohmann::ordered_json>(std::move(tree)));
+}
+
 } // namespace
 
 void runNBodyBench(const BenchOptions& options, BenchReport& report) {
@@ -339,6 +405,7 @@ void runNBodyBench(const BenchOptions& options, BenchReport& report) {
       forces ? static_cast<double>(sim.bodies) * static_cast<double>(sim.bodies) * sim.substeps : 0.0;
   if (options.backend == BackendKind::Cuda) {
     runCuda(options, report);
+    if (usesTree(sim) && !options.rank && !options.gpus) addTreeReport(options, report);
   } else {
     runCpu(options, report);
   }

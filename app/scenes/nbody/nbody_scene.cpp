@@ -25,8 +25,8 @@ namespace {
 // 14) without new CUDA state arrays: the default capacity when neither max_bodies nor --max-bodies gives one.
 constexpr std::int64_t kMinRenderCapacity = 65536;
 
-constexpr auto kJsonKeys =
-    std::to_array<std::string_view>({"initial", "bodies", "max_bodies", "seed", "substeps", "params", "stages"});
+constexpr auto kJsonKeys = std::to_array<std::string_view>(
+    {"initial", "bodies", "max_bodies", "seed", "substeps", "forces", "params", "stages"});
 
 constexpr double kCudaInteractionsPerSecond = 3.0e12; // H100, the symmetric-pair forces stage (issue 14)
 constexpr std::int64_t kWorthEstimating = 32768;      // below this, no backend takes a minute per frame
@@ -99,6 +99,9 @@ public:
                                        std::to_string(sim.maxBodies) + " (max_bodies); raise max_bodies");
     r.unsignedInteger("seed", sim.seed);
     r.integer("substeps", sim.substeps, 1, kMaxSubsteps);
+    std::string forces(forcesName(sim.forces));
+    r.oneOf("forces", forces, {kForcesNames[0], kForcesNames[1], kForcesNames[2]});
+    sim.forces = *forcesFromName(forces);
     if (r.has("params")) applyParams(sim.params, r.child("params"));
     if (r.has("stages")) applyStages(sim.enabled, r);
   }

@@ -8,10 +8,11 @@
 namespace graphsim::cuda {
 
 DeviceBodies::DeviceBodies(const BodyState& state, const std::vector<Float4>& accel, const std::vector<float>& colour,
-                           std::size_t capacity)
+                           std::size_t capacity, bool tree)
     : posMass_(std::max(state.size(), capacity)), vel_(posMass_.size()), accel_(posMass_.size()),
       colour_(posMass_.size()), forcesFixed_(3 * posMass_.size()),
       forcesTileDone_(forcesTileCounters(posMass_.size())) {
+  if (tree) tree_ = DeviceTree(posMass_.size());
   upload(state, accel, colour);
 }
 
@@ -47,7 +48,8 @@ BodiesView DeviceBodies::view() const {
           colour_.get(),
           static_cast<int>(count_),
           {forcesFixed_.get(), forcesTileDone_.get()},
-          massSum_};
+          massSum_,
+          tree_.view()};
 }
 
 void DeviceBodies::download(BodyState& state, std::vector<float>& colour) const {

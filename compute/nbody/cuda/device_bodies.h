@@ -22,8 +22,9 @@ public:
   DeviceBodies() = default;
   // Allocates max(n, capacity) bodies and copies the host state of n bodies in (synchronous: reset is not a
   // per-frame path). The bodies past n are never read: every kernel stops at n (forces pads its tiles itself).
+  // tree: also the tree code's arrays for the capacity (forces: tree).
   DeviceBodies(const BodyState& state, const std::vector<Float4>& accel, const std::vector<float>& colour,
-               std::size_t capacity = 0);
+               std::size_t capacity = 0, bool tree = false);
 
   // Copies a host state of n <= capacity() bodies into the arrays (synchronous, like the constructor); the arrays
   // and so view()'s pointers stay, its count becomes n. Throws std::invalid_argument past the capacity, before
@@ -33,6 +34,7 @@ public:
   BodiesView view() const; // n = size()
   std::size_t size() const { return count_; }
   std::size_t capacity() const { return posMass_.size(); }
+  const DeviceTree& tree() const { return tree_; }
 
   // Copies the state back. The caller has synchronised the stream that writes it.
   void download(BodyState& state, std::vector<float>& colour) const;
@@ -48,6 +50,7 @@ private:
   // The forces stage's scratch (nbody_kernels.h, ForcesScratch), zeroed here; the kernel leaves it zeroed.
   DeviceArray<unsigned long long> forcesFixed_;
   DeviceArray<unsigned int> forcesTileDone_;
+  DeviceTree tree_; // empty unless asked for
   float massSum_ = 0;
   std::size_t count_ = 0; // bodies in use: the first count_ of each array
 };

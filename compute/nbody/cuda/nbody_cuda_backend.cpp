@@ -44,6 +44,14 @@ std::string describeDevices(const CudaDeviceList& list) {
 }
 
 // Refuses an empty list, a device listed twice and devices that do not exist (naming the ones that do).
+// Several GPUs sum forces directly (the tree's walk is not split over GPUs: issue 33 leaves it out of scope); auto
+// means direct there.
+void refuseTreeOnSeveral(const NBodyConfig& config) {
+  if (config.forces == NBodyForces::Tree) {
+    throw std::invalid_argument("forces: tree runs on one GPU; several GPUs sum directly (forces: direct or auto)");
+  }
+}
+
 void checkGpus(const std::vector<int>& gpus) {
   if (gpus.empty()) throw std::invalid_argument("NBodyCudaBackend: no GPU given");
   const CudaDeviceList devices = listCudaDevices();
@@ -127,6 +135,7 @@ NBodyCudaBackend::NBodyCudaBackend(const NBodyConfig& config, const std::vector<
 
   const HostStart hostStart = makeHostStart(config, start);
   if (m.collectives) {
+    refuseTreeOnSeveral(config);
     for (std::size_t r = 1; r < gpus.size(); ++r) {
       Impl::Peer& p = m.peers.emplace_back();
       p.device = gpus[r];
@@ -142,7 +151,8 @@ NBodyCudaBackend::NBodyCudaBackend(const NBodyConfig& config, const std::vector<
     m.config.diagnosticsEvery = 0;
     return;
   }
-  m.bodies = cuda::DeviceBodies(hostStart.state, hostStart.accel, hostStart.colour, m.capacityFor(config));
+  m.bodies =
+      cuda::DeviceBodies(hostStart.state, hostStart.accel, hostStart.colour, m.capacityFor(config), usesTree(config));
   m.startBodies(m.bodies, config.params);
   m.clearBlowUp();
   m.allocateDiagnostics();
@@ -179,13 +189,15 @@ void NBodyCudaBackend::reset(const NBodyConfig& config) {
   m.broadcastPending();
   m.synchronize(); // no launch may still use the arrays about to be overwritten or replaced
   if (m.collectives) {
+    refuseTreeOnSeveral(config);
     m.layOutSeveral(config, start, "one GPU of several: bodies laid out afresh");
     m.config = config;
     m.config.diagnosticsEvery = 0;
     m.clearBlowUp();
     return;
   }
-  if (config.substeps == m.graph->substeps() && static_cast<std::size_t>(config.bodies) <= m.bodies.capacity()) {
+  if (config.substeps == m.graph->substeps() && static_cast<std::size_t>(config.bodies) <= m.bodies.capacity() &&
+      usesTree(config) == m.bodies.view().tree.present()) {
     m.resetInPlace(config, start);
   } else {
     m.resetReallocating(config, start);
@@ -263,6 +275,15 @@ void NBodyCudaBackend::setState(BodyState state, std::vector<Float4> accel) {
   CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy)); // the uploads' pageable copies (see startBodies)
   m.clearBlowUp();
   if (!m.collectives) m.clearDiagnostics(); // several GPUs run without diagnostics (as reset)
+}
+
+std::optional<NBodyCudaBackend::TreeStats> NBodyCudaBackend::treeStats() {
+  Impl& m = *impl_;
+  const cuda::DeviceTree& tree = m.bodies.tree();
+  if (!tree.view().present()) return std::nullopt;
+  m.synchronize();
+  const cuda::TreeDeviceStats s = tree.stats();
+  return TreeStats{s.depth, s.nodes, s.overflow, s.walkOverflow, tree.bytes()};
 }
 
 std::vector<Float4> NBodyCudaBackend::downloadAccelerations() {

@@ -477,7 +477,10 @@ struct NBodyCudaBackend::Impl {
       cause = "body count " + std::to_string(next.bodies) + " exceeds the capacity " +
               std::to_string(bodies.capacity()) + ": buffers reallocated for " + std::to_string(capacity);
     }
-    cuda::DeviceBodies fresh(start.state, start.accel, start.colour, capacity);
+    if (usesTree(next) != bodies.view().tree.present()) {
+      cause = std::string("forces ") + (usesTree(next) ? "tree: its arrays allocated" : "direct: the tree's freed");
+    }
+    cuda::DeviceBodies fresh(start.state, start.accel, start.colour, capacity, usesTree(next));
     startBodies(fresh, next.params);
     cuda::DeviceArray<float4> freshOutput;
     if (!interop()) freshOutput = cuda::DeviceArray<float4>(capacity);

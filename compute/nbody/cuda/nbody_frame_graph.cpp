@@ -85,6 +85,11 @@ KernelNodeSpec NBodyFrameGraph::stageSpec(NBodyStage stage, int substep) const {
   // Same float expressions as the CPU reference (cpu_stages.cpp): eps^2 and the damping factor on the host.
   switch (stage) {
   case NBodyStage::Forces: {
+    if (b.tree.present()) {
+      return treeWalkSpec({b.tree.nodes, b.tree.nodeA, b.tree.nodeB, b.tree.nodeC, b.tree.sorted, b.tree.order, b.accel,
+                           b.tree.walkStack, &b.tree.control->walkOverflow, b.n, p.G, p.softening * p.softening,
+                           b.tree.walkBlocks});
+    }
     ForcesArgs f = forcesArgs(b, p.G, p.softening * p.softening);
     if (slice_) {
       f.begin = slice_->begin;
@@ -103,6 +108,10 @@ KernelNodeSpec NBodyFrameGraph::stageSpec(NBodyStage stage, int substep) const {
   case NBodyStage::WriteRender: return writeRenderSpec({b.posMass, b.colour, output_, b.n, 0});
   }
   throw std::logic_error("NBodyFrameGraph::stageSpec: unknown stage");
+}
+
+KernelNodeSpec NBodyFrameGraph::treeSpec(const Node& n) const {
+  return treeStepSpec(n.treeStep, bodies_.tree, bodies_.posMass, bodies_.n, params_.theta, params_.leafSize, n.handles);
 }
 
 // The linear chain build() lays out: each node after the previous one (or, with programmatic launch, a kernel after a
@@ -156,6 +165,49 @@ struct NBodyFrameGraph::Chain {
     addMark();
   }
 
+  // forces: tree, before the walk (tree_kernels.h): prepare, bounds, keys, the sort, gather, the two WHILE loops.
+  void addTree(int substep) {
+    const std::string suffix = substep > 0 ? "#" + std::to_string(substep) : "";
+    const TreeView& t = fg.bodies_.tree;
+    // Both conditions start each launch at 0 (tree_gather sets them): with forces off no loop runs.
+    TreeHandles handles;
+    cudaGraphConditionalHandle h = 0;
+    CUDA_CHECK_CTX(cudaGraphConditionalHandleCreate(&h, g, 0, cudaGraphCondAssignDefault), "tree_build's condition");
+    handles.build = h;
+    CUDA_CHECK_CTX(cudaGraphConditionalHandleCreate(&h, g, 0, cudaGraphCondAssignDefault), "tree_moments' condition");
+    handles.moments = h;
+    const auto treeKernel = [&](TreeStep step) {
+      Node n{std::string(kTreeStepNames[static_cast<int>(step)]) + suffix, Kind::TreeKernel, NBodyStage::Forces};
+      n.treeStep = step;
+      n.handles = handles;
+      n.substep = substep;
+      const KernelNodeSpec spec = fg.treeSpec(n);
+      n.node = addKernelNode(g, deps(), depCount(), spec, n.name);
+      n.applied = spec;
+      built.nodes.push_back(std::move(n));
+      prev = built.nodes.back().node;
+      prevIsKernel = false; // no programmatic edges into or out of the tree's nodes
+      addMark();
+    };
+    const auto treeGraph = [&](const std::string& name, cudaGraphNode_t node) {
+      add(name + suffix, Kind::TreeGraph, node);
+      prevIsKernel = false;
+      addMark();
+    };
+    treeKernel(TreeStep::Prepare);
+    treeKernel(TreeStep::Bounds);
+    treeKernel(TreeStep::Keys);
+    cudaGraphNode_t sort = nullptr;
+    CUDA_CHECK_CTX(cudaGraphAddChildGraphNode(&sort, g, deps(), depCount(), t.sortGraph), "adding node tree_sort");
+    treeGraph("tree_sort", sort);
+    treeKernel(TreeStep::Gather);
+    cudaGraphNode_t buildNode = nullptr;
+    const cudaGraphNode_t moments = addTreeLoops(g, prev, t, handles, &buildNode);
+    treeGraph("tree_build", buildNode);
+    // tree_moments depends on tree_build directly; a profiling mark after tree_build adds a second path to it.
+    treeGraph("tree_moments", moments);
+  }
+
   void addCollective(std::string name, cudaGraph_t captured) {
     cudaGraphNode_t node = nullptr;
     CUDA_CHECK_CTX(cudaGraphAddChildGraphNode(&node, g, deps(), depCount(), captured), "adding node " + name);
@@ -167,6 +219,7 @@ struct NBodyFrameGraph::Chain {
   void addStage(NBodyStage stage, int substep) {
     const std::optional<GraphSlice>& slice = fg.slice_;
     if (slice && stage == NBodyStage::WriteRender && !slice->writesRender) return; // another GPU renders
+    if (stage == NBodyStage::Forces && fg.bodies_.tree.present()) addTree(substep);
     addKernel(stageInstanceName(stage, substep), Kind::Kernel, stage, substep, fg.stageSpec(stage, substep));
     const std::string suffix = substep > 0 ? "#" + std::to_string(substep) : "";
     const auto s = static_cast<std::size_t>(substep);
@@ -251,15 +304,14 @@ void NBodyFrameGraph::syncEnableStates() {
   });
   diagnosticsExecEnabled_ = false;
   counters_.enableToggles += syncEnables(exec_.get(), nodes_, [&](const Node& n) {
-    const bool stageNode = n.kind == Kind::Kernel || n.kind == Kind::ForcesConvert;
-    return stageNode ? std::optional<bool>(runsStage(n.stage)) : std::nullopt;
+    return stageNode(n) ? std::optional<bool>(runsStage(n.stage)) : std::nullopt;
   });
 }
 
 void NBodyFrameGraph::applyChangedKernels(bool allStages) {
   counters_.nodeUpdates += updateKernels(exec_.get(), nodes_, [&](const Node& n) -> std::optional<KernelNodeSpec> {
-    const bool kernel = n.kind == Kind::Kernel || n.kind == Kind::ForcesConvert;
-    if (!kernel || (!allStages && n.stage != NBodyStage::WriteRender)) return std::nullopt;
+    if (!stageNode(n) || (!allStages && n.stage != NBodyStage::WriteRender)) return std::nullopt;
+    if (n.kind == Kind::TreeKernel) return treeSpec(n);
     return n.kind == Kind::ForcesConvert ? convertSpec() : stageSpec(n.stage, n.substep);
   });
 }
@@ -347,12 +399,17 @@ void NBodyFrameGraph::rebuild(const BodiesView& bodies, int substeps, const NBod
   auto inputs = std::tie(bodies_, substeps_, params_, enabled_, output_);
   const auto old = std::make_tuple(bodies_, substeps_, params_, enabled_, output_);
   const int oldSubsteps = substeps_;
+  const bool oldTree = bodies_.tree.present();
   inputs = std::tie(bodies, substeps, params, enabled, output);
   try {
     Built fresh = build();
     std::string notAttempted;
     if (slice_) {
       notAttempted = "one GPU of several: its NCCL collectives are captured afresh";
+    } else if (bodies_.tree.present() || oldTree) {
+      // The kernels of the tree's loops take their graph's condition handles as arguments: a whole-graph update
+      // would leave them with the old graph's.
+      notAttempted = "forces: tree: its WHILE conditions are made afresh";
     } else if (programmatic_ != execProgrammatic_) {
       // Edge types are topology too: cudaGraphExecUpdate refuses the change (and compute-sanitizer would report the
       // refused call), so it is not attempted.

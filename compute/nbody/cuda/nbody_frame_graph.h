@@ -184,7 +184,9 @@ private:
     SemaphoreSignal,
     EventRecord,
     ForcesConvert,
-    Collective
+    Collective,
+    TreeKernel, // forces: tree, a kernel of the main graph before the walk: toggled with forces, spec from treeStepSpec
+    TreeGraph   // forces: tree, the sort (a child graph) or a WHILE loop: never toggled or updated
   };
   struct Node {
     std::string name;
@@ -193,8 +195,10 @@ private:
     // The node in the graph exec_ was instantiated from: cudaGraphExec*SetParams and cudaGraphNodeSetEnabled
     // identify exec nodes by these handles, also after a whole-graph update.
     cudaGraphNode_t node = nullptr;
-    KernelNodeSpec applied; // kernel nodes: the parameters exec_ holds now
-    int substep = 0;        // kernel nodes: which instance of the stage (its blow-up flag names it)
+    KernelNodeSpec applied;                // kernel nodes: the parameters exec_ holds now
+    int substep = 0;                       // kernel nodes: which instance of the stage (its blow-up flag names it)
+    TreeStep treeStep = TreeStep::Prepare; // TreeKernel: which
+    TreeHandles handles;                   // TreeKernel: the WHILE conditions of its substep's loops
   };
   using Built = BuiltGraph<Node>;
 
@@ -208,11 +212,14 @@ private:
   KernelNodeSpec convertSpec() const; // the slice's forces_convert
   bool timed(Kind kind) const {
     return kind == Kind::Kernel || kind == Kind::BlowUpReport || kind == Kind::Diagnostics ||
-           kind == Kind::ForcesConvert || kind == Kind::Collective;
+           kind == Kind::ForcesConvert || kind == Kind::Collective || kind == Kind::TreeKernel ||
+           kind == Kind::TreeGraph;
   }
-  bool followsStage(const Node& n, NBodyStage stage) const { // the nodes a stage toggle reaches
-    return (n.kind == Kind::Kernel || n.kind == Kind::ForcesConvert) && n.stage == stage;
+  static bool stageNode(const Node& n) { // the nodes stage toggles reach
+    return n.kind == Kind::Kernel || n.kind == Kind::ForcesConvert || n.kind == Kind::TreeKernel;
   }
+  bool followsStage(const Node& n, NBodyStage stage) const { return stageNode(n) && n.stage == stage; }
+  KernelNodeSpec treeSpec(const Node& n) const;
   void applyChangedKernels(bool allStages);
   // Diagnostics: whether frame k samples (without changing anything), its node's parameters, and the per-launch
   // schedule: enable with frame k's parameters when it samples, else disable (only what differs from the exec).

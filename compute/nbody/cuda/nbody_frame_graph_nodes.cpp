@@ -28,6 +28,13 @@ const std::vector<NodeInfo>& NBodyFrameGraph::nodes() const {
         add("kernel", "part of forces on several GPUs: toggled with forces", -1, n.substep);
         break;
       case Kind::Collective: add("nccl", kCollectiveNodeReason); break;
+      case Kind::TreeKernel: add("kernel", "part of forces: tree: toggled with forces", -1, n.substep); break;
+      case Kind::TreeGraph:
+        add(n.name.starts_with("tree_sort") ? "child graph" : "while",
+            "part of forces: tree: a conditional or child-graph node, which CUDA cannot disable (its condition is 0 "
+            "with forces off)",
+            -1, n.substep);
+        break;
       case Kind::EventRecord: add("event record", "a timing mark of --profile, not part of the simulation"); break;
       default: add(n.kind == Kind::SemaphoreWait ? "semaphore wait" : "semaphore signal", kSemaphoreNodeReason);
       }
@@ -41,7 +48,7 @@ const std::vector<NodeInfo>& NBodyFrameGraph::nodes() const {
     for (std::size_t i = 0; i < nodes_.size(); ++i) {
       const Node& n = nodes_[i];
       if (n.kind == Kind::Diagnostics) cache.list[i].enabled = diagnosticsOn_;
-      if (n.kind != Kind::Kernel && n.kind != Kind::ForcesConvert) continue;
+      if (!stageNode(n)) continue;
       cache.list[i].enabled = nodeEnabled(exec_.get(), n.node, n.name);
     }
     cache.enableStates = false;
@@ -67,8 +74,10 @@ void NBodyFrameGraph::setProfiling(bool enabled) {
       // One mark before the first kernel and one after each (report_blow_up and diagnostics included); room for
       // substep changes up to kMaxSubsteps.
       // On several GPUs each substep adds three nodes (reduction, convert, gather) and the frame one (colours).
+      // forces: tree adds seven nodes before each walk.
       const std::size_t marks = static_cast<std::size_t>(stageInstanceCount(kMaxSubsteps)) + 3 +
-                                (slice_ ? 3 * static_cast<std::size_t>(kMaxSubsteps) + 1 : 0);
+                                (slice_ ? 3 * static_cast<std::size_t>(kMaxSubsteps) + 1 : 0) +
+                                (bodies_.tree.present() ? 7 * static_cast<std::size_t>(kMaxSubsteps) : 0);
       for (std::size_t m = 0; m < marks; ++m) set.push_back(makeTimingEvent());
       markEvents_.push_back(std::move(set));
     }

@@ -16,6 +16,7 @@
 #include <cstring>
 
 #include "compute/cuda/kernel_node_spec.h"
+#include "compute/nbody/cuda/tree_kernels.h"
 
 namespace graphsim::cuda {
 
@@ -33,10 +34,12 @@ struct BodiesView {
   int n = 0;
   ForcesScratch forces;
   float massSum = 0; // sum of the n masses (the bound the fixed-point scale of the forces sums comes from)
+  TreeView tree;     // forces: tree (present() otherwise false)
 
   friend bool operator==(const BodiesView& a, const BodiesView& b) {
     return a.posMass == b.posMass && a.vel == b.vel && a.accel == b.accel && a.colour == b.colour && a.n == b.n &&
-           a.forces.fixed == b.forces.fixed && a.forces.tileDone == b.forces.tileDone && a.massSum == b.massSum;
+           a.forces.fixed == b.forces.fixed && a.forces.tileDone == b.forces.tileDone && a.massSum == b.massSum &&
+           a.tree == b.tree;
   }
 };
 

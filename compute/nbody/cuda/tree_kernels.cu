@@ -1,0 +1,498 @@
+// The tree code's kernels, its device arrays and its two WHILE loops (tree_kernels.h; docs/FORCES.md "The tree").
+#include "compute/nbody/cuda/tree_kernels.h"
+
+#include <cuda_runtime.h>
+
+#include <cub/device/device_radix_sort.cuh>
+#include <stdexcept>
+
+#include "compute/cuda/cuda_check.h"
+#include "compute/cuda/graph_nodes.h"
+#include "compute/nbody/tree_math.h"
+
+namespace graphsim::cuda {
+
+using tree_math::Vec3;
+
+namespace {
+
+constexpr int kBlock = 256;
+constexpr int kLoopBlocks = 1024; // the loops' kernels stride over a level of unknown size
+constexpr int kWalkWarps = kBlock / 32;
+constexpr int kWalkBlocksPerSm = 4; // 32 warps an SM: at most 64 registers a thread
+
+__device__ inline unsigned orderedBits(float f) {
+  const unsigned u = __float_as_uint(f);
+  return (u & 0x80000000u) != 0 ? ~u : u | 0x80000000u;
+}
+__device__ inline float fromOrderedBits(unsigned u) {
+  return __uint_as_float((u & 0x80000000u) != 0 ? u & 0x7fffffffu : ~u);
+}
+__device__ inline Vec3 xyz(float4 p) { return {p.x, p.y, p.z}; }
+
+__global__ void treePrepareKernel(TreePrepareArgs a) {
+  TreeControl& c = *a.control;
+  for (int k = 0; k < 3; ++k) {
+    c.lo[k] = orderedBits(INFINITY);
+    c.hi[k] = orderedBits(-INFINITY);
+  }
+  c.leafSize = a.leafSize;
+  c.invTheta = a.invTheta;
+}
+
+__global__ void __launch_bounds__(kBlock) treeBoundsKernel(TreeBoundsArgs a) {
+  float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < a.n; i += gridDim.x * blockDim.x) {
+    const float4 p = a.posMass[i];
+    const float v[3] = {p.x, p.y, p.z};
+    for (int k = 0; k < 3; ++k) {
+      if (!isfinite(v[k])) continue; // a blown-up body must not stretch the cube to infinity
+      lo[k] = fminf(lo[k], v[k]);
+      hi[k] = fmaxf(hi[k], v[k]);
+    }
+  }
+  for (int k = 0; k < 3; ++k) {
+    for (int off = 16; off > 0; off >>= 1) {
+      lo[k] = fminf(lo[k], __shfl_xor_sync(0xffffffffu, lo[k], off));
+      hi[k] = fmaxf(hi[k], __shfl_xor_sync(0xffffffffu, hi[k], off));
+    }
+  }
+  if ((threadIdx.x & 31) == 0) {
+    for (int k = 0; k < 3; ++k) {
+      atomicMin(&a.control->lo[k], orderedBits(lo[k]));
+      atomicMax(&a.control->hi[k], orderedBits(hi[k]));
+    }
+  }
+}
+
+__device__ inline tree_math::RootCube cubeOf(const TreeControl& c) {
+  const float lo[3] = {fromOrderedBits(c.lo[0]), fromOrderedBits(c.lo[1]), fromOrderedBits(c.lo[2])};
+  const float hi[3] = {fromOrderedBits(c.hi[0]), fromOrderedBits(c.hi[1]), fromOrderedBits(c.hi[2])};
+  return tree_math::rootCube(lo, hi);
+}
+
+__global__ void __launch_bounds__(kBlock) treeKeysKernel(TreeKeysArgs a) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= a.capacity) return;
+  const tree_math::RootCube cube = cubeOf(*a.control);
+  if (i == 0) {
+    for (int k = 0; k < 3; ++k) a.control->cubeLo[k] = cube.lo[k];
+    a.control->side = cube.side;
+  }
+  a.keys[i] = i < a.n ? tree_math::mortonKey(xyz(a.posMass[i]), cube) : tree_math::kPaddingKey;
+  a.order[i] = i;
+}
+
+__global__ void __launch_bounds__(kBlock) treeGatherKernel(TreeGatherArgs a) {
+  const int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s < a.n) a.sorted[s] = a.posMass[a.order[s]];
+  if (s != 0) return;
+  TreeControl& c = *a.control;
+  a.nodes[0] = make_int4(0, a.n, 0, 0);
+  c.nodeCount = 1;
+  c.level = 0;
+  c.depth = 0;
+  c.overflow = 0;
+  c.walkOverflow = 0;
+  c.levelStart[0] = 0;
+  c.levelStart[1] = 1;
+  cudaGraphSetConditional(a.buildHandle, a.n > c.leafSize ? 1u : 0u);
+  cudaGraphSetConditional(a.momentsHandle, a.n > 0 ? 1u : 0u);
+}
+
+// The first place in [from, end) whose octant below `level` is past `octant` (keys sorted: octants ascend).
+__device__ inline int octantEnd(const unsigned long long* keys, int from, int end, int level, int octant) {
+  int lo = from, hi = end;
+  while (lo < hi) {
+    const int mid = (lo + hi) >> 1;
+    if (tree_math::octantBelow(keys[mid], level) <= octant) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+__global__ void __launch_bounds__(kBlock) treeSplitKernel(TreeSplitArgs a) {
+  TreeControl& c = *a.control;
+  const int level = c.level;
+  if (level >= kTreeLevels) return;
+  const int first = c.levelStart[level], last = c.levelStart[level + 1];
+  for (int i = first + blockIdx.x * blockDim.x + threadIdx.x; i < last; i += gridDim.x * blockDim.x) {
+    const int4 node = a.nodes[i];
+    if (node.y - node.x <= c.leafSize) continue;
+    int starts[9];
+    int k = 0;
+    for (int s = node.x; s < node.y; ++k) {
+      starts[k] = s;
+      s = octantEnd(a.keys, s + 1, node.y, level, tree_math::octantBelow(a.keys[s], level));
+    }
+    starts[k] = node.y;
+    const int off = atomicAdd(&c.nodeCount, k);
+    if (off + k > a.maxNodes) { // no room: the cell stays a leaf; slots below the capacity become empty leaves
+      c.overflow = 1;
+      for (int j = 0; j < k && off + j < a.maxNodes; ++j) a.nodes[off + j] = make_int4(0, 0, 0, 0);
+      continue;
+    }
+    for (int j = 0; j < k; ++j) a.nodes[off + j] = make_int4(starts[j], starts[j + 1], 0, 0);
+    a.nodes[i].z = off;
+    a.nodes[i].w = k;
+  }
+}
+
+__global__ void treeLevelKernel(TreeLevelArgs a) {
+  TreeControl& c = *a.control;
+  const int level = c.level;
+  const int count = min(c.nodeCount, a.maxNodes);
+  c.nodeCount = count;
+  const bool grew = count > c.levelStart[level + 1];
+  if (grew) {
+    c.levelStart[level + 2] = count;
+    c.level = level + 1;
+  }
+  c.depth = c.level;
+  cudaGraphSetConditional(a.handle, grew && level + 1 < kTreeLevels ? 1u : 0u);
+}
+
+__global__ void __launch_bounds__(kBlock) treeCellsKernel(TreeCellsArgs a) {
+  const TreeControl& c = *a.control;
+  const int level = c.level;
+  const tree_math::RootCube cube{{c.cubeLo[0], c.cubeLo[1], c.cubeLo[2]}, c.side};
+  const float side = tree_math::cellSideFromRoot(cube.side, level);
+  for (int i = c.levelStart[level] + blockIdx.x * blockDim.x + threadIdx.x; i < c.levelStart[level + 1];
+       i += gridDim.x * blockDim.x) {
+    const int4 node = a.nodes[i];
+    const Vec3 centre = tree_math::cellCentre(node.y > node.x ? a.keys[node.x] : 0ull, level, cube);
+    tree_math::Moments mo;
+    float mx = 0, my = 0, mz = 0;
+    if (node.w == 0) {
+      for (int k = node.x; k < node.y; ++k) {
+        const float4 p = a.sorted[k];
+        mo.m += p.w;
+        mx += p.w * p.x;
+        my += p.w * p.y;
+        mz += p.w * p.z;
+      }
+    } else {
+      for (int ch = node.z; ch < node.z + node.w; ++ch) {
+        const float4 A = a.nodeA[ch];
+        const float m = a.nodeB[ch].x;
+        mo.m += m;
+        mx += m * A.x;
+        my += m * A.y;
+        mz += m * A.z;
+      }
+    }
+    if (mo.m > 0.0f) {
+      mo.c = {mx / mo.m, my / mo.m, mz / mo.m};
+      if (node.w == 0) {
+        for (int k = node.x; k < node.y; ++k) {
+          const float4 p = a.sorted[k];
+          tree_math::addPointQuadrupole(mo.q, p.w, xyz(p) - mo.c);
+        }
+      } else {
+        for (int ch = node.z; ch < node.z + node.w; ++ch) {
+          const float4 A = a.nodeA[ch], B = a.nodeB[ch], C = a.nodeC[ch];
+          const float q[6] = {B.y, B.z, B.w, C.x, C.y, C.z};
+          for (int k = 0; k < 6; ++k) mo.q[k] += q[k];
+          tree_math::addPointQuadrupole(mo.q, B.x, xyz(A) - mo.c);
+        }
+      }
+    } else {
+      mo.c = centre;
+    }
+    const float r = tree_math::openingRadius(side, c.invTheta, mo.c, centre);
+    a.nodeA[i] = make_float4(mo.c.x, mo.c.y, mo.c.z, r * r);
+    a.nodeB[i] = make_float4(mo.m, mo.q[0], mo.q[1], mo.q[2]);
+    a.nodeC[i] = make_float4(mo.q[3], mo.q[4], mo.q[5], 0.0f);
+  }
+}
+
+__global__ void treeUpKernel(TreeUpArgs a) {
+  const int level = a.control->level - 1;
+  a.control->level = level;
+  cudaGraphSetConditional(a.handle, level >= 0 ? 1u : 0u);
+}
+
+// The walk's per-warp work queues (shared memory): cells accepted and leaves opened, flushed 32 at a time; the data of
+// the cells or bodies being applied, loaded by the lanes together and read by all of them.
+struct WarpQueues {
+  int cells[64];
+  int2 leaves[64];
+  int leafStart[65]; // leaves' first body in the flattened list of their bodies
+  float4 cellA[32], cellB[32], cellC[32];
+  float4 bodies[32];
+};
+
+__device__ inline unsigned lanesBelow(int lane) { return (1u << lane) - 1u; }
+
+// Applies queued cells [0, count) to every lane's body, then moves cells [count, count + rest) to the front.
+__device__ void flushCells(WarpQueues& q, const TreeWalkArgs& a, int count, int rest, int lane, Vec3 x, Vec3& acc) {
+  if (lane < count) {
+    const int c = q.cells[lane];
+    q.cellA[lane] = a.nodeA[c];
+    q.cellB[lane] = a.nodeB[c];
+    q.cellC[lane] = a.nodeC[c];
+  }
+  __syncwarp();
+  for (int j = 0; j < count; ++j) {
+    const float4 A = q.cellA[j], B = q.cellB[j], C = q.cellC[j];
+    const float m2[6] = {B.y, B.z, B.w, C.x, C.y, C.z};
+    acc = tree_math::cellInteraction(acc, x, xyz(A), B.x, m2, a.eps2);
+  }
+  __syncwarp();
+  if (lane < rest) q.cells[lane] = q.cells[count + lane];
+  __syncwarp();
+}
+
+// Applies the bodies of queued leaves [0, count) to every lane's body, 32 bodies per round across leaves (a leaf of
+// any size: a large one spans rounds), then moves leaves [count, count + rest) to the front.
+__device__ void flushLeaves(WarpQueues& q, const TreeWalkArgs& a, int count, int rest, int lane, Vec3 x, Vec3& acc) {
+  // Exclusive prefix of the leaves' sizes (two warp scans: count <= 64).
+  int total = 0;
+  for (int base = 0; base < count; base += 32) {
+    const int l = base + lane;
+    int size = l < count ? q.leaves[l].y - q.leaves[l].x : 0;
+    for (int off = 1; off < 32; off <<= 1) {
+      const int up = __shfl_up_sync(0xffffffffu, size, off);
+      if (lane >= off) size += up;
+    }
+    if (l < count) q.leafStart[l + 1] = total + size;
+    total += __shfl_sync(0xffffffffu, size, 31);
+  }
+  if (lane == 0) q.leafStart[0] = 0;
+  __syncwarp();
+  for (int round = 0; round < total; round += 32) {
+    const int f = round + lane;
+    if (f < total) {
+      int lo = 0, hi = count - 1; // the leaf holding flattened body f: the last with leafStart <= f
+      while (lo < hi) {
+        const int mid = (lo + hi + 1) >> 1;
+        if (q.leafStart[mid] <= f) {
+          lo = mid;
+        } else {
+          hi = mid - 1;
+        }
+      }
+      q.bodies[lane] = a.sorted[q.leaves[lo].x + f - q.leafStart[lo]];
+    }
+    __syncwarp();
+    const int m = min(32, total - round);
+    for (int j = 0; j < m; ++j) {
+      const float4 p = q.bodies[j];
+      acc = tree_math::bodyInteraction(acc, x, xyz(p), p.w, a.eps2);
+    }
+    __syncwarp();
+  }
+  if (lane < rest) q.leaves[lane] = q.leaves[count + lane];
+  __syncwarp();
+}
+
+// One warp per group of 32 consecutive sorted bodies (the group criterion of nbody_tree.cpp's walkGroup: the same
+// interactions, summed in another order). Up to 32 nodes of the warp's stack are tested at once, one per lane;
+// accepted cells and opened leaves are queued and applied 32 at a time with every lane reading the same shared
+// entry; opened cells push their children. The warps of the grid stride over the groups.
+__global__ void __launch_bounds__(kBlock, kWalkBlocksPerSm) treeWalkKernel(TreeWalkArgs a) {
+  __shared__ WarpQueues queues[kWalkWarps];
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  WarpQueues& q = queues[warp];
+  const int warpIndex = blockIdx.x * kWalkWarps + warp, warps = gridDim.x * kWalkWarps;
+  int* stack = a.stack + static_cast<long long>(warpIndex) * kWalkStack;
+  for (int first = warpIndex * 32; first < a.n; first += warps * 32) {
+    const int s = first + lane;
+    const bool active = s < a.n;
+    const Vec3 x = xyz(a.sorted[active ? s : first]);
+    tree_math::Box box{x, x};
+    for (int off = 16; off > 0; off >>= 1) {
+      box.lo = {fminf(box.lo.x, __shfl_xor_sync(0xffffffffu, box.lo.x, off)),
+                fminf(box.lo.y, __shfl_xor_sync(0xffffffffu, box.lo.y, off)),
+                fminf(box.lo.z, __shfl_xor_sync(0xffffffffu, box.lo.z, off))};
+      box.hi = {fmaxf(box.hi.x, __shfl_xor_sync(0xffffffffu, box.hi.x, off)),
+                fmaxf(box.hi.y, __shfl_xor_sync(0xffffffffu, box.hi.y, off)),
+                fmaxf(box.hi.z, __shfl_xor_sync(0xffffffffu, box.hi.z, off))};
+    }
+    if (lane == 0) stack[0] = 0;
+    __syncwarp();
+    int depth = 1, cells = 0, leaves = 0;
+    Vec3 acc = {0, 0, 0};
+    while (depth > 0) {
+      const int take = min(32, depth);
+      depth -= take;
+      const bool valid = lane < take;
+      const int at = valid ? stack[depth + lane] : 0;
+      __syncwarp(); // read before the pushes below overwrite
+      const float4 A = valid ? a.nodeA[at] : make_float4(0, 0, 0, 0);
+      const int4 node = valid ? a.nodes[at] : make_int4(0, 0, 0, 0);
+      const bool open = valid && tree_math::boxDistance2(box, xyz(A)) < A.w;
+      const bool cell = valid && !open, leaf = open && node.w == 0 && node.y > node.x, inner = open && node.w > 0;
+      unsigned m = __ballot_sync(0xffffffffu, cell);
+      if (cell) q.cells[cells + __popc(m & lanesBelow(lane))] = at;
+      cells += __popc(m);
+      m = __ballot_sync(0xffffffffu, leaf);
+      if (leaf) q.leaves[leaves + __popc(m & lanesBelow(lane))] = make_int2(node.x, node.y);
+      leaves += __popc(m);
+      int children = inner ? node.w : 0;
+      for (int off = 1; off < 32; off <<= 1) {
+        const int up = __shfl_up_sync(0xffffffffu, children, off);
+        if (lane >= off) children += up;
+      }
+      const int pushed = __shfl_sync(0xffffffffu, children, 31);
+      if (depth + pushed > kWalkStack) { // cannot happen within the bound (tree_kernels.h); flagged, never silent
+        if (lane == 0) atomicExch(a.walkOverflow, 1);
+      } else {
+        const int from = depth + children - (inner ? node.w : 0);
+        for (int c = 0; inner && c < node.w; ++c) stack[from + c] = node.z + c;
+        depth += pushed;
+      }
+      __syncwarp();
+      if (cells >= 32) {
+        flushCells(q, a, 32, cells - 32, lane, x, acc);
+        cells -= 32;
+      }
+      if (leaves >= 32) {
+        flushLeaves(q, a, 32, leaves - 32, lane, x, acc);
+        leaves -= 32;
+      }
+    }
+    flushCells(q, a, cells, 0, lane, x, acc);
+    flushLeaves(q, a, leaves, 0, lane, x, acc);
+    if (active) a.accel[a.order[s]] = make_float4(a.G * acc.x, a.G * acc.y, a.G * acc.z, 0.0f);
+  }
+}
+
+unsigned blocksFor(int threads) { return threads > 0 ? static_cast<unsigned>((threads + kBlock - 1) / kBlock) : 1u; }
+
+template <typename Args>
+KernelNodeSpec oneThread(void (*kernel)(Args), const Args& a) {
+  return kernelSpecOf(kernel, a, 1, 1);
+}
+
+cudaGraph_t addWhile(cudaGraph_t g, cudaGraphNode_t after, unsigned long long handle, cudaGraphNode_t* node,
+                     const char* what) {
+  cudaGraphNodeParams params{};
+  params.type = cudaGraphNodeTypeConditional;
+  params.conditional.handle = handle;
+  params.conditional.type = cudaGraphCondTypeWhile;
+  params.conditional.size = 1;
+  CUDA_CHECK_CTX(cudaGraphAddNode(node, g, &after, nullptr, 1, &params), what);
+  return params.conditional.phGraph_out[0];
+}
+
+} // namespace
+
+KernelNodeSpec treePrepareSpec(const TreePrepareArgs& a) { return oneThread(treePrepareKernel, a); }
+KernelNodeSpec treeBoundsSpec(const TreeBoundsArgs& a) {
+  // Enough blocks to fill the GPU; each thread strides over the rest.
+  const unsigned blocks = blocksFor(a.n) < 1024u ? blocksFor(a.n) : 1024u;
+  return KernelNodeSpec::make(reinterpret_cast<const void*>(treeBoundsKernel), dim3(blocks), dim3(kBlock), a);
+}
+KernelNodeSpec treeKeysSpec(const TreeKeysArgs& a) { return kernelSpecOf(treeKeysKernel, a, a.capacity, kBlock); }
+KernelNodeSpec treeGatherSpec(const TreeGatherArgs& a) {
+  return kernelSpecOf(treeGatherKernel, a, a.n > 0 ? a.n : 1, kBlock);
+}
+KernelNodeSpec treeSplitSpec(const TreeSplitArgs& a) {
+  return KernelNodeSpec::make(reinterpret_cast<const void*>(treeSplitKernel), dim3(kLoopBlocks), dim3(kBlock), a);
+}
+KernelNodeSpec treeLevelSpec(const TreeLevelArgs& a) { return oneThread(treeLevelKernel, a); }
+KernelNodeSpec treeCellsSpec(const TreeCellsArgs& a) {
+  return KernelNodeSpec::make(reinterpret_cast<const void*>(treeCellsKernel), dim3(kLoopBlocks), dim3(kBlock), a);
+}
+KernelNodeSpec treeUpSpec(const TreeUpArgs& a) { return oneThread(treeUpKernel, a); }
+KernelNodeSpec treeWalkSpec(const TreeWalkArgs& a) {
+  const unsigned groupsBlocks = blocksFor(a.n); // one warp per 32 bodies, 8 warps a block
+  const unsigned blocks = groupsBlocks < static_cast<unsigned>(a.walkBlocks) ? groupsBlocks : a.walkBlocks;
+  return KernelNodeSpec::make(reinterpret_cast<const void*>(treeWalkKernel), dim3(blocks), dim3(kBlock), a);
+}
+
+KernelNodeSpec treeStepSpec(TreeStep step, const TreeView& t, const float4* posMass, int n, float theta, int leafSize,
+                            const TreeHandles& handles) {
+  switch (step) {
+  case TreeStep::Prepare: return treePrepareSpec({t.control, leafSize, 1.0f / theta});
+  case TreeStep::Bounds: return treeBoundsSpec({posMass, t.control, n, 0});
+  case TreeStep::Keys: return treeKeysSpec({posMass, t.unsortedKeys, t.unsortedOrder, t.control, n, t.capacity});
+  case TreeStep::Gather:
+    return treeGatherSpec({posMass, t.order, t.sorted, t.nodes, t.control, handles.build, handles.moments, n, 0});
+  }
+  throw std::logic_error("treeStepSpec: unknown step");
+}
+
+cudaGraphNode_t addTreeLoops(cudaGraph_t g, cudaGraphNode_t after, const TreeView& t, const TreeHandles& handles,
+                             cudaGraphNode_t* buildNode) {
+  const cudaGraph_t build = addWhile(g, after, handles.build, buildNode, "adding node tree_build");
+  const cudaGraphNode_t split =
+      addKernelNode(build, nullptr, 0, treeSplitSpec({t.keys, t.nodes, t.control, t.maxNodes, 0}), "tree_split");
+  (void)addKernelNode(build, &split, 1, treeLevelSpec({t.control, handles.build, t.maxNodes, 0}), "tree_level");
+  cudaGraphNode_t momentsNode = nullptr;
+  const cudaGraph_t moments = addWhile(g, *buildNode, handles.moments, &momentsNode, "adding node tree_moments");
+  const cudaGraphNode_t cells =
+      addKernelNode(moments, nullptr, 0,
+                    treeCellsSpec({t.keys, t.nodes, t.sorted, t.nodeA, t.nodeB, t.nodeC, t.control}), "tree_cells");
+  (void)addKernelNode(moments, &cells, 1, treeUpSpec({t.control, handles.moments}), "tree_up");
+  return momentsNode;
+}
+
+DeviceTree::DeviceTree(std::size_t capacity)
+    : keys_(capacity), keysAlt_(capacity), order_(capacity), orderAlt_(capacity), sorted_(capacity),
+      nodeA_(static_cast<std::size_t>(treeNodeCapacity(static_cast<std::int64_t>(capacity)))), nodeB_(nodeA_.size()),
+      nodeC_(nodeA_.size()), nodes_(nodeA_.size()), control_(1), capacity_(static_cast<int>(capacity)),
+      maxNodes_(static_cast<int>(nodeA_.size())) {
+  CUDA_CHECK(cudaMemset(control_.get(), 0, sizeof(TreeControl)));
+  cub::DoubleBuffer<unsigned long long> keys(keys_.get(), keysAlt_.get());
+  cub::DoubleBuffer<int> order(order_.get(), orderAlt_.get());
+  std::size_t tempBytes = 0;
+  CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, tempBytes, keys, order, capacity_, 0, 3 * kTreeLevels));
+  sortTemp_ = DeviceArray<unsigned char>(tempBytes);
+  Stream capture = makeStream();
+  CUDA_CHECK(cudaStreamBeginCapture(capture.get(), cudaStreamCaptureModeThreadLocal));
+  const cudaError_t sorted = cub::DeviceRadixSort::SortPairs(sortTemp_.get(), tempBytes, keys, order, capacity_, 0,
+                                                             3 * kTreeLevels, capture.get());
+  cudaGraph_t g = nullptr;
+  const cudaError_t ended = cudaStreamEndCapture(capture.get(), &g);
+  if (g != nullptr) sortGraph_ = Graph(g);
+  CUDA_CHECK_CTX(sorted, "capturing the tree's sort");
+  CUDA_CHECK_CTX(ended, "capturing the tree's sort");
+  sortedInAlt_ = keys.selector != 0;
+  int device = 0, sms = 0;
+  CUDA_CHECK(cudaGetDevice(&device));
+  CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  // As many blocks as are resident at once (the walk's launch bounds), each warp striding over the groups: the
+  // stacks cost kWalkStack ints per resident warp, not per group.
+  walkBlocks_ = kWalkBlocksPerSm * sms;
+  walkStack_ = DeviceArray<int>(static_cast<std::size_t>(walkBlocks_) * kWalkWarps * kWalkStack);
+}
+
+TreeView DeviceTree::view() const {
+  TreeView v;
+  if (control_.get() == nullptr) return v;
+  v.keys = sortedInAlt_ ? keysAlt_.get() : keys_.get();
+  v.order = sortedInAlt_ ? orderAlt_.get() : order_.get();
+  v.unsortedKeys = keys_.get();
+  v.unsortedOrder = order_.get();
+  v.sorted = sorted_.get();
+  v.nodes = nodes_.get();
+  v.nodeA = nodeA_.get();
+  v.nodeB = nodeB_.get();
+  v.nodeC = nodeC_.get();
+  v.control = control_.get();
+  v.capacity = capacity_;
+  v.maxNodes = maxNodes_;
+  v.walkStack = walkStack_.get();
+  v.walkBlocks = walkBlocks_;
+  v.sortGraph = sortGraph_.get();
+  return v;
+}
+
+std::size_t DeviceTree::bytes() const {
+  if (control_.get() == nullptr) return 0;
+  return keys_.bytes() + keysAlt_.bytes() + order_.bytes() + orderAlt_.bytes() + sorted_.bytes() + nodeA_.bytes() +
+         nodeB_.bytes() + nodeC_.bytes() + nodes_.bytes() + control_.bytes() + sortTemp_.bytes() + walkStack_.bytes();
+}
+
+TreeDeviceStats DeviceTree::stats() const {
+  TreeControl c{};
+  CUDA_CHECK(cudaMemcpy(&c, control_.get(), sizeof c, cudaMemcpyDeviceToHost));
+  return {c.depth, c.nodeCount, c.overflow != 0, c.walkOverflow != 0};
+}
+
+} // namespace graphsim::cuda
