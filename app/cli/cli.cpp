@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <limits>
@@ -274,6 +275,16 @@ RunOptions RunCommandLine::options() const {
   options.gpus = shared_.gpus();
   options.rank = shared_.rendezvous(findScene(options.scene.scene));
   shared_.applyForces(options.scene);
+  // The diagnostics' energy sums every pair (docs/DIAGNOSTICS.md): beside a tree's frame one sample costs as much as
+  // a direct-summation frame (at 1,048,576 bodies, 36 frames of the tree's), so only --diagnostics-every asks for it.
+  if (run_->count("--diagnostics-every") == 0 && options.scene.scene == "nbody" && usesTree(options.scene.sim) &&
+      options.scene.sim.diagnosticsEvery > 0) {
+    options.scene.sim.diagnosticsEvery = 0;
+    if (!shared_.quiet())
+      std::fprintf(stderr,
+                   "graphsim: forces: tree: live diagnostics off (their energy sums every pair); "
+                   "--diagnostics-every K turns them on\n");
+  }
   if (options.rank && options.loadState)
     throw UsageError("--load-state: one process per GPU (--rendezvous) starts from the scene, not from a snapshot");
   applyOutputFlags(options);

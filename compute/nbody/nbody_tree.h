@@ -23,8 +23,7 @@
 
 namespace graphsim::tree {
 
-// Bodies that walk together (a warp).
-inline constexpr int kWalkGroup = 32;
+using tree_math::kWalkGroup; // bodies that walk together (a warp on the GPU)
 
 struct Node {
   int begin = 0, end = 0;           // its bodies in sorted order

@@ -21,6 +21,8 @@ using math::Vec3;
 // root's side. A cell at that level is a leaf whatever its count (all bodies at one point stop there).
 inline constexpr int kLevels = 21;
 inline constexpr float kCellsPerSide = 2097152.0f; // 2^21
+// Bodies that walk the tree together (a warp on the GPU, two bodies a lane): consecutive in sorted order.
+inline constexpr int kWalkGroup = 64;
 // Octree nodes' Morton keys are compared with this as "no body" (a padding slot of the sort: after every real key).
 inline constexpr std::uint64_t kPaddingKey = (std::uint64_t{1} << 63) - 1;
 
@@ -133,11 +135,13 @@ GRAPHSIM_HD inline float openingRadius(float side, float invTheta, Vec3 c, Vec3 
   return fmaxf(side * invTheta, 0.8660254f * side) + sqrtf(dot(off, off)) + rounding;
 }
 
-// 1 / sqrt(r2): on the GPU the hardware's reciprocal square root (rsqrtf, <= 2 ulp; an IEEE sqrt and division cost
+// 1 / sqrt(r2): on the GPU the hardware's reciprocal square root (MUFU.RSQ, <= 2 ulp; an IEEE sqrt and division cost
 // several times its instructions in the walk's inner loops), on the CPU the exact expression.
 GRAPHSIM_HD inline float inverseSqrt(float r2) {
 #if defined(__CUDA_ARCH__)
-  return rsqrtf(r2);
+  float inv;
+  asm("rsqrt.approx.ftz.f32 %0, %1;" : "=f"(inv) : "f"(r2)); // rsqrtf without its denormal scaling (r2 >= eps2)
+  return inv;
 #else
   return 1.0f / sqrtf(r2);
 #endif

@@ -111,8 +111,11 @@ private:
 void NBodyProducer::drawParameters(const FrameStats& stats, PanelLayout& layout) {
   NBodyParams p = controller_.params();
   // One slider per kNBodyParams row that has one; AlwaysClamp keeps a typed value in range (softening 0 would blow up).
+  // The tree's rows only where the forces stage walks a tree.
+  const bool tree = usesTree(backend_.config());
+  ImGui::TextUnformatted(tree ? "forces: tree (octree, quadrupoles)" : "forces: direct (every pair)");
   for (const ParamRow<NBodyParams>& row : kNBodyParams) {
-    if (!row.hasSlider()) continue;
+    if (!row.hasSlider() || (!tree && (row.key == "theta" || row.key == "leaf_size"))) continue;
     drawParamSlider(row, p);
     recordWidget(layout, "param:" + std::string(row.slider.id));
   }

@@ -1,4 +1,5 @@
-// startLeapfrogOnDevice (leapfrog_start.h): three launches on the stream, no graph (it runs once per reset).
+// startLeapfrogOnDevice (leapfrog_start.h): three launches on the stream (with forces: tree, the tree's own graph
+// first).
 #include "compute/nbody/cuda/leapfrog_start.h"
 
 #include "compute/cuda/kernel_launch.h"
@@ -26,13 +27,19 @@ __global__ void __launch_bounds__(kBlock) halfKickKernel(HalfKickArgs a) {
 
 } // namespace
 
-void startLeapfrogOnDevice(const BodiesView& b, const LeapfrogStartParams& p, cudaStream_t stream) {
+GraphExec startLeapfrogOnDevice(const BodiesView& b, const LeapfrogStartParams& p, cudaStream_t stream) {
   // The same arguments as the graph's forces and colour nodes (NBodyFrameGraph::stageSpec).
-  launchKernel(forcesSpec(forcesArgs(b, p.G, p.eps2)), stream, [] { return "forces (a(0) for the leapfrog start)"; });
+  GraphExec tree;
+  if (b.tree.present()) {
+    tree = launchTreeForces(b.tree, {b.posMass, b.accel, b.n, p.G, p.eps2, p.theta, p.leafSize}, stream);
+  } else {
+    launchKernel(forcesSpec(forcesArgs(b, p.G, p.eps2)), stream, [] { return "forces (a(0) for the leapfrog start)"; });
+  }
   const HalfKickArgs half{b.vel, b.accel, b.n, 0.5f * p.dt};
   launchKernel(kernelSpecOf(halfKickKernel, half, static_cast<unsigned>(b.n > 0 ? b.n : 0), kBlock), stream,
                [] { return "half-kick (leapfrog start)"; });
   launchKernel(colourSpec({b.vel, b.colour, b.n, p.colourScale}), stream, [] { return "colour (leapfrog start)"; });
+  return tree;
 }
 
 } // namespace graphsim::cuda

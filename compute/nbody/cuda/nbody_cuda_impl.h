@@ -365,9 +365,10 @@ struct NBodyCudaBackend::Impl {
     CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
     if (leapfrogStart == LeapfrogStart::Device) {
       // eps^2 as NBodyFrameGraph::stageSpec computes it, so a(0) is what the first forces node would compute.
-      const cuda::LeapfrogStartParams start{params.G, params.softening * params.softening, params.dt,
-                                            params.colourScale};
-      cuda::startLeapfrogOnDevice(fresh.view(), start, on != nullptr ? on : frames.stream.get());
+      const cuda::LeapfrogStartParams start{
+          params.G, params.softening * params.softening, params.dt, params.colourScale, params.theta, params.leafSize};
+      const cuda::GraphExec tree =
+          cuda::startLeapfrogOnDevice(fresh.view(), start, on != nullptr ? on : frames.stream.get());
       if (on == nullptr) synchronize();
       else waitForStream(on, "the leapfrog start");
     }

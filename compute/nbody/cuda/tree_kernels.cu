@@ -3,6 +3,8 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
+
 #include <cub/device/device_radix_sort.cuh>
 #include <stdexcept>
 
@@ -19,7 +21,7 @@ namespace {
 constexpr int kBlock = 256;
 constexpr int kLoopBlocks = 1024; // the loops' kernels stride over a level of unknown size
 constexpr int kWalkWarps = kBlock / 32;
-constexpr int kWalkBlocksPerSm = 4; // 32 warps an SM: at most 64 registers a thread
+constexpr int kWalkBlocksPerSm = 3; // 24 warps an SM: at most 80 registers a thread (two bodies a lane)
 
 __device__ inline unsigned orderedBits(float f) {
   const unsigned u = __float_as_uint(f);
@@ -228,7 +230,14 @@ struct WarpQueues {
 __device__ inline unsigned lanesBelow(int lane) { return (1u << lane) - 1u; }
 
 // Applies queued cells [0, count) to every lane's body, then moves cells [count, count + rest) to the front.
-__device__ void flushCells(WarpQueues& q, const TreeWalkArgs& a, int count, int rest, int lane, Vec3 x, Vec3& acc) {
+// The bodies a lane walks for: kPerLane of its warp's group (places first + k * 32 + lane), and their sums.
+constexpr int kPerLane = tree_math::kWalkGroup / 32;
+struct LaneBodies {
+  Vec3 x[kPerLane];
+  Vec3 acc[kPerLane];
+};
+
+__device__ void flushCells(WarpQueues& q, const TreeWalkArgs& a, int count, int rest, int lane, LaneBodies& b) {
   if (lane < count) {
     const int c = q.cells[lane];
     q.cellA[lane] = a.nodeA[c];
@@ -239,7 +248,8 @@ __device__ void flushCells(WarpQueues& q, const TreeWalkArgs& a, int count, int 
   for (int j = 0; j < count; ++j) {
     const float4 A = q.cellA[j], B = q.cellB[j], C = q.cellC[j];
     const float m2[6] = {B.y, B.z, B.w, C.x, C.y, C.z};
-    acc = tree_math::cellInteraction(acc, x, xyz(A), B.x, m2, a.eps2);
+#pragma unroll
+    for (int k = 0; k < kPerLane; ++k) b.acc[k] = tree_math::cellInteraction(b.acc[k], b.x[k], xyz(A), B.x, m2, a.eps2);
   }
   __syncwarp();
   if (lane < rest) q.cells[lane] = q.cells[count + lane];
@@ -248,7 +258,7 @@ __device__ void flushCells(WarpQueues& q, const TreeWalkArgs& a, int count, int 
 
 // Applies the bodies of queued leaves [0, count) to every lane's body, 32 bodies per round across leaves (a leaf of
 // any size: a large one spans rounds), then moves leaves [count, count + rest) to the front.
-__device__ void flushLeaves(WarpQueues& q, const TreeWalkArgs& a, int count, int rest, int lane, Vec3 x, Vec3& acc) {
+__device__ void flushLeaves(WarpQueues& q, const TreeWalkArgs& a, int count, int rest, int lane, LaneBodies& b) {
   // Exclusive prefix of the leaves' sizes (two warp scans: count <= 64).
   int total = 0;
   for (int base = 0; base < count; base += 32) {
@@ -281,7 +291,8 @@ __device__ void flushLeaves(WarpQueues& q, const TreeWalkArgs& a, int count, int
     const int m = min(32, total - round);
     for (int j = 0; j < m; ++j) {
       const float4 p = q.bodies[j];
-      acc = tree_math::bodyInteraction(acc, x, xyz(p), p.w, a.eps2);
+#pragma unroll
+      for (int k = 0; k < kPerLane; ++k) b.acc[k] = tree_math::bodyInteraction(b.acc[k], b.x[k], xyz(p), p.w, a.eps2);
     }
     __syncwarp();
   }
@@ -289,21 +300,26 @@ __device__ void flushLeaves(WarpQueues& q, const TreeWalkArgs& a, int count, int
   __syncwarp();
 }
 
-// One warp per group of 32 consecutive sorted bodies (the group criterion of nbody_tree.cpp's walkGroup: the same
-// interactions, summed in another order). Up to 32 nodes of the warp's stack are tested at once, one per lane;
-// accepted cells and opened leaves are queued and applied 32 at a time with every lane reading the same shared
-// entry; opened cells push their children. The warps of the grid stride over the groups.
+// One warp per group of kWalkGroup consecutive sorted bodies, kPerLane a lane (the group criterion of
+// nbody_tree.cpp's walkGroup: the same interactions, summed in another order). Up to 32 nodes of the warp's stack are
+// tested at once, one per lane; accepted cells and opened leaves are queued and applied 32 at a time with every lane
+// reading the same shared entry; opened cells push their children. The warps of the grid stride over the groups.
 __global__ void __launch_bounds__(kBlock, kWalkBlocksPerSm) treeWalkKernel(TreeWalkArgs a) {
   __shared__ WarpQueues queues[kWalkWarps];
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   WarpQueues& q = queues[warp];
   const int warpIndex = blockIdx.x * kWalkWarps + warp, warps = gridDim.x * kWalkWarps;
   int* stack = a.stack + static_cast<long long>(warpIndex) * kWalkStack;
-  for (int first = warpIndex * 32; first < a.n; first += warps * 32) {
-    const int s = first + lane;
-    const bool active = s < a.n;
-    const Vec3 x = xyz(a.sorted[active ? s : first]);
-    tree_math::Box box{x, x};
+  for (int first = warpIndex * tree_math::kWalkGroup; first < a.n; first += warps * tree_math::kWalkGroup) {
+    LaneBodies b;
+    tree_math::Box box{{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
+#pragma unroll
+    for (int k = 0; k < kPerLane; ++k) {
+      const int s = first + k * 32 + lane;
+      b.x[k] = xyz(a.sorted[s < a.n ? s : first]); // past n: the group's first body (inside the box anyway)
+      b.acc[k] = {0, 0, 0};
+      box = tree_math::grow(box, b.x[k]);
+    }
     for (int off = 16; off > 0; off >>= 1) {
       box.lo = {fminf(box.lo.x, __shfl_xor_sync(0xffffffffu, box.lo.x, off)),
                 fminf(box.lo.y, __shfl_xor_sync(0xffffffffu, box.lo.y, off)),
@@ -315,7 +331,6 @@ __global__ void __launch_bounds__(kBlock, kWalkBlocksPerSm) treeWalkKernel(TreeW
     if (lane == 0) stack[0] = 0;
     __syncwarp();
     int depth = 1, cells = 0, leaves = 0;
-    Vec3 acc = {0, 0, 0};
     while (depth > 0) {
       const int take = min(32, depth);
       depth -= take;
@@ -347,17 +362,21 @@ __global__ void __launch_bounds__(kBlock, kWalkBlocksPerSm) treeWalkKernel(TreeW
       }
       __syncwarp();
       if (cells >= 32) {
-        flushCells(q, a, 32, cells - 32, lane, x, acc);
+        flushCells(q, a, 32, cells - 32, lane, b);
         cells -= 32;
       }
       if (leaves >= 32) {
-        flushLeaves(q, a, 32, leaves - 32, lane, x, acc);
+        flushLeaves(q, a, 32, leaves - 32, lane, b);
         leaves -= 32;
       }
     }
-    flushCells(q, a, cells, 0, lane, x, acc);
-    flushLeaves(q, a, leaves, 0, lane, x, acc);
-    if (active) a.accel[a.order[s]] = make_float4(a.G * acc.x, a.G * acc.y, a.G * acc.z, 0.0f);
+    flushCells(q, a, cells, 0, lane, b);
+    flushLeaves(q, a, leaves, 0, lane, b);
+#pragma unroll
+    for (int k = 0; k < kPerLane; ++k) {
+      const int s = first + k * 32 + lane;
+      if (s < a.n) a.accel[a.order[s]] = make_float4(a.G * b.acc[k].x, a.G * b.acc[k].y, a.G * b.acc[k].z, 0.0f);
+    }
   }
 }
 
@@ -400,7 +419,9 @@ KernelNodeSpec treeCellsSpec(const TreeCellsArgs& a) {
 }
 KernelNodeSpec treeUpSpec(const TreeUpArgs& a) { return oneThread(treeUpKernel, a); }
 KernelNodeSpec treeWalkSpec(const TreeWalkArgs& a) {
-  const unsigned groupsBlocks = blocksFor(a.n); // one warp per 32 bodies, 8 warps a block
+  // One warp per group, 8 warps a block; at least one block (no body: a launch that does nothing).
+  const unsigned groupsBlocks = std::max(
+      1u, static_cast<unsigned>((a.n + tree_math::kWalkGroup * kWalkWarps - 1) / (tree_math::kWalkGroup * kWalkWarps)));
   const unsigned blocks = groupsBlocks < static_cast<unsigned>(a.walkBlocks) ? groupsBlocks : a.walkBlocks;
   return KernelNodeSpec::make(reinterpret_cast<const void*>(treeWalkKernel), dim3(blocks), dim3(kBlock), a);
 }
@@ -430,6 +451,33 @@ cudaGraphNode_t addTreeLoops(cudaGraph_t g, cudaGraphNode_t after, const TreeVie
                     treeCellsSpec({t.keys, t.nodes, t.sorted, t.nodeA, t.nodeB, t.nodeC, t.control}), "tree_cells");
   (void)addKernelNode(moments, &cells, 1, treeUpSpec({t.control, handles.moments}), "tree_up");
   return momentsNode;
+}
+
+GraphExec launchTreeForces(const TreeView& t, const TreeForces& f, cudaStream_t stream) {
+  Graph graph = makeGraph();
+  cudaGraph_t g = graph.get();
+  TreeHandles handles;
+  CUDA_CHECK(cudaGraphConditionalHandleCreate(&handles.build, g, 0, cudaGraphCondAssignDefault));
+  CUDA_CHECK(cudaGraphConditionalHandleCreate(&handles.moments, g, 0, cudaGraphCondAssignDefault));
+  cudaGraphNode_t prev = nullptr;
+  const auto kernel = [&](const KernelNodeSpec& spec, const char* name) {
+    prev = addKernelNode(g, prev != nullptr ? &prev : nullptr, prev != nullptr ? 1 : 0, spec, name);
+  };
+  for (const TreeStep step : {TreeStep::Prepare, TreeStep::Bounds, TreeStep::Keys}) {
+    kernel(treeStepSpec(step, t, f.posMass, f.n, f.theta, f.leafSize, handles), kTreeStepNames[static_cast<int>(step)]);
+  }
+  cudaGraphNode_t sort = nullptr;
+  CUDA_CHECK_CTX(cudaGraphAddChildGraphNode(&sort, g, &prev, 1, t.sortGraph), "adding node tree_sort");
+  prev = sort;
+  kernel(treeStepSpec(TreeStep::Gather, t, f.posMass, f.n, f.theta, f.leafSize, handles), "tree_gather");
+  cudaGraphNode_t build = nullptr;
+  prev = addTreeLoops(g, prev, t, handles, &build);
+  kernel(treeWalkSpec({t.nodes, t.nodeA, t.nodeB, t.nodeC, t.sorted, t.order, f.accel, t.walkStack,
+                       &t.control->walkOverflow, f.n, f.G, f.eps2, t.walkBlocks}),
+         "forces");
+  GraphExec exec = instantiateGraph(g);
+  CUDA_CHECK_CTX(cudaGraphLaunch(exec.get(), stream), "launching the tree's forces");
+  return exec;
 }
 
 DeviceTree::DeviceTree(std::size_t capacity)

@@ -191,4 +191,15 @@ KernelNodeSpec treeStepSpec(TreeStep step, const TreeView& t, const float4* posM
 cudaGraphNode_t addTreeLoops(cudaGraph_t g, cudaGraphNode_t after, const TreeView& t, const TreeHandles& handles,
                              cudaGraphNode_t* buildNode);
 
+// The whole tree stage once on `stream`, outside the frame graph (the leapfrog start's a(0)): the same nodes in a
+// graph of their own, instantiated and launched. The caller keeps the returned exec until the stream has passed it.
+struct TreeForces {
+  const float4* posMass;
+  float4* accel;
+  int n;
+  float G, eps2, theta;
+  int leafSize;
+};
+GraphExec launchTreeForces(const TreeView& t, const TreeForces& f, cudaStream_t stream);
+
 } // namespace graphsim::cuda
