@@ -82,6 +82,11 @@ std::optional<std::string> whyNotRun(BenchVariant v, const BenchOptions& options
              cuda->fallbackReason;
     return "needs Vulkan-CUDA interop, unavailable: " + cuda->fallbackReason;
   }
+  if (cuda != nullptr && usesTree(options.scene.sim) && v == BenchVariant::Stream)
+    return "forces: tree: its build and moments are WHILE nodes, which a stream of kernel launches has no twin of";
+  if (cuda != nullptr && usesTree(options.scene.sim) && v == BenchVariant::WholeUpdate)
+    return "forces: tree: its loops' kernels hold their graph's condition handles, which a whole-graph update from "
+           "another graph would leave stale";
   if (v == BenchVariant::Serial && options.framesInFlight == 1)
     return "--frames-in-flight is 1: the product path is serial";
   if (v == BenchVariant::EventSubmit && options.framesInFlight == 1)
