@@ -136,8 +136,11 @@ void buildTree(const std::vector<Float4>& posMass, int leafSize, std::int64_t ma
   for (std::size_t i = 0; i < n; ++i) keys[i] = tree_math::mortonKey(xyzOf(posMass[i]), tree.cube);
   tree.order.resize(n);
   std::iota(tree.order.begin(), tree.order.end(), 0);
-  std::stable_sort(tree.order.begin(), tree.order.end(),
-                   [&](int a, int b) { return keys[static_cast<std::size_t>(a)] < keys[static_cast<std::size_t>(b)]; });
+  // By key, equal keys in index order (CUB's stable radix sort's order), without stable_sort's temporary buffer.
+  std::sort(tree.order.begin(), tree.order.end(), [&](int a, int b) {
+    const std::uint64_t ka = keys[static_cast<std::size_t>(a)], kb = keys[static_cast<std::size_t>(b)];
+    return ka < kb || (ka == kb && a < b);
+  });
   tree.keys.resize(n);
   tree.sorted.resize(n);
   for (std::size_t s = 0; s < n; ++s) {

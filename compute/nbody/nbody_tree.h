@@ -2,7 +2,7 @@
 // kernels (compute/nbody/cuda/tree_kernels.cu), step for step, on host arrays.
 //
 //   keys     the Morton key of every body in the root cube of their bounds (tree_math.h)
-//   sort     bodies ordered by key (stable: equal keys keep their index order)
+//   sort     bodies ordered by key, equal keys in index order (as a stable sort)
 //   build    level by level from the root: a cell with more than leafSize bodies below the deepest level gets one
 //            child per non-empty octant, stored together in octant order; the loop ends when a level splits nothing
 //   moments  deepest level first: a leaf from its bodies, a cell from its children; then each cell's opening radius
