@@ -64,6 +64,7 @@ struct ParamRow {
     float (*hiOf)(const P&, int) = nullptr; // an upper end per component that follows other fields
   } soak = {};
   std::string_view help = {}; // one line for the panel's tooltip
+  std::string_view only = {}; // the panel shows the slider only in this mode of the scene ("tree"); empty: always
 
   constexpr std::string_view name() const { return field.empty() ? key : field; } // "gravity" (+ ".y" per axis)
   constexpr int components() const { return std::holds_alternative<float(P::*)[3]>(member) ? 3 : 1; }

@@ -276,13 +276,14 @@ std::optional<LaunchedRank> SharedFlags::rendezvous(const Scene& scene) const {
 }
 
 void SharedFlags::addForces(CLI::App& command) {
-  forcesOption_ = command
-                      .add_option("--forces", forces_,
-                                  "n-body: how the forces stage sums: direct (every pair, O(N^2)), tree (an octree's "
-                                  "multipoles, O(N log N); theta and leaf_size are parameters), auto (tree from " +
-                                      std::to_string(kTreeFromBodies) +
-                                      " bodies); default: the scene file's \"forces\" (direct). docs/FORCES.md")
-                      ->type_name("MODE");
+  forcesOption_ =
+      command
+          .add_option("--forces", forces_,
+                      "n-body: how the forces stage sums: direct (every pair, O(N^2)), tree (an octree's "
+                      "multipoles, O(N log N); theta, leaf_size and tree_tolerance are parameters), auto (tree from " +
+                          std::to_string(kTreeFromBodies) +
+                          " bodies); default: the scene file's \"forces\" (direct). docs/FORCES.md")
+          ->type_name("MODE");
 }
 
 void SharedFlags::applyForces(SceneSettings& settings) const {

@@ -16,6 +16,22 @@ GraphExec instantiateGraph(cudaGraph_t graph) {
   return GraphExec(exec);
 }
 
+Graph captureGraph(const std::function<void(cudaStream_t)>& work, const char* what) {
+  const Stream capture = makeStream();
+  CUDA_CHECK_CTX(cudaStreamBeginCapture(capture.get(), cudaStreamCaptureModeThreadLocal), what);
+  try {
+    work(capture.get());
+  } catch (...) {
+    cudaGraph_t discard = nullptr;
+    CUDA_LOG(cudaStreamEndCapture(capture.get(), &discard));
+    if (discard != nullptr) CUDA_LOG(cudaGraphDestroy(discard));
+    throw;
+  }
+  cudaGraph_t g = nullptr;
+  CUDA_CHECK_CTX(cudaStreamEndCapture(capture.get(), &g), what);
+  return Graph(g);
+}
+
 const char* updateResultName(cudaGraphExecUpdateResult r) {
   switch (r) {
   case cudaGraphExecUpdateSuccess: return "cudaGraphExecUpdateSuccess";

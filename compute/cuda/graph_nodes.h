@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -40,6 +41,10 @@ struct FrameExec {
 };
 
 GraphExec instantiateGraph(cudaGraph_t graph);
+// What `work` enqueues on a fresh stream, captured (thread-local mode) as a graph: a CUB sort, whose kernels and
+// temporary layout only CUB knows, becomes a child graph. If work throws, the capture is ended and discarded first;
+// a failed capture throws CudaError naming `what`.
+Graph captureGraph(const std::function<void(cudaStream_t)>& work, const char* what);
 const char* updateResultName(cudaGraphExecUpdateResult r);
 // cudaGraphDebugDotPrint, after opening the path (an unwritable one is named with the OS's reason).
 void dumpGraphDot(cudaGraph_t graph, const std::filesystem::path& path);

@@ -25,9 +25,12 @@ struct NBodyParams {
   float attractorPos[3] = {0, 0, 0};
   float boundaryRadius = 12.0f; // boundary stage: bodies outside this sphere are reflected back in
   float colourScale = 1.0f;     // colour stage: colour attribute = clamp(|v| * colourScale / 2, 0, 1)
-  // The tree code (forces: tree; compute/nbody/nbody_tree.h): opening angle and the most bodies a leaf holds.
+  // The tree code (forces: tree; compute/nbody/nbody_tree.h): opening angle, the most bodies a leaf holds, and the
+  // relative criterion's tolerance: the walk also opens a cell whose next multipole term (m s^3 / d^5) exceeds this
+  // fraction of the group's smallest |a| of the previous step (Gadget's ErrTolForceAcc; 0: theta alone).
   float theta = 0.5f;
   int leafSize = 16;
+  float treeTolerance = 0.005f;
   friend bool operator==(const NBodyParams&, const NBodyParams&) = default;
 };
 

@@ -63,6 +63,9 @@ void NBodyCpuBackend::setState(BodyState state) {
   std::vector<Float4> accel;
   config_.bodies = static_cast<std::int64_t>(state.size()); // auto's choice follows the count
   computeForces(state.posMass, accel);
+  // The tree's relative criterion needs a previous step: a second walk from the first's accelerations (as the GPU's
+  // leapfrog start).
+  if (usesTree(config_) && config_.params.treeTolerance > 0.0f) computeForces(state.posMass, accel);
   setState(std::move(state), std::move(accel));
 }
 

@@ -38,10 +38,14 @@ inline constexpr ParamRow<NBodyParams> kNBodyParams[] = {
     {.key = "theta", .member = &NBodyParams::theta, .range = {0.0, kMaxTheta, true},
      .why = "the tree's opening angle: 0 would open every cell (use forces: direct), above 1.5 the error is unbounded",
      .slider = {"theta", "theta", 0.1f, 1.2f, SliderScale::Linear, "%.2f"}, .soak = {0.3f, 0.8f},
-     .help = "forces: tree: a cell acts through its moments when seen under less than this angle"},
+     .help = "forces: tree: a cell acts through its moments when seen under less than this angle", .only = "tree"},
     {.key = "leaf_size", .field = "leafSize", .member = &NBodyParams::leafSize, .range = {1.0, kMaxLeafSize},
      .slider = {"leaf size", "leaf_size", 1.0f, 64.0f, SliderScale::Log, "%d"}, .soak = {4.0f, 32.0f},
-     .help = "forces: tree: the most bodies a leaf cell holds"},
+     .help = "forces: tree: the most bodies a leaf cell holds", .only = "tree"},
+    {.key = "tree_tolerance", .field = "treeTolerance", .member = &NBodyParams::treeTolerance, .range = {0.0, 1.0},
+     .slider = {"tolerance", "tree_tolerance", 1e-4f, 0.1f, SliderScale::Log, "%.4f"}, .soak = {0.002f, 0.02f},
+     .help = "forces: tree: also open a cell whose next multipole term exceeds this fraction of |a| (0: theta alone)",
+     .only = "tree"},
 };
 // clang-format on
 static_assert(coversEveryField(kNBodyParams), "kNBodyParams: an NBodyParams field has no row (or two rows)");

@@ -40,53 +40,29 @@ bool split(Tree& tree, int parent, int level, std::int64_t maxNodes) {
   return true;
 }
 
-Moments leafMoments(const Tree& tree, const Node& node, Vec3 centre) {
-  Moments mo;
-  float mx = 0, my = 0, mz = 0;
-  for (int k = node.begin; k < node.end; ++k) {
-    const Float4& p = tree.sorted[static_cast<std::size_t>(k)];
-    mo.m += p.w;
-    mx += p.w * p.x;
-    my += p.w * p.y;
-    mz += p.w * p.z;
+// A leaf's moments from its bodies, a cell's from its children (tree_math::combineParts, as the GPU's tree_cells).
+Moments nodeMoments(const Tree& tree, const Node& node, Vec3 centre) {
+  if (node.children == 0) {
+    return tree_math::combineParts(
+        node.end - node.begin,
+        [&](int k) {
+          const Float4& p = tree.sorted[static_cast<std::size_t>(node.begin) + static_cast<std::size_t>(k)];
+          return tree_math::Part{p.w, xyzOf(p), {}};
+        },
+        centre);
   }
-  if (!(mo.m > 0.0f)) {
-    mo.c = centre;
-    return mo;
-  }
-  mo.c = {mx / mo.m, my / mo.m, mz / mo.m};
-  for (int k = node.begin; k < node.end; ++k) {
-    const Float4& p = tree.sorted[static_cast<std::size_t>(k)];
-    tree_math::addPointQuadrupole(mo.q, p.w, xyzOf(p) - mo.c);
-  }
-  return mo;
+  return tree_math::combineParts(
+      node.children,
+      [&](int k) {
+        const Moments& ch = tree.moments[static_cast<std::size_t>(node.firstChild) + static_cast<std::size_t>(k)];
+        return tree_math::Part{ch.m, ch.c, {ch.q[0], ch.q[1], ch.q[2], ch.q[3], ch.q[4], ch.q[5]}};
+      },
+      centre);
 }
 
-Moments cellMoments(const Tree& tree, const Node& node, Vec3 centre) {
-  Moments mo;
-  float mx = 0, my = 0, mz = 0;
-  for (int c = node.firstChild; c < node.firstChild + node.children; ++c) {
-    const Moments& ch = tree.moments[static_cast<std::size_t>(c)];
-    mo.m += ch.m;
-    mx += ch.m * ch.c.x;
-    my += ch.m * ch.c.y;
-    mz += ch.m * ch.c.z;
-  }
-  if (!(mo.m > 0.0f)) {
-    mo.c = centre;
-    return mo;
-  }
-  mo.c = {mx / mo.m, my / mo.m, mz / mo.m};
-  for (int c = node.firstChild; c < node.firstChild + node.children; ++c) {
-    const Moments& ch = tree.moments[static_cast<std::size_t>(c)];
-    for (int k = 0; k < 6; ++k) mo.q[k] += ch.q[k];
-    tree_math::addPointQuadrupole(mo.q, ch.m, ch.c - mo.c);
-  }
-  return mo;
-}
-
-// One group's walk (kWalkGroup bodies from sorted place `first`): adds into acc[0 .. count).
-WalkCounts walkGroup(const Tree& tree, int first, int count, float eps2, Vec3* acc) {
+// One group's walk (kWalkGroup bodies from sorted place `first`): adds into acc[0 .. count). threshold: the relative
+// criterion's (tree_math::errorThreshold).
+WalkCounts walkGroup(const Tree& tree, int first, int count, float eps2, float threshold, Vec3* acc) {
   WalkCounts counts;
   Vec3 x[kWalkGroup];
   tree_math::Box box{{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
@@ -100,8 +76,9 @@ WalkCounts walkGroup(const Tree& tree, int first, int count, float eps2, Vec3* a
     stack.pop_back();
     const Node& node = tree.nodes[static_cast<std::size_t>(at)];
     const Moments& mo = tree.moments[static_cast<std::size_t>(at)];
-    const float r2 = tree.openRadius2[static_cast<std::size_t>(at)];
-    const bool open = tree_math::boxDistance2(box, mo.c) < r2;
+    const float d2 = tree_math::boxDistance2(box, mo.c);
+    const bool open = d2 < tree.openRadius2[static_cast<std::size_t>(at)] ||
+                      tree_math::openedForError(tree.errorWeight[static_cast<std::size_t>(at)], threshold, d2);
     if (!open) {
       for (int i = 0; i < count; ++i) acc[i] = tree_math::cellInteraction(acc[i], x[i], mo.c, mo.m, mo.q, eps2);
       counts.cells += count;
@@ -168,6 +145,7 @@ void computeMoments(Tree& tree, float theta) {
   if (!(theta > 0.0f)) throw std::invalid_argument("theta: must be greater than 0");
   tree.moments.assign(tree.nodes.size(), Moments{});
   tree.openRadius2.assign(tree.nodes.size(), 0.0f);
+  tree.errorWeight.assign(tree.nodes.size(), 0.0f);
   const float invTheta = 1.0f / theta;
   for (int level = tree.depth(); level >= 0; --level) {
     const float side = tree_math::cellSideFromRoot(tree.cube.side, level);
@@ -177,16 +155,17 @@ void computeMoments(Tree& tree, float theta) {
       const std::uint64_t key = node.end > node.begin ? tree.keys[static_cast<std::size_t>(node.begin)] : 0;
       const Vec3 centre = tree_math::cellCentre(key, level, tree.cube);
       Moments& mo = tree.moments[static_cast<std::size_t>(i)];
-      mo = node.children == 0 ? leafMoments(tree, node, centre) : cellMoments(tree, node, centre);
+      mo = nodeMoments(tree, node, centre);
       const float r = tree_math::openingRadius(side, invTheta, mo.c, centre);
       tree.openRadius2[static_cast<std::size_t>(i)] = r * r;
+      tree.errorWeight[static_cast<std::size_t>(i)] = tree_math::errorWeight(mo.m, side);
     }
   }
 }
 
 WalkCounts treeForces(const Tree& tree, const NBodyParams& params, std::vector<Float4>& accel) {
   const auto n = static_cast<int>(tree.sorted.size());
-  accel.resize(static_cast<std::size_t>(n));
+  if (accel.size() != static_cast<std::size_t>(n)) accel.assign(static_cast<std::size_t>(n), Float4{});
   const float eps2 = params.softening * params.softening;
   const int groups = (n + kWalkGroup - 1) / kWalkGroup;
   std::int64_t cells = 0, bodies = 0;
@@ -198,8 +177,15 @@ WalkCounts treeForces(const Tree& tree, const NBodyParams& params, std::vector<F
     for (int g = begin; g < end; ++g) {
       const int first = g * kWalkGroup;
       const int count = std::min(kWalkGroup, n - first);
+      float aMin = INFINITY; // the group's smallest |a| of the previous step, read before it is overwritten
+      for (int i = 0; i < count; ++i) {
+        const Float4& a =
+            accel[static_cast<std::size_t>(tree.order[static_cast<std::size_t>(first) + static_cast<std::size_t>(i)])];
+        aMin = std::fmin(aMin, tree_math::accelNorm(a.x, a.y, a.z));
+      }
       Vec3 acc[kWalkGroup] = {};
-      const WalkCounts c = walkGroup(tree, first, count, eps2, acc);
+      const WalkCounts c =
+          walkGroup(tree, first, count, eps2, tree_math::errorThreshold(params.treeTolerance, aMin, params.G), acc);
       cells += c.cells;
       bodies += c.bodies;
       for (int i = 0; i < count; ++i) {

@@ -7,8 +7,9 @@
 //            child per non-empty octant, stored together in octant order; the loop ends when a level splits nothing
 //   moments  deepest level first: a leaf from its bodies, a cell from its children; then each cell's opening radius
 //   walk     groups of kWalkGroup consecutive sorted bodies (a warp on the GPU) walk the tree depth first together:
-//            a cell every body of the group sees beyond its opening radius acts through its moments, otherwise it is
-//            opened (a leaf: its bodies one by one)
+//            a cell every body of the group sees beyond its opening radius acts through its moments, unless its next
+//            multipole term is too large for the group's smallest |a| of the previous step (the relative criterion);
+//            otherwise it is opened (a leaf: its bodies one by one)
 //
 // The result for a body depends only on the tree's shape and the group it is in, not on the order nodes were stored
 // in, so the GPU (which stores a level's cells in the order its threads allocate them) walks the same interactions.
@@ -44,6 +45,7 @@ struct Tree {
   std::vector<int> levelStart;     // level L holds nodes [levelStart[L], levelStart[L + 1])
   std::vector<tree_math::Moments> moments;
   std::vector<float> openRadius2; // squared opening radius of each node
+  std::vector<float> errorWeight; // m side^3 of each node (the relative criterion, tree_math::openedForError)
   bool overflow = false;          // a cell stayed a leaf for want of node capacity
   int depth() const { return static_cast<int>(levelStart.size()) - 2; }
 };
@@ -57,7 +59,9 @@ struct WalkCounts {
   std::int64_t cells = 0;  // cell interactions (moments), summed over bodies
   std::int64_t bodies = 0; // body interactions, summed over bodies
 };
-// accel[i] = G * (the walk's sum for body i), i in body order; returns the interaction counts.
+// accel[i] = G * (the walk's sum for body i), i in body order; returns the interaction counts. On entry accel holds
+// the previous step's accelerations, which set the relative criterion's threshold (params.treeTolerance): zeros, or
+// an array of another size (resized with zeros), leave theta alone.
 WalkCounts treeForces(const Tree& tree, const NBodyParams& params, std::vector<Float4>& accel);
 
 // What the panel and bench report about a tree.

@@ -1,8 +1,9 @@
 // The tree code's formulas (issue 33, docs/FORCES.md "The tree"), written once for the CPU reference
 // (nbody_tree.cpp) and the CUDA kernels (cuda/tree_kernels.cu): the Morton key of a position, the octant of a key
-// at a level, a cell's multipole moments (mass, centre of mass, traceless quadrupole) and their combination, the
-// opening radius, and the two interactions of the walk (a body, a cell). Both floors evaluate the same expressions
-// in the same order in float32; they still differ in the last bits (nvcc forms FMAs), which the tests absorb.
+// at a level, a cell's multipole moments (mass, centre of mass, second moment) and their combination, the
+// opening radius and the relative criterion, and the two interactions of the walk (a body, a cell). Both floors
+// evaluate the same expressions in the same order in float32; they still differ in the last bits (nvcc forms FMAs),
+// which the tests absorb.
 //
 // Plain C++17 with no dependencies beyond <cmath> and compute/vec3.h; under nvcc every function is __host__ __device__.
 #pragma once
@@ -124,6 +125,38 @@ GRAPHSIM_HD inline void addPointQuadrupole(float q[6], float m, Vec3 d) {
   q[5] += m * d.y * d.z;
 }
 
+// What a cell's moments combine: its bodies (second moment 0) or its children.
+struct Part {
+  float m;
+  Vec3 c;
+  float q[6];
+};
+// A cell's moments from its `count` parts, partAt(k) giving part k (called twice per part: once for the centre of
+// mass, once for the second moment about it). A massless cell keeps `centre` as its c.
+template <typename PartAt>
+GRAPHSIM_HD inline Moments combineParts(int count, const PartAt& partAt, Vec3 centre) {
+  Moments mo;
+  float mx = 0, my = 0, mz = 0;
+  for (int k = 0; k < count; ++k) {
+    const Part p = partAt(k);
+    mo.m += p.m;
+    mx += p.m * p.c.x;
+    my += p.m * p.c.y;
+    mz += p.m * p.c.z;
+  }
+  if (!(mo.m > 0.0f)) {
+    mo.c = centre;
+    return mo;
+  }
+  mo.c = {mx / mo.m, my / mo.m, mz / mo.m};
+  for (int k = 0; k < count; ++k) {
+    const Part p = partAt(k);
+    for (int j = 0; j < 6; ++j) mo.q[j] += p.q[j];
+    addPointQuadrupole(mo.q, p.m, p.c - mo.c);
+  }
+  return mo;
+}
+
 // The opening radius r: a body at distance >= r from c sees the cell as its moments; closer, the walk opens it.
 // side / theta + delta (delta = |c - centre|: a centre of mass near a corner opens earlier), and at least the
 // farthest a body inside the cell can be from c (sqrt(3)/2 side + delta), so no body ever uses its own cell's moments
@@ -134,6 +167,22 @@ GRAPHSIM_HD inline float openingRadius(float side, float invTheta, Vec3 c, Vec3 
   const float rounding = 1e-6f * (fabsf(c.x) + fabsf(c.y) + fabsf(c.z));
   return fmaxf(side * invTheta, 0.8660254f * side) + sqrtf(dot(off, off)) + rounding;
 }
+
+// The relative criterion (Gadget's): a cell that passes the opening radius is still opened when its next multipole
+// term, estimated as m side^3 / d^5 (d: from the group's box to c), exceeds `threshold`, the tolerance times the
+// group's smallest |a| of the previous step over G. The quadrupole leaves exactly that term out, and it matters most
+// where a heavy body (a galaxy's centre) sits off-centre in a cell near bodies it dominates. errorWeight is the
+// cell's m side^3, stored with its moments; threshold 0 (no previous step) leaves theta alone.
+GRAPHSIM_HD inline float errorWeight(float m, float side) { return m * side * side * side; }
+GRAPHSIM_HD inline bool openedForError(float weight, float threshold, float d2) {
+  return threshold > 0.0f && weight > threshold * d2 * d2 * sqrtf(d2);
+}
+// The threshold for a group whose smallest |a| of the previous step (G included) was aMin. 0 (theta alone) where
+// there was none: every |a| 0 before the first step, or G 0.
+GRAPHSIM_HD inline float errorThreshold(float tolerance, float aMin, float G) {
+  return G > 0.0f && aMin < INFINITY ? tolerance * aMin / G : 0.0f;
+}
+GRAPHSIM_HD inline float accelNorm(float x, float y, float z) { return sqrtf(x * x + y * y + z * z); }
 
 // 1 / sqrt(r2): on the GPU the hardware's reciprocal square root (MUFU.RSQ, <= 2 ulp; an IEEE sqrt and division cost
 // several times its instructions in the walk's inner loops), on the CPU the exact expression.

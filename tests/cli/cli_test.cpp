@@ -120,6 +120,8 @@ std::vector<BadInput> badInputs() {
       badConfig("config_theta_big", "theta2.json", R"({"params": {"theta": 1.6}})", "params.theta"),
       badConfig("config_leaf_zero", "leaf0.json", R"({"params": {"leaf_size": 0}})", "params.leaf_size"),
       badConfig("config_leaf_fraction", "leafhalf.json", R"({"params": {"leaf_size": 2.5}})", "leaf_size"),
+      badConfig("config_tree_tolerance", "tol.json", R"({"params": {"tree_tolerance": -0.1}})",
+                "params.tree_tolerance"),
       {"forces_unknown", {"run", "--forces", "fmm"}, "--forces"},
       {"bench_forces_unknown", {"bench", "--forces", ""}, "--forces"},
       {"soak_forces_unknown", {"soak", "--forces", "Tree"}, "--forces"},

@@ -6,7 +6,9 @@
 // and walk it in the same order with the same formulas (tree_math.h); the GPU forms FMAs, so a moment or a distance
 // differs in its last bits, and a cell whose distance to a group's box sits within that of its opening radius is
 // opened on one floor and not on the other: that body's force then differs by the multipole error (~1e-4), not by
-// rounding. So the test bounds the 99th percentile tightly (1e-5 relative) and the worst body loosely (1e-2).
+// rounding. So the test bounds the 99th percentile tightly (1e-5 relative) and the worst body loosely (1e-2). The
+// relative criterion's threshold (from the previous step's accelerations) is a second such edge: both floors start
+// from the same accelerations (sameStart).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -38,6 +40,15 @@ std::vector<Float4> directAccel(const BodyState& state, const NBodyParams& param
   return accel;
 }
 
+// Both floors from CUDA's start, a(0) included: the relative criterion's threshold comes from the previous step's
+// accelerations, and the CPU backend starts from a direct sum's (nbody_cpu_backend.cpp), CUDA from the tree's.
+void sameStart(NBodyCudaBackend& cuda, NBodyCpuBackend& cpu) {
+  const BodyState state = gputest::download(cuda);
+  const std::vector<Float4> accel = cuda.downloadAccelerations();
+  cpu.setState(state, accel);
+  cuda.setState(state, accel);
+}
+
 void printError(const char* what, const tree::ForceError& e) {
   std::printf("[ measured ] %s: relative force error median %.2e, p99 %.2e, max %.2e over %lld bodies\n", what,
               e.median, e.p99, e.max, static_cast<long long>(e.bodies));
@@ -50,6 +61,7 @@ TEST_P(TreeGpu, AccelerationsMatchTheCpuTreeAndDirectSummationWithinTheTreeError
   const NBodyConfig config = forcesOnly(GetParam(), 16384);
   NBodyCpuBackend cpu(config);
   NBodyCudaBackend cuda(config, 0);
+  sameStart(cuda, cpu);
   cpu.step();
   cuda.step();
   const std::vector<Float4> a = cuda.downloadAccelerations();
@@ -58,8 +70,8 @@ TEST_P(TreeGpu, AccelerationsMatchTheCpuTreeAndDirectSummationWithinTheTreeError
   EXPECT_LT(vsCpu.p99, 1e-5);
   EXPECT_LT(vsCpu.max, 1e-2);
   const tree::ForceError vsDirect = tree::forceError(a, directAccel(gputest::download(cuda), config.params));
-  printError("CUDA tree (theta 0.5) against direct summation", vsDirect);
-  EXPECT_LT(vsDirect.p99, 2e-3);
+  printError("CUDA tree (theta 0.5, tolerance 0.005) against direct summation", vsDirect);
+  EXPECT_LT(vsDirect.p99, 1e-3);   // issue 33's bound
   EXPECT_GT(vsDirect.median, 0.0); // it is an approximation: a zero error would mean the tree was not used
   const std::optional<NBodyCudaBackend::TreeStats> stats = cuda.treeStats();
   ASSERT_TRUE(stats.has_value());
@@ -123,6 +135,7 @@ TEST(TreeGpuGraph, ACountChangeWithinTheCapacityIsANodeUpdate) {
   config.bodies = 12000;
   cuda.reset(config);
   NBodyCpuBackend cpu(config);
+  sameStart(cuda, cpu);
   cuda.step();
   cpu.step();
   EXPECT_EQ(cuda.counters().reinstantiations, before.reinstantiations);

@@ -115,7 +115,7 @@ void NBodyProducer::drawParameters(const FrameStats& stats, PanelLayout& layout)
   const bool tree = usesTree(backend_.config());
   ImGui::TextUnformatted(tree ? "forces: tree (octree, quadrupoles)" : "forces: direct (every pair)");
   for (const ParamRow<NBodyParams>& row : kNBodyParams) {
-    if (!row.hasSlider() || (!tree && (row.key == "theta" || row.key == "leaf_size"))) continue;
+    if (!row.hasSlider() || (row.only == "tree" && !tree)) continue;
     drawParamSlider(row, p);
     recordWidget(layout, "param:" + std::string(row.slider.id));
   }

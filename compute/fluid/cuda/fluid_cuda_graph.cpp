@@ -25,23 +25,15 @@ void FluidCudaBackend::Impl::addKernel(cudaGraph_t g, std::vector<cudaGraphNode_
 }
 
 void FluidCudaBackend::Impl::captureSort() {
-  cuda::Stream capture = cuda::makeStream();
-  CUDA_CHECK(cudaStreamBeginCapture(capture.get(), cudaStreamCaptureModeThreadLocal));
   bool alt = false;
-  try {
-    alt = gpu::sortOnStream(scratch.sortTemp, scratch.sortTempBytes, scratch.keys, scratch.keysAlt, scratch.vals,
-                            scratch.valsAlt, static_cast<int>(config.particles), layout.keyBits, capture.get());
-  } catch (...) {
-    cudaGraph_t discard = nullptr;
-    CUDA_LOG(cudaStreamEndCapture(capture.get(), &discard));
-    if (discard != nullptr) CUDA_LOG(cudaGraphDestroy(discard));
-    throw;
-  }
-  cudaGraph_t g = nullptr;
-  CUDA_CHECK(cudaStreamEndCapture(capture.get(), &g));
-  sortGraph = cuda::Graph(g);
+  sortGraph = cuda::captureGraph(
+      [&](cudaStream_t s) {
+        alt = gpu::sortOnStream(scratch.sortTemp, scratch.sortTempBytes, scratch.keys, scratch.keysAlt, scratch.vals,
+                                scratch.valsAlt, static_cast<int>(config.particles), layout.keyBits, s);
+      },
+      "capturing the fluid's sort");
   scratch.sortedInAlt = alt;
-  CUDA_CHECK(cudaGraphGetNodes(g, nullptr, &sortChildNodes));
+  CUDA_CHECK(cudaGraphGetNodes(sortGraph.get(), nullptr, &sortChildNodes));
 }
 
 cudaGraph_t* FluidCudaBackend::Impl::addConditional(cudaGraph_t g, std::vector<cudaGraphNode_t>& deps,

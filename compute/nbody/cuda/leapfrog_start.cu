@@ -31,7 +31,8 @@ GraphExec startLeapfrogOnDevice(const BodiesView& b, const LeapfrogStartParams& 
   // The same arguments as the graph's forces and colour nodes (NBodyFrameGraph::stageSpec).
   GraphExec tree;
   if (b.tree.present()) {
-    tree = launchTreeForces(b.tree, {b.posMass, b.accel, b.n, p.G, p.eps2, p.theta, p.leafSize}, stream);
+    tree =
+        launchTreeForces(b.tree, {b.posMass, b.accel, b.n, p.G, p.eps2, p.theta, p.leafSize, p.treeTolerance}, stream);
   } else {
     launchKernel(forcesSpec(forcesArgs(b, p.G, p.eps2)), stream, [] { return "forces (a(0) for the leapfrog start)"; });
   }

@@ -19,13 +19,14 @@ struct LeapfrogStartParams {
   float dt = 0, colourScale = 1;
   float theta = 0.5f; // forces: tree (bodies.tree present)
   int leafSize = 16;
+  float treeTolerance = 0.005f;
 };
 
 // bodies.vel holds v(0) on entry; afterwards (asynchronously, on `stream`) accel holds a(0), vel v(-dt/2) and
 // colour the speed colour of v(-dt/2). a(0) comes from the stage the graph runs: direct summation, or with
-// bodies.tree the tree (a direct sum would take 93 s at 16,777,216 bodies), whose graph the returned exec holds: keep
-// it until the stream has passed it (empty for direct summation). Does not synchronise. Throws CudaError naming the
-// launch that failed.
+// bodies.tree the tree (a direct sum would take 93 s at 16,777,216 bodies; two walks with a tolerance), whose graph the
+// returned exec holds: keep it until the stream has passed it (empty for direct summation). Does not synchronise.
+// Throws CudaError naming the launch that failed.
 [[nodiscard]] GraphExec startLeapfrogOnDevice(const BodiesView& bodies, const LeapfrogStartParams& params,
                                               cudaStream_t stream);
 

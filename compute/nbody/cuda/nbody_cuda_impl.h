@@ -365,8 +365,13 @@ struct NBodyCudaBackend::Impl {
     CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
     if (leapfrogStart == LeapfrogStart::Device) {
       // eps^2 as NBodyFrameGraph::stageSpec computes it, so a(0) is what the first forces node would compute.
-      const cuda::LeapfrogStartParams start{
-          params.G, params.softening * params.softening, params.dt, params.colourScale, params.theta, params.leafSize};
+      const cuda::LeapfrogStartParams start{params.G,
+                                            params.softening * params.softening,
+                                            params.dt,
+                                            params.colourScale,
+                                            params.theta,
+                                            params.leafSize,
+                                            params.treeTolerance};
       const cuda::GraphExec tree =
           cuda::startLeapfrogOnDevice(fresh.view(), start, on != nullptr ? on : frames.stream.get());
       if (on == nullptr) synchronize();

@@ -88,7 +88,7 @@ KernelNodeSpec NBodyFrameGraph::stageSpec(NBodyStage stage, int substep) const {
     if (b.tree.present()) {
       return treeWalkSpec({b.tree.nodes, b.tree.nodeA, b.tree.nodeB, b.tree.nodeC, b.tree.sorted, b.tree.order, b.accel,
                            b.tree.walkStack, &b.tree.control->walkOverflow, b.n, p.G, p.softening * p.softening,
-                           b.tree.walkBlocks});
+                           b.tree.walkBlocks, p.treeTolerance, 0});
     }
     ForcesArgs f = forcesArgs(b, p.G, p.softening * p.softening);
     if (slice_) {

@@ -166,48 +166,26 @@ __global__ void __launch_bounds__(kBlock) treeCellsKernel(TreeCellsArgs a) {
        i += gridDim.x * blockDim.x) {
     const int4 node = a.nodes[i];
     const Vec3 centre = tree_math::cellCentre(node.y > node.x ? a.keys[node.x] : 0ull, level, cube);
-    tree_math::Moments mo;
-    float mx = 0, my = 0, mz = 0;
-    if (node.w == 0) {
-      for (int k = node.x; k < node.y; ++k) {
-        const float4 p = a.sorted[k];
-        mo.m += p.w;
-        mx += p.w * p.x;
-        my += p.w * p.y;
-        mz += p.w * p.z;
-      }
-    } else {
-      for (int ch = node.z; ch < node.z + node.w; ++ch) {
-        const float4 A = a.nodeA[ch];
-        const float m = a.nodeB[ch].x;
-        mo.m += m;
-        mx += m * A.x;
-        my += m * A.y;
-        mz += m * A.z;
-      }
-    }
-    if (mo.m > 0.0f) {
-      mo.c = {mx / mo.m, my / mo.m, mz / mo.m};
-      if (node.w == 0) {
-        for (int k = node.x; k < node.y; ++k) {
-          const float4 p = a.sorted[k];
-          tree_math::addPointQuadrupole(mo.q, p.w, xyz(p) - mo.c);
-        }
-      } else {
-        for (int ch = node.z; ch < node.z + node.w; ++ch) {
-          const float4 A = a.nodeA[ch], B = a.nodeB[ch], C = a.nodeC[ch];
-          const float q[6] = {B.y, B.z, B.w, C.x, C.y, C.z};
-          for (int k = 0; k < 6; ++k) mo.q[k] += q[k];
-          tree_math::addPointQuadrupole(mo.q, B.x, xyz(A) - mo.c);
-        }
-      }
-    } else {
-      mo.c = centre;
-    }
+    // A leaf from its bodies, a cell from its children (nbody_tree.cpp's nodeMoments).
+    const tree_math::Moments mo =
+        node.w == 0 ? tree_math::combineParts(
+                          node.y - node.x,
+                          [&](int k) {
+                            const float4 p = a.sorted[node.x + k];
+                            return tree_math::Part{p.w, xyz(p), {}};
+                          },
+                          centre)
+                    : tree_math::combineParts(
+                          node.w,
+                          [&](int k) {
+                            const float4 A = a.nodeA[node.z + k], B = a.nodeB[node.z + k], C = a.nodeC[node.z + k];
+                            return tree_math::Part{B.x, xyz(A), {B.y, B.z, B.w, C.x, C.y, C.z}};
+                          },
+                          centre);
     const float r = tree_math::openingRadius(side, c.invTheta, mo.c, centre);
     a.nodeA[i] = make_float4(mo.c.x, mo.c.y, mo.c.z, r * r);
     a.nodeB[i] = make_float4(mo.m, mo.q[0], mo.q[1], mo.q[2]);
-    a.nodeC[i] = make_float4(mo.q[3], mo.q[4], mo.q[5], 0.0f);
+    a.nodeC[i] = make_float4(mo.q[3], mo.q[4], mo.q[5], tree_math::errorWeight(mo.m, side));
   }
 }
 
@@ -300,6 +278,35 @@ __device__ void flushLeaves(WarpQueues& q, const TreeWalkArgs& a, int count, int
   __syncwarp();
 }
 
+// A warp's group from sorted place `first`: each lane's bodies (sums zeroed), the group's box, and the relative
+// criterion's threshold from the group's smallest |a| of the previous step (read before the walk overwrites it).
+__device__ void loadGroup(const TreeWalkArgs& a, int first, int lane, LaneBodies& b, tree_math::Box& box,
+                          float& threshold) {
+  box = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
+  float aMin = INFINITY;
+#pragma unroll
+  for (int k = 0; k < kPerLane; ++k) {
+    const int s = first + k * 32 + lane;
+    b.x[k] = xyz(a.sorted[s < a.n ? s : first]); // past n: the group's first body (inside the box anyway)
+    b.acc[k] = {0, 0, 0};
+    box = tree_math::grow(box, b.x[k]);
+    if (s < a.n) {
+      const float4 old = a.accel[a.order[s]];
+      aMin = fminf(aMin, tree_math::accelNorm(old.x, old.y, old.z));
+    }
+  }
+  for (int off = 16; off > 0; off >>= 1) {
+    box.lo = {fminf(box.lo.x, __shfl_xor_sync(0xffffffffu, box.lo.x, off)),
+              fminf(box.lo.y, __shfl_xor_sync(0xffffffffu, box.lo.y, off)),
+              fminf(box.lo.z, __shfl_xor_sync(0xffffffffu, box.lo.z, off))};
+    box.hi = {fmaxf(box.hi.x, __shfl_xor_sync(0xffffffffu, box.hi.x, off)),
+              fmaxf(box.hi.y, __shfl_xor_sync(0xffffffffu, box.hi.y, off)),
+              fmaxf(box.hi.z, __shfl_xor_sync(0xffffffffu, box.hi.z, off))};
+    aMin = fminf(aMin, __shfl_xor_sync(0xffffffffu, aMin, off));
+  }
+  threshold = tree_math::errorThreshold(a.tolerance, aMin, a.G);
+}
+
 // One warp per group of kWalkGroup consecutive sorted bodies, kPerLane a lane (the group criterion of
 // nbody_tree.cpp's walkGroup: the same interactions, summed in another order). Up to 32 nodes of the warp's stack are
 // tested at once, one per lane; accepted cells and opened leaves are queued and applied 32 at a time with every lane
@@ -312,22 +319,9 @@ __global__ void __launch_bounds__(kBlock, kWalkBlocksPerSm) treeWalkKernel(TreeW
   int* stack = a.stack + static_cast<long long>(warpIndex) * kWalkStack;
   for (int first = warpIndex * tree_math::kWalkGroup; first < a.n; first += warps * tree_math::kWalkGroup) {
     LaneBodies b;
-    tree_math::Box box{{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
-#pragma unroll
-    for (int k = 0; k < kPerLane; ++k) {
-      const int s = first + k * 32 + lane;
-      b.x[k] = xyz(a.sorted[s < a.n ? s : first]); // past n: the group's first body (inside the box anyway)
-      b.acc[k] = {0, 0, 0};
-      box = tree_math::grow(box, b.x[k]);
-    }
-    for (int off = 16; off > 0; off >>= 1) {
-      box.lo = {fminf(box.lo.x, __shfl_xor_sync(0xffffffffu, box.lo.x, off)),
-                fminf(box.lo.y, __shfl_xor_sync(0xffffffffu, box.lo.y, off)),
-                fminf(box.lo.z, __shfl_xor_sync(0xffffffffu, box.lo.z, off))};
-      box.hi = {fmaxf(box.hi.x, __shfl_xor_sync(0xffffffffu, box.hi.x, off)),
-                fmaxf(box.hi.y, __shfl_xor_sync(0xffffffffu, box.hi.y, off)),
-                fmaxf(box.hi.z, __shfl_xor_sync(0xffffffffu, box.hi.z, off))};
-    }
+    tree_math::Box box;
+    float threshold = 0;
+    loadGroup(a, first, lane, b, box, threshold);
     if (lane == 0) stack[0] = 0;
     __syncwarp();
     int depth = 1, cells = 0, leaves = 0;
@@ -339,7 +333,9 @@ __global__ void __launch_bounds__(kBlock, kWalkBlocksPerSm) treeWalkKernel(TreeW
       __syncwarp(); // read before the pushes below overwrite
       const float4 A = valid ? a.nodeA[at] : make_float4(0, 0, 0, 0);
       const int4 node = valid ? a.nodes[at] : make_int4(0, 0, 0, 0);
-      const bool open = valid && tree_math::boxDistance2(box, xyz(A)) < A.w;
+      const float d2 = tree_math::boxDistance2(box, xyz(A));
+      const bool open =
+          valid && (d2 < A.w || (threshold > 0.0f && tree_math::openedForError(a.nodeC[at].w, threshold, d2)));
       const bool cell = valid && !open, leaf = open && node.w == 0 && node.y > node.x, inner = open && node.w > 0;
       unsigned m = __ballot_sync(0xffffffffu, cell);
       if (cell) q.cells[cells + __popc(m & lanesBelow(lane))] = at;
@@ -473,10 +469,13 @@ GraphExec launchTreeForces(const TreeView& t, const TreeForces& f, cudaStream_t 
   cudaGraphNode_t build = nullptr;
   prev = addTreeLoops(g, prev, t, handles, &build);
   kernel(treeWalkSpec({t.nodes, t.nodeA, t.nodeB, t.nodeC, t.sorted, t.order, f.accel, t.walkStack,
-                       &t.control->walkOverflow, f.n, f.G, f.eps2, t.walkBlocks}),
+                       &t.control->walkOverflow, f.n, f.G, f.eps2, t.walkBlocks, f.tolerance, 0}),
          "forces");
   GraphExec exec = instantiateGraph(g);
-  CUDA_CHECK_CTX(cudaGraphLaunch(exec.get(), stream), "launching the tree's forces");
+  // The relative criterion needs the previous step's accelerations: a first walk (from zeros: theta alone) gives them.
+  for (int walk = 0; walk < (f.tolerance > 0.0f ? 2 : 1); ++walk) {
+    CUDA_CHECK_CTX(cudaGraphLaunch(exec.get(), stream), "launching the tree's forces");
+  }
   return exec;
 }
 
@@ -491,15 +490,13 @@ DeviceTree::DeviceTree(std::size_t capacity)
   std::size_t tempBytes = 0;
   CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, tempBytes, keys, order, capacity_, 0, 3 * kTreeLevels));
   sortTemp_ = DeviceArray<unsigned char>(tempBytes);
-  Stream capture = makeStream();
-  CUDA_CHECK(cudaStreamBeginCapture(capture.get(), cudaStreamCaptureModeThreadLocal));
-  const cudaError_t sorted = cub::DeviceRadixSort::SortPairs(sortTemp_.get(), tempBytes, keys, order, capacity_, 0,
-                                                             3 * kTreeLevels, capture.get());
-  cudaGraph_t g = nullptr;
-  const cudaError_t ended = cudaStreamEndCapture(capture.get(), &g);
-  if (g != nullptr) sortGraph_ = Graph(g);
-  CUDA_CHECK_CTX(sorted, "capturing the tree's sort");
-  CUDA_CHECK_CTX(ended, "capturing the tree's sort");
+  sortGraph_ = captureGraph(
+      [&](cudaStream_t s) {
+        CUDA_CHECK_CTX(
+            cub::DeviceRadixSort::SortPairs(sortTemp_.get(), tempBytes, keys, order, capacity_, 0, 3 * kTreeLevels, s),
+            "capturing the tree's sort");
+      },
+      "capturing the tree's sort");
   sortedInAlt_ = keys.selector != 0;
   int device = 0, sms = 0;
   CUDA_CHECK(cudaGetDevice(&device));

@@ -11,7 +11,8 @@
 //   tree_build     WHILE { tree_split: the cells of this level with more than leafSize bodies get their children;
 //                          tree_level: one thread, next level or stop }                 (the GPU decides the depth)
 //   tree_moments   WHILE { tree_cells: moments of this level's cells, deepest first; tree_up: one level up }
-//   forces         tree_walk: one warp per 32 sorted bodies, depth first together (Bonsai's group criterion)
+//   forces         tree_walk: one warp per 64 sorted bodies, depth first together (Bonsai's group criterion, and
+//                  Gadget's relative one against the group's smallest |a| of the previous step)
 //
 // Plain C++ (CUDA runtime headers only), like nbody_kernels.h.
 #pragma once
@@ -59,7 +60,7 @@ struct TreeView {
   int4* nodes = nullptr;    // (begin, end, firstChild, children)
   float4* nodeA = nullptr;  // (centre of mass, squared opening radius)
   float4* nodeB = nullptr;  // (mass, M2 xx, yy, zz)
-  float4* nodeC = nullptr;  // (M2 xy, xz, yz, 0)
+  float4* nodeC = nullptr;  // (M2 xy, xz, yz, m side^3: the relative criterion's weight)
   TreeControl* control = nullptr;
   int* walkStack = nullptr; // kWalkStack per warp of the walk's grid
   int capacity = 0;         // bodies the keys and the sort cover
@@ -161,10 +162,12 @@ struct TreeWalkArgs {
   int n;
   float G, eps2;
   int walkBlocks;
+  float tolerance; // the relative criterion's (NBodyParams::treeTolerance; 0: theta alone)
+  int pad;
 };
 static_assert(sizeof(TreePrepareArgs) == 16 && sizeof(TreeBoundsArgs) == 24 && sizeof(TreeKeysArgs) == 40 &&
                   sizeof(TreeGatherArgs) == 64 && sizeof(TreeSplitArgs) == 32 && sizeof(TreeLevelArgs) == 24 &&
-                  sizeof(TreeCellsArgs) == 56 && sizeof(TreeUpArgs) == 16 && sizeof(TreeWalkArgs) == 88,
+                  sizeof(TreeCellsArgs) == 56 && sizeof(TreeUpArgs) == 16 && sizeof(TreeWalkArgs) == 96,
               "kernel argument structs must have no implicit padding (their bytes are compared)");
 
 KernelNodeSpec treePrepareSpec(const TreePrepareArgs& a);
@@ -191,14 +194,16 @@ KernelNodeSpec treeStepSpec(TreeStep step, const TreeView& t, const float4* posM
 cudaGraphNode_t addTreeLoops(cudaGraph_t g, cudaGraphNode_t after, const TreeView& t, const TreeHandles& handles,
                              cudaGraphNode_t* buildNode);
 
-// The whole tree stage once on `stream`, outside the frame graph (the leapfrog start's a(0)): the same nodes in a
-// graph of their own, instantiated and launched. The caller keeps the returned exec until the stream has passed it.
+// The whole tree stage on `stream`, outside the frame graph (the leapfrog start's a(0)): the same nodes in a graph of
+// their own, instantiated and launched, twice with a tolerance (the second walk's relative criterion uses the first's
+// accelerations; accel must hold zeros on entry). The caller keeps the returned exec until the stream has passed it.
 struct TreeForces {
   const float4* posMass;
   float4* accel;
   int n;
   float G, eps2, theta;
   int leafSize;
+  float tolerance;
 };
 GraphExec launchTreeForces(const TreeView& t, const TreeForces& f, cudaStream_t stream);
 
