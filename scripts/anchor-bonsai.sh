@@ -1,21 +1,24 @@
 #!/usr/bin/env bash
-# Builds the anchor tree code, Bonsai (treecode/Bonsai @ 581fa8e), beside which the CUDA tree is measured (docs/FORCES.md,
-# "The anchor (Bonsai)"), and packs it for one GPU-machine run: bonsai2_slowdust for sm_90 only, single GPU, no MPI,
-# no OpenGL. Bonsai's code is not copied here: the eight changes below are made in the checkout by single-line seds
-# (each must match exactly where expected, or the script stops naming the file and the change), then built and packed.
+# Builds the anchor tree code, Bonsai (treecode/Bonsai @ 581fa8e), beside which the CUDA tree is measured
+# (docs/FORCES.md, "The anchor (Bonsai)"), and packs it for one GPU-machine run: bonsai2_slowdust for sm_90 only,
+# single GPU, no MPI, no OpenGL. Bonsai's code is not copied here: the eight changes below are made in the checkout
+# by single-line seds (each must match exactly where expected, or the script stops, naming the file and the change,
+# and undoes its edits), then built and packed.
 #
 #   scripts/anchor-bonsai.sh BONSAI_CHECKOUT OUT_TARBALL     (e.g. ../bonsai .gpu2/bonsai.tar.xz)
 #
-# BONSAI_CHECKOUT: a clean git checkout of treecode/Bonsai at 581fa8e70501ce85660c7eac0d61c0e5c5bece4a; it is edited
-# in place and built in runtime/build. Needs CUDA 13 (nvcc on PATH or in /usr/local/cuda), cmake, g++; takes ~20 min on 2 cores.
-# OUT_TARBALL (xz, no top-level folder): bin/bonsai2_slowdust (stripped), lib/libgomp.so.1, lib-fallback/{libstdc++.so.6,
-# libgcc_s.so.1}, data/model3_child_compact.tipsy (if present), run_plummer.sh, bonsai.patch (the checkout's git diff).
-# On the GPU machine: tar xJf it into a folder, then FOLDER/run_plummer.sh N [theta=0.5] [iend=10] [eps=0.025] [dt=0.0015].
+# BONSAI_CHECKOUT: a clean git checkout of treecode/Bonsai at 581fa8e70501ce85660c7eac0d61c0e5c5bece4a; it is
+# edited in place and built in runtime/build (logs: runtime/build-{cmake,make}.log). Needs CUDA 13 (nvcc on PATH or
+# in /usr/local/cuda), cmake and g++; about 3 min on 2 cores.
+# OUT_TARBALL (xz, no top-level folder): bin/bonsai2_slowdust (stripped), lib/libgomp.so.1, lib-fallback/
+# {libstdc++.so.6,libgcc_s.so.1}, data/model3_child_compact.tipsy (if present), run_plummer.sh, bonsai.patch (the
+# checkout's git diff). On the GPU machine: tar xJf it into a folder, then
+#   FOLDER/run_plummer.sh N [theta=0.5] [iend=10] [eps=0.025] [dt=0.0015]
 #
 # The changes (1-7: CUDA 13 / CCCL 3 and the target; 8: a bug on GPUs with more than 127 SMs; no kernel is changed):
 #  1 CMakeLists.txt  add_definitions -std=c++14 -> c++17: CCCL 3's Thrust stops with "requires at least C++17".
 #  2 CMakeLists.txt  nvcc OPTIONS -std=c++14 -> c++17 (executable and bonsai_amuse): the same, for the .cu files.
-#  3 CMakeLists.txt  include_directories(.../include/cccl): CUDA 13 moved thrust/cub there; host .cpp files include thrust.
+#  3 CMakeLists.txt  include_directories(.../include/cccl): CUDA 13 moved thrust/cub there; g++ needs them too.
 #  4 CMakeLists.txt  GENCODE gets -gencode arch=compute_90,code=sm_90: upstream names none (nvcc 13 would pick sm_75).
 #  5 CMakeLists.txt  drop -march=native: it would tune the host code to this CPU, not the GPU machine's.
 #  6 sortKernels.cu  ExtractBits loses its thrust::unary_function base: CCCL 3 removed it (it only gave typedefs).
@@ -39,11 +42,12 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$src/runtime"
 
+undo() { git checkout -q -- .; die "$* (the checkout's edits are undone)"; } # runtime/ was clean, checked above
 # sub FILE COUNT BRE REPLACEMENT CHANGE: replaces BRE (one match a line) on exactly COUNT lines of FILE, else stops.
 sub() {
   local n
   n=$(grep -c -- "$3" "$1" || true)
-  [ "$n" = "$2" ] || die "$1: change $5: expected $2 line(s) matching '$3', found $n"
+  [ "$n" = "$2" ] || undo "$1: change $5: expected $2 line(s) matching '$3', found $n"
   sed -i "s|$3|$4|" "$1"
 }
 cm=CMakeLists.txt
@@ -53,7 +57,8 @@ cccl='# CUDA 13 (CCCL 3): thrust/cub/libcu++ headers live under include/cccl; ho
 # shellcheck disable=SC2016 # ${CUDA_TOOLKIT_ROOT_DIR} is CMake's, matched literally
 sub $cm 1 '^include_directories(${CUDA_TOOLKIT_ROOT_DIR}/\.\./\.\./thrust)$' \
   "&\\n$cccl\\ninclude_directories(\${CUDA_TOOLKIT_ROOT_DIR}/include/cccl)" '3 (include/cccl)'
-sub $cm 1 '^  set(GENCODE -Xptxas=-v -ftz=true -lineinfo)$' '  set(GENCODE -gencode arch=compute_90,code=sm_90 -Xptxas=-v -ftz=true -lineinfo)' '4 (sm_90)'
+sub $cm 1 '^  set(GENCODE -Xptxas=-v -ftz=true -lineinfo)$' \
+  '  set(GENCODE -gencode arch=compute_90,code=sm_90 -Xptxas=-v -ftz=true -lineinfo)' '4 (sm_90)'
 sub $cm 1 'add_definitions( "-msse4  -march=native")$' 'add_definitions( "-msse4")' '5 (no -march=native)'
 sub CUDAkernels/sortKernels.cu 1 '^struct ExtractBits: public thrust::unary_function<uint4, uint>$' \
   'struct ExtractBits // was: public thrust::unary_function<uint4, uint> (removed in CCCL 3 / CUDA 13)' '6 (unary_function)'
@@ -80,7 +85,7 @@ static int treeWalkStackSizeNoOverflow(const int nBlocks)
   return (int)size;
 }
 EOF
-[ "$(grep -c '^#include "build.h"$' src/build.cpp)" = 1 ] || die "src/build.cpp: change 8: no single '#include \"build.h\"' line"
+[ "$(grep -c '^#include "build.h"$' src/build.cpp)" = 1 ] || undo "src/build.cpp: change 8: no single '#include \"build.h\"' line"
 sed -i '/^#include "build.h"$/r '"$tmp/helper" src/build.cpp
 
 cmake -S . -B build -DUSE_MPI=OFF -DUSE_MPIMT=OFF -DUSE_OPENGL=OFF -DUSE_DUST=OFF -DUSE_CUB=ON \
