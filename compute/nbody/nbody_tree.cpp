@@ -40,21 +40,6 @@ bool split(Tree& tree, int parent, int level, std::int64_t maxNodes) {
   return true;
 }
 
-// A leaf's bounding cube from its bodies, a cell's from its children's (tree_math::Cube, as the GPU's tree_cells).
-tree_math::Cube nodeCube(const Tree& tree, const Node& node, Vec3 cellCentre, float cellSide) {
-  tree_math::Box box{{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
-  if (node.children == 0) {
-    for (int k = node.begin; k < node.end; ++k)
-      box = tree_math::grow(box, xyzOf(tree.sorted[static_cast<std::size_t>(k)]));
-  } else {
-    for (int c = node.firstChild; c < node.firstChild + node.children; ++c) {
-      const tree_math::Cube& ch = tree.cubes[static_cast<std::size_t>(c)];
-      box = tree_math::growByCube(box, ch.centre, ch.side);
-    }
-  }
-  return tree_math::cubeWithin(box, cellCentre, cellSide);
-}
-
 // A leaf's moments from its bodies, a cell's from its children (tree_math::combineParts, as the GPU's tree_cells).
 Moments nodeMoments(const Tree& tree, const Node& node, Vec3 centre) {
   if (node.children == 0) {
@@ -161,7 +146,6 @@ void computeMoments(Tree& tree, float theta) {
   tree.moments.assign(tree.nodes.size(), Moments{});
   tree.openRadius2.assign(tree.nodes.size(), 0.0f);
   tree.errorWeight.assign(tree.nodes.size(), 0.0f);
-  tree.cubes.assign(tree.nodes.size(), tree_math::Cube{});
   const float invTheta = 1.0f / theta;
   for (int level = tree.depth(); level >= 0; --level) {
     const float side = tree_math::cellSideFromRoot(tree.cube.side, level);
@@ -172,10 +156,9 @@ void computeMoments(Tree& tree, float theta) {
       const Vec3 centre = tree_math::cellCentre(key, level, tree.cube);
       Moments& mo = tree.moments[static_cast<std::size_t>(i)];
       mo = nodeMoments(tree, node, centre);
-      const tree_math::Cube cube = tree.cubes[static_cast<std::size_t>(i)] = nodeCube(tree, node, centre, side);
-      const float r = tree_math::openingRadius(cube.side, invTheta, mo.c, cube.centre);
+      const float r = tree_math::openingRadius(side, invTheta, mo.c, centre);
       tree.openRadius2[static_cast<std::size_t>(i)] = r * r;
-      tree.errorWeight[static_cast<std::size_t>(i)] = tree_math::errorWeight(mo.m, cube.side);
+      tree.errorWeight[static_cast<std::size_t>(i)] = tree_math::errorWeight(mo.m, side);
     }
   }
 }

@@ -86,27 +86,6 @@ GRAPHSIM_HD inline float boxDistance2(const Box& b, Vec3 p) {
   return dx * dx + dy * dy + dz * dz;
 }
 
-// A node's bounding cube, which its opening radius and error weight measure (Bonsai's tight boxes: bodies bunched
-// in a corner of their cell are seen as small as they are): around its bodies' box (a leaf) or its children's
-// cubes (a cell), within its geometric cell. side <= the cell's side; every body of the node lies in the cube.
-struct Cube {
-  Vec3 centre;
-  float side;
-};
-GRAPHSIM_HD inline Box growByCube(Box b, Vec3 centre, float side) {
-  const float h = 0.5f * side;
-  return grow(grow(b, {centre.x - h, centre.y - h, centre.z - h}), {centre.x + h, centre.y + h, centre.z + h});
-}
-// The cube around box b clipped to the geometric cell (centre, side); the cell itself where b is empty.
-GRAPHSIM_HD inline Cube cubeWithin(Box b, Vec3 cellCentre, float cellSide) {
-  const float h = 0.5f * cellSide;
-  if (!(b.lo.x <= b.hi.x && b.lo.y <= b.hi.y && b.lo.z <= b.hi.z)) return {cellCentre, cellSide};
-  b.lo = {fmaxf(b.lo.x, cellCentre.x - h), fmaxf(b.lo.y, cellCentre.y - h), fmaxf(b.lo.z, cellCentre.z - h)};
-  b.hi = {fminf(b.hi.x, cellCentre.x + h), fminf(b.hi.y, cellCentre.y + h), fminf(b.hi.z, cellCentre.z + h)};
-  const float side = fmaxf(fmaxf(b.hi.x - b.lo.x, b.hi.y - b.lo.y), b.hi.z - b.lo.z);
-  return {{0.5f * (b.lo.x + b.hi.x), 0.5f * (b.lo.y + b.hi.y), 0.5f * (b.lo.z + b.hi.z)}, side};
-}
-
 // The side of a cell at `level` below a root of side rootSide.
 GRAPHSIM_HD inline float cellSideFromRoot(float rootSide, int level) { return ldexpf(rootSide, -level); }
 
@@ -178,12 +157,11 @@ GRAPHSIM_HD inline Moments combineParts(int count, const PartAt& partAt, Vec3 ce
   return mo;
 }
 
-// The opening radius r of a node whose bounding cube (Cube) has this side and centre: a body at distance >= r from c
-// sees the node as its moments; closer, the walk opens it. side / theta + delta (delta = |c - centre|: a centre of
-// mass off the middle opens earlier), and at least the farthest a body inside the cube can be from c
-// (sqrt(3)/2 side + delta), so no body ever uses its own node's moments whatever theta. Plus the rounding of c's
-// coordinates (1e-6 of them): in a cell about as small as a float's resolution at its place (bodies at one point), c
-// computed in float misses the bodies by more than side.
+// The opening radius r: a body at distance >= r from c sees the cell as its moments; closer, the walk opens it.
+// side / theta + delta (delta = |c - centre|: a centre of mass near a corner opens earlier), and at least the
+// farthest a body inside the cell can be from c (sqrt(3)/2 side + delta), so no body ever uses its own cell's moments
+// whatever theta. Plus the rounding of c's coordinates (1e-6 of them): in a cell about as small as a float's
+// resolution at its place (bodies at one point), c computed in float misses the bodies by more than side.
 GRAPHSIM_HD inline float openingRadius(float side, float invTheta, Vec3 c, Vec3 centre) {
   const Vec3 off = c - centre;
   const float rounding = 1e-6f * (fabsf(c.x) + fabsf(c.y) + fabsf(c.z));

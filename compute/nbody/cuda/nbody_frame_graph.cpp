@@ -87,8 +87,8 @@ KernelNodeSpec NBodyFrameGraph::stageSpec(NBodyStage stage, int substep) const {
   case NBodyStage::Forces: {
     if (b.tree.present()) {
       return treeWalkSpec({b.tree.nodes, b.tree.nodeA, b.tree.nodeB, b.tree.nodeC, b.tree.sorted, b.tree.order, b.accel,
-                           b.tree.walkStack, &b.tree.control->walkOverflow, &b.tree.control->walkNext, b.n, p.G,
-                           p.softening * p.softening, b.tree.walkBlocks, p.treeTolerance, 0});
+                           b.tree.walkStack, &b.tree.control->walkOverflow, b.n, p.G, p.softening * p.softening,
+                           b.tree.walkBlocks, p.treeTolerance, 0});
     }
     ForcesArgs f = forcesArgs(b, p.G, p.softening * p.softening);
     if (slice_) {

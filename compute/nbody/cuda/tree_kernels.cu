@@ -40,7 +40,6 @@ __global__ void treePrepareKernel(TreePrepareArgs a) {
   }
   c.leafSize = a.leafSize;
   c.invTheta = a.invTheta;
-  c.walkNext = 0;
 }
 
 __global__ void __launch_bounds__(kBlock) treeBoundsKernel(TreeBoundsArgs a) {
@@ -183,22 +182,10 @@ __global__ void __launch_bounds__(kBlock) treeCellsKernel(TreeCellsArgs a) {
                             return tree_math::Part{B.x, xyz(A), {B.y, B.z, B.w, C.x, C.y, C.z}};
                           },
                           centre);
-    // Its bounding cube (nbody_tree.cpp's nodeCube): around its bodies, or its children's cubes.
-    tree_math::Box box{{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
-    if (node.w == 0) {
-      for (int k = node.x; k < node.y; ++k) box = tree_math::grow(box, xyz(a.sorted[k]));
-    } else {
-      for (int ch = node.z; ch < node.z + node.w; ++ch) {
-        const float4 D = a.nodeD[ch];
-        box = tree_math::growByCube(box, xyz(D), D.w);
-      }
-    }
-    const tree_math::Cube cube = tree_math::cubeWithin(box, centre, side);
-    const float r = tree_math::openingRadius(cube.side, c.invTheta, mo.c, cube.centre);
+    const float r = tree_math::openingRadius(side, c.invTheta, mo.c, centre);
     a.nodeA[i] = make_float4(mo.c.x, mo.c.y, mo.c.z, r * r);
     a.nodeB[i] = make_float4(mo.m, mo.q[0], mo.q[1], mo.q[2]);
-    a.nodeC[i] = make_float4(mo.q[3], mo.q[4], mo.q[5], tree_math::errorWeight(mo.m, cube.side));
-    a.nodeD[i] = make_float4(cube.centre.x, cube.centre.y, cube.centre.z, cube.side);
+    a.nodeC[i] = make_float4(mo.q[3], mo.q[4], mo.q[5], tree_math::errorWeight(mo.m, side));
   }
 }
 
@@ -323,19 +310,14 @@ __device__ void loadGroup(const TreeWalkArgs& a, int first, int lane, LaneBodies
 // One warp per group of kWalkGroup consecutive sorted bodies, kPerLane a lane (the group criterion of
 // nbody_tree.cpp's walkGroup: the same interactions, summed in another order). Up to 32 nodes of the warp's stack are
 // tested at once, one per lane; accepted cells and opened leaves are queued and applied 32 at a time with every lane
-// reading the same shared entry; opened cells push their children. Each warp takes the next group when it is done
-// with one (TreeControl::walkNext).
+// reading the same shared entry; opened cells push their children. The warps of the grid stride over the groups.
 __global__ void __launch_bounds__(kBlock, kWalkBlocksPerSm) treeWalkKernel(TreeWalkArgs a) {
   __shared__ WarpQueues queues[kWalkWarps];
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   WarpQueues& q = queues[warp];
-  const int warpIndex = blockIdx.x * kWalkWarps + warp;
+  const int warpIndex = blockIdx.x * kWalkWarps + warp, warps = gridDim.x * kWalkWarps;
   int* stack = a.stack + static_cast<long long>(warpIndex) * kWalkStack;
-  for (;;) {
-    int group = 0;
-    if (lane == 0) group = atomicAdd(a.walkNext, 1);
-    const int first = __shfl_sync(0xffffffffu, group, 0) * tree_math::kWalkGroup;
-    if (first >= a.n) break;
+  for (int first = warpIndex * tree_math::kWalkGroup; first < a.n; first += warps * tree_math::kWalkGroup) {
     LaneBodies b;
     tree_math::Box box;
     float threshold = 0;
@@ -460,9 +442,9 @@ cudaGraphNode_t addTreeLoops(cudaGraph_t g, cudaGraphNode_t after, const TreeVie
   (void)addKernelNode(build, &split, 1, treeLevelSpec({t.control, handles.build, t.maxNodes, 0}), "tree_level");
   cudaGraphNode_t momentsNode = nullptr;
   const cudaGraph_t moments = addWhile(g, *buildNode, handles.moments, &momentsNode, "adding node tree_moments");
-  const cudaGraphNode_t cells = addKernelNode(
-      moments, nullptr, 0, treeCellsSpec({t.keys, t.nodes, t.sorted, t.nodeA, t.nodeB, t.nodeC, t.nodeD, t.control}),
-      "tree_cells");
+  const cudaGraphNode_t cells =
+      addKernelNode(moments, nullptr, 0,
+                    treeCellsSpec({t.keys, t.nodes, t.sorted, t.nodeA, t.nodeB, t.nodeC, t.control}), "tree_cells");
   (void)addKernelNode(moments, &cells, 1, treeUpSpec({t.control, handles.moments}), "tree_up");
   return momentsNode;
 }
@@ -487,7 +469,7 @@ GraphExec launchTreeForces(const TreeView& t, const TreeForces& f, cudaStream_t 
   cudaGraphNode_t build = nullptr;
   prev = addTreeLoops(g, prev, t, handles, &build);
   kernel(treeWalkSpec({t.nodes, t.nodeA, t.nodeB, t.nodeC, t.sorted, t.order, f.accel, t.walkStack,
-                       &t.control->walkOverflow, &t.control->walkNext, f.n, f.G, f.eps2, t.walkBlocks, f.tolerance, 0}),
+                       &t.control->walkOverflow, f.n, f.G, f.eps2, t.walkBlocks, f.tolerance, 0}),
          "forces");
   GraphExec exec = instantiateGraph(g);
   // The relative criterion needs the previous step's accelerations: a first walk (from zeros: theta alone) gives them.
@@ -500,8 +482,8 @@ GraphExec launchTreeForces(const TreeView& t, const TreeForces& f, cudaStream_t 
 DeviceTree::DeviceTree(std::size_t capacity)
     : keys_(capacity), keysAlt_(capacity), order_(capacity), orderAlt_(capacity), sorted_(capacity),
       nodeA_(static_cast<std::size_t>(treeNodeCapacity(static_cast<std::int64_t>(capacity)))), nodeB_(nodeA_.size()),
-      nodeC_(nodeA_.size()), nodeD_(nodeA_.size()), nodes_(nodeA_.size()), control_(1),
-      capacity_(static_cast<int>(capacity)), maxNodes_(static_cast<int>(nodeA_.size())) {
+      nodeC_(nodeA_.size()), nodes_(nodeA_.size()), control_(1), capacity_(static_cast<int>(capacity)),
+      maxNodes_(static_cast<int>(nodeA_.size())) {
   CUDA_CHECK(cudaMemset(control_.get(), 0, sizeof(TreeControl)));
   cub::DoubleBuffer<unsigned long long> keys(keys_.get(), keysAlt_.get());
   cub::DoubleBuffer<int> order(order_.get(), orderAlt_.get());
@@ -537,7 +519,6 @@ TreeView DeviceTree::view() const {
   v.nodeA = nodeA_.get();
   v.nodeB = nodeB_.get();
   v.nodeC = nodeC_.get();
-  v.nodeD = nodeD_.get();
   v.control = control_.get();
   v.capacity = capacity_;
   v.maxNodes = maxNodes_;
@@ -550,8 +531,7 @@ TreeView DeviceTree::view() const {
 std::size_t DeviceTree::bytes() const {
   if (control_.get() == nullptr) return 0;
   return keys_.bytes() + keysAlt_.bytes() + order_.bytes() + orderAlt_.bytes() + sorted_.bytes() + nodeA_.bytes() +
-         nodeB_.bytes() + nodeC_.bytes() + nodeD_.bytes() + nodes_.bytes() + control_.bytes() + sortTemp_.bytes() +
-         walkStack_.bytes();
+         nodeB_.bytes() + nodeC_.bytes() + nodes_.bytes() + control_.bytes() + sortTemp_.bytes() + walkStack_.bytes();
 }
 
 TreeDeviceStats DeviceTree::stats() const {

@@ -47,9 +47,7 @@ struct TreeControl {
   float invTheta;
   int levelStart[kTreeLevels + 2]; // level L: nodes [levelStart[L], levelStart[L + 1])
   int walkOverflow;                // a warp's stack was full (never within kWalkStack's bound; checked by the tests)
-  int walkNext;                    // the walk's next group (its warps take groups as they finish: a dense core's
-                                   // groups cost many times a halo's)
-  int pad;
+  int pad[2];
 };
 
 // The tree's device arrays (DeviceTree owns them), compared by pointer in BodiesView's ==.
@@ -63,7 +61,6 @@ struct TreeView {
   float4* nodeA = nullptr;  // (centre of mass, squared opening radius)
   float4* nodeB = nullptr;  // (mass, M2 xx, yy, zz)
   float4* nodeC = nullptr;  // (M2 xy, xz, yz, m side^3: the relative criterion's weight)
-  float4* nodeD = nullptr;  // (bounding cube's centre, side): the moments pass's, for the parent's cube
   TreeControl* control = nullptr;
   int* walkStack = nullptr; // kWalkStack per warp of the walk's grid
   int capacity = 0;         // bodies the keys and the sort cover
@@ -96,7 +93,7 @@ public:
 private:
   DeviceArray<unsigned long long> keys_, keysAlt_;
   DeviceArray<int> order_, orderAlt_;
-  DeviceArray<float4> sorted_, nodeA_, nodeB_, nodeC_, nodeD_;
+  DeviceArray<float4> sorted_, nodeA_, nodeB_, nodeC_;
   DeviceArray<int4> nodes_;
   DeviceArray<TreeControl> control_;
   DeviceArray<int> walkStack_;
@@ -147,7 +144,7 @@ struct TreeCellsArgs {
   const unsigned long long* keys;
   const int4* nodes;
   const float4* sorted;
-  float4 *nodeA, *nodeB, *nodeC, *nodeD;
+  float4 *nodeA, *nodeB, *nodeC;
   TreeControl* control;
 };
 struct TreeUpArgs {
@@ -162,7 +159,6 @@ struct TreeWalkArgs {
   float4* accel;
   int* stack;        // TreeView::walkStack
   int* walkOverflow; // &TreeControl::walkOverflow
-  int* walkNext;     // &TreeControl::walkNext (zeroed by tree_prepare)
   int n;
   float G, eps2;
   int walkBlocks;
@@ -171,7 +167,7 @@ struct TreeWalkArgs {
 };
 static_assert(sizeof(TreePrepareArgs) == 16 && sizeof(TreeBoundsArgs) == 24 && sizeof(TreeKeysArgs) == 40 &&
                   sizeof(TreeGatherArgs) == 64 && sizeof(TreeSplitArgs) == 32 && sizeof(TreeLevelArgs) == 24 &&
-                  sizeof(TreeCellsArgs) == 64 && sizeof(TreeUpArgs) == 16 && sizeof(TreeWalkArgs) == 104,
+                  sizeof(TreeCellsArgs) == 56 && sizeof(TreeUpArgs) == 16 && sizeof(TreeWalkArgs) == 96,
               "kernel argument structs must have no implicit padding (their bytes are compared)");
 
 KernelNodeSpec treePrepareSpec(const TreePrepareArgs& a);
