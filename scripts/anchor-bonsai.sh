@@ -102,7 +102,7 @@ cp -L "$(lib libgomp.so.1)" "$pkg/lib/" # the OpenMP runtime: a bare driver+CUDA
 for l in libstdc++.so.6 libgcc_s.so.1; do cp -L "$(lib $l)" "$pkg/lib-fallback/"; done # only if the host's are too old
 m=../inputExamples/model3_child_compact.tipsy # upstream's small test model (runtime/README's check)
 [ -f "$m" ] && mkdir -p "$pkg/data" && cp "$m" "$pkg/data/"
-git -C "$src" diff >"$pkg/bonsai.patch"
+git -C "$src" diff -- runtime >"$pkg/bonsai.patch" # its edits are all in runtime/
 cat >"$pkg/run_plummer.sh" <<'EOF'
 #!/bin/bash
 # Run Bonsai (single GPU, no MPI, no rendering) on a Plummer sphere it generates itself, then summarise the timings.

@@ -30,7 +30,7 @@ struct NBodyParams {
   // fraction of the group's smallest |a| of the previous step (Gadget's ErrTolForceAcc; 0: theta alone).
   float theta = 0.5f;
   int leafSize = 16;
-  float treeTolerance = 0.005f;
+  float treeTolerance = 0.003f;
   friend bool operator==(const NBodyParams&, const NBodyParams&) = default;
 };
 

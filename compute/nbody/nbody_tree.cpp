@@ -40,6 +40,21 @@ bool split(Tree& tree, int parent, int level, std::int64_t maxNodes) {
   return true;
 }
 
+// A leaf's bounding cube from its bodies, a cell's from its children's (tree_math::Cube, as the GPU's tree_cells).
+tree_math::Cube nodeCube(const Tree& tree, const Node& node, Vec3 cellCentre, float cellSide) {
+  tree_math::Box box{{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
+  if (node.children == 0) {
+    for (int k = node.begin; k < node.end; ++k)
+      box = tree_math::grow(box, xyzOf(tree.sorted[static_cast<std::size_t>(k)]));
+  } else {
+    for (int c = node.firstChild; c < node.firstChild + node.children; ++c) {
+      const tree_math::Cube& ch = tree.cubes[static_cast<std::size_t>(c)];
+      box = tree_math::growByCube(box, ch.centre, ch.side);
+    }
+  }
+  return tree_math::cubeWithin(box, cellCentre, cellSide);
+}
+
 // A leaf's moments from its bodies, a cell's from its children (tree_math::combineParts, as the GPU's tree_cells).
 Moments nodeMoments(const Tree& tree, const Node& node, Vec3 centre) {
   if (node.children == 0) {
@@ -60,8 +75,8 @@ Moments nodeMoments(const Tree& tree, const Node& node, Vec3 centre) {
       centre);
 }
 
-// One group's walk (kWalkGroup bodies from sorted place `first`): adds into acc[0 .. count). threshold: the relative
-// criterion's (tree_math::errorThreshold).
+// One group's walk (count <= kWalkGroup bodies from sorted place `first`): adds into acc[0 .. count). threshold: the
+// relative criterion's (tree_math::errorThreshold).
 WalkCounts walkGroup(const Tree& tree, int first, int count, float eps2, float threshold, Vec3* acc) {
   WalkCounts counts;
   Vec3 x[kWalkGroup];
@@ -146,6 +161,7 @@ void computeMoments(Tree& tree, float theta) {
   tree.moments.assign(tree.nodes.size(), Moments{});
   tree.openRadius2.assign(tree.nodes.size(), 0.0f);
   tree.errorWeight.assign(tree.nodes.size(), 0.0f);
+  tree.cubes.assign(tree.nodes.size(), tree_math::Cube{});
   const float invTheta = 1.0f / theta;
   for (int level = tree.depth(); level >= 0; --level) {
     const float side = tree_math::cellSideFromRoot(tree.cube.side, level);
@@ -156,18 +172,37 @@ void computeMoments(Tree& tree, float theta) {
       const Vec3 centre = tree_math::cellCentre(key, level, tree.cube);
       Moments& mo = tree.moments[static_cast<std::size_t>(i)];
       mo = nodeMoments(tree, node, centre);
-      const float r = tree_math::openingRadius(side, invTheta, mo.c, centre);
+      const tree_math::Cube cube = tree.cubes[static_cast<std::size_t>(i)] = nodeCube(tree, node, centre, side);
+      const float r = tree_math::openingRadius(cube.side, invTheta, mo.c, cube.centre);
       tree.openRadius2[static_cast<std::size_t>(i)] = r * r;
-      tree.errorWeight[static_cast<std::size_t>(i)] = tree_math::errorWeight(mo.m, side);
+      tree.errorWeight[static_cast<std::size_t>(i)] = tree_math::errorWeight(mo.m, cube.side);
     }
   }
+}
+
+std::vector<tree_math::Range> walkGroups(const Tree& tree) {
+  std::vector<tree_math::Range> groups;
+  for (std::size_t i = 0; i < tree.nodes.size(); ++i) {
+    const Node& node = tree.nodes[i];
+    tree_math::nodeGroups(
+        i == 0, {node.begin, node.end}, node.firstChild, node.children,
+        [&](int c) {
+          const Node& child = tree.nodes[static_cast<std::size_t>(c)];
+          return tree_math::Range{child.begin, child.end};
+        },
+        [&](int begin, int end) {
+          groups.push_back({begin, end});
+        });
+  }
+  return groups;
 }
 
 WalkCounts treeForces(const Tree& tree, const NBodyParams& params, std::vector<Float4>& accel) {
   const auto n = static_cast<int>(tree.sorted.size());
   if (accel.size() != static_cast<std::size_t>(n)) accel.assign(static_cast<std::size_t>(n), Float4{});
   const float eps2 = params.softening * params.softening;
-  const int groups = (n + kWalkGroup - 1) / kWalkGroup;
+  const std::vector<tree_math::Range> list = walkGroups(tree);
+  const int groups = static_cast<int>(list.size());
   std::int64_t cells = 0, bodies = 0;
   LongWork work;
   constexpr int kGroupsPerCheckpoint = 2048;
@@ -175,8 +210,8 @@ WalkCounts treeForces(const Tree& tree, const NBodyParams& params, std::vector<F
     const int end = std::min(groups, begin + kGroupsPerCheckpoint);
 #pragma omp parallel for schedule(dynamic, 8) reduction(+ : cells, bodies)
     for (int g = begin; g < end; ++g) {
-      const int first = g * kWalkGroup;
-      const int count = std::min(kWalkGroup, n - first);
+      const int first = list[static_cast<std::size_t>(g)].begin;
+      const int count = list[static_cast<std::size_t>(g)].end - first;
       float aMin = INFINITY; // the group's smallest |a| of the previous step, read before it is overwritten
       for (int i = 0; i < count; ++i) {
         const Float4& a =

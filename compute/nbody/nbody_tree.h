@@ -5,8 +5,10 @@
 //   sort     bodies ordered by key, equal keys in index order (as a stable sort)
 //   build    level by level from the root: a cell with more than leafSize bodies below the deepest level gets one
 //            child per non-empty octant, stored together in octant order; the loop ends when a level splits nothing
-//   moments  deepest level first: a leaf from its bodies, a cell from its children; then each cell's opening radius
-//   walk     groups of kWalkGroup consecutive sorted bodies (a warp on the GPU) walk the tree depth first together:
+//   moments  deepest level first: a leaf from its bodies, a cell from its children; then each node's bounding cube
+//            (around its bodies or its children's cubes, within its cell) and from it the opening radius
+//   walk     groups of at most kWalkGroup consecutive sorted bodies within one cell (walkGroups; a warp on the GPU)
+//            walk the tree depth first together:
 //            a cell every body of the group sees beyond its opening radius acts through its moments, unless its next
 //            multipole term is too large for the group's smallest |a| of the previous step (the relative criterion);
 //            otherwise it is opened (a leaf: its bodies one by one)
@@ -44,9 +46,10 @@ struct Tree {
   std::vector<Node> nodes;         // level by level; nodes[0] is the root
   std::vector<int> levelStart;     // level L holds nodes [levelStart[L], levelStart[L + 1])
   std::vector<tree_math::Moments> moments;
-  std::vector<float> openRadius2; // squared opening radius of each node
-  std::vector<float> errorWeight; // m side^3 of each node (the relative criterion, tree_math::openedForError)
-  bool overflow = false;          // a cell stayed a leaf for want of node capacity
+  std::vector<float> openRadius2;     // squared opening radius of each node
+  std::vector<tree_math::Cube> cubes; // each node's bounding cube, which the next two measure
+  std::vector<float> errorWeight;     // m side^3 of each node (the relative criterion, tree_math::openedForError)
+  bool overflow = false;              // a cell stayed a leaf for want of node capacity
   int depth() const { return static_cast<int>(levelStart.size()) - 2; }
 };
 
@@ -62,6 +65,9 @@ struct WalkCounts {
 // accel[i] = G * (the walk's sum for body i), i in body order; returns the interaction counts. On entry accel holds
 // the previous step's accelerations, which set the relative criterion's threshold (params.treeTolerance): zeros, or
 // an array of another size (resized with zeros), leave theta alone.
+// The walk's groups (tree_math::nodeGroups over every node, in node order): each body in exactly one.
+std::vector<tree_math::Range> walkGroups(const Tree& tree);
+
 WalkCounts treeForces(const Tree& tree, const NBodyParams& params, std::vector<Float4>& accel);
 
 // What the panel and bench report about a tree.

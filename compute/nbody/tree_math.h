@@ -22,7 +22,8 @@ using math::Vec3;
 // root's side. A cell at that level is a leaf whatever its count (all bodies at one point stop there).
 inline constexpr int kLevels = 21;
 inline constexpr float kCellsPerSide = 2097152.0f; // 2^21
-// Bodies that walk the tree together (a warp on the GPU, two bodies a lane): consecutive in sorted order.
+// The most bodies that walk the tree together (a warp on the GPU, two bodies a lane): consecutive in sorted order,
+// within one cell (nodeGroups).
 inline constexpr int kWalkGroup = 64;
 // Octree nodes' Morton keys are compared with this as "no body" (a padding slot of the sort: after every real key).
 inline constexpr std::uint64_t kPaddingKey = (std::uint64_t{1} << 63) - 1;
@@ -84,6 +85,67 @@ GRAPHSIM_HD inline float boxDistance2(const Box& b, Vec3 p) {
   const float dy = fmaxf(fmaxf(b.lo.y - p.y, p.y - b.hi.y), 0.0f);
   const float dz = fmaxf(fmaxf(b.lo.z - p.z, p.z - b.hi.z), 0.0f);
   return dx * dx + dy * dy + dz * dz;
+}
+
+// A node's bounding cube, which its opening radius and error weight measure (Bonsai's tight boxes: bodies bunched
+// in a corner of their cell are seen as small as they are): around its bodies' box (a leaf) or its children's
+// cubes (a cell), within its geometric cell. side <= the cell's side; every body of the node lies in the cube.
+struct Cube {
+  Vec3 centre;
+  float side;
+};
+GRAPHSIM_HD inline Box growByCube(Box b, Vec3 centre, float side) {
+  const float h = 0.5f * side;
+  return grow(grow(b, {centre.x - h, centre.y - h, centre.z - h}), {centre.x + h, centre.y + h, centre.z + h});
+}
+// The cube around box b clipped to the geometric cell (centre, side); the cell itself where b is empty.
+GRAPHSIM_HD inline Cube cubeWithin(Box b, Vec3 cellCentre, float cellSide) {
+  const float h = 0.5f * cellSide;
+  if (!(b.lo.x <= b.hi.x && b.lo.y <= b.hi.y && b.lo.z <= b.hi.z)) return {cellCentre, cellSide};
+  b.lo = {fmaxf(b.lo.x, cellCentre.x - h), fmaxf(b.lo.y, cellCentre.y - h), fmaxf(b.lo.z, cellCentre.z - h)};
+  b.hi = {fminf(b.hi.x, cellCentre.x + h), fminf(b.hi.y, cellCentre.y + h), fminf(b.hi.z, cellCentre.z + h)};
+  const float side = fmaxf(fmaxf(b.hi.x - b.lo.x, b.hi.y - b.lo.y), b.hi.z - b.lo.z);
+  return {{0.5f * (b.lo.x + b.hi.x), 0.5f * (b.lo.y + b.hi.y), 0.5f * (b.lo.z + b.hi.z)}, side};
+}
+
+// A run of bodies in sorted order: [begin, end).
+struct Range {
+  int begin, end;
+};
+
+// The walk's groups that a node contributes (both floors; every body lands in exactly one group). A node of more than
+// kWalkGroup bodies contributes its children of at most kWalkGroup, consecutive ones packed together while their sum
+// fits (a child of more contributes its own), or, if it is a leaf (bodies at one point, or a cell the node store had
+// no room for), its bodies in runs of kWalkGroup. The root contributes itself when it holds at most kWalkGroup.
+// So a group never leaves the smallest cell of more than kWalkGroup bodies around it. 64 consecutive sorted bodies
+// did, where the sort order steps from one cell to a far one: such a group's box spans the system, and at 1M
+// Plummer bodies a few of those walked every body directly, 180 times an average group (docs/FORCES.md).
+// childRange(c) gives node c's Range; emit(begin, end) takes each group.
+template <typename ChildRange, typename Emit>
+GRAPHSIM_HD inline void nodeGroups(bool root, Range node, int firstChild, int children, const ChildRange& childRange,
+                                   const Emit& emit) {
+  if (node.end - node.begin <= kWalkGroup) {
+    if (root && node.end > node.begin) emit(node.begin, node.end);
+    return;
+  }
+  if (children == 0) {
+    for (int f = node.begin; f < node.end; f += kWalkGroup)
+      emit(f, node.end - f < kWalkGroup ? node.end : f + kWalkGroup);
+    return;
+  }
+  int from = -1, to = -1; // the pack being made (children are consecutive in sorted order)
+  for (int c = firstChild; c < firstChild + children; ++c) {
+    const Range r = childRange(c);
+    const bool small = r.end - r.begin <= kWalkGroup;
+    if (from >= 0 && (!small || r.end - from > kWalkGroup)) {
+      emit(from, to);
+      from = -1;
+    }
+    if (!small) continue;
+    if (from < 0) from = r.begin;
+    to = r.end;
+  }
+  if (from >= 0) emit(from, to);
 }
 
 // The side of a cell at `level` below a root of side rootSide.
@@ -157,11 +219,12 @@ GRAPHSIM_HD inline Moments combineParts(int count, const PartAt& partAt, Vec3 ce
   return mo;
 }
 
-// The opening radius r: a body at distance >= r from c sees the cell as its moments; closer, the walk opens it.
-// side / theta + delta (delta = |c - centre|: a centre of mass near a corner opens earlier), and at least the
-// farthest a body inside the cell can be from c (sqrt(3)/2 side + delta), so no body ever uses its own cell's moments
-// whatever theta. Plus the rounding of c's coordinates (1e-6 of them): in a cell about as small as a float's
-// resolution at its place (bodies at one point), c computed in float misses the bodies by more than side.
+// The opening radius r of a node whose bounding cube (Cube) has this side and centre: a body at distance >= r from c
+// sees the node as its moments; closer, the walk opens it. side / theta + delta (delta = |c - centre|: a centre of
+// mass off the middle opens earlier), and at least the farthest a body inside the cube can be from c
+// (sqrt(3)/2 side + delta), so no body ever uses its own node's moments whatever theta. Plus the rounding of c's
+// coordinates (1e-6 of them): in a cell about as small as a float's resolution at its place (bodies at one point), c
+// computed in float misses the bodies by more than side.
 GRAPHSIM_HD inline float openingRadius(float side, float invTheta, Vec3 c, Vec3 centre) {
   const Vec3 off = c - centre;
   const float rounding = 1e-6f * (fabsf(c.x) + fabsf(c.y) + fabsf(c.z));

@@ -86,9 +86,7 @@ KernelNodeSpec NBodyFrameGraph::stageSpec(NBodyStage stage, int substep) const {
   switch (stage) {
   case NBodyStage::Forces: {
     if (b.tree.present()) {
-      return treeWalkSpec({b.tree.nodes, b.tree.nodeA, b.tree.nodeB, b.tree.nodeC, b.tree.sorted, b.tree.order, b.accel,
-                           b.tree.walkStack, &b.tree.control->walkOverflow, b.n, p.G, p.softening * p.softening,
-                           b.tree.walkBlocks, p.treeTolerance, 0});
+      return treeWalkSpec(treeWalkArgs(b.tree, b.accel, b.n, p.G, p.softening * p.softening, p.treeTolerance));
     }
     ForcesArgs f = forcesArgs(b, p.G, p.softening * p.softening);
     if (slice_) {
@@ -165,7 +163,8 @@ struct NBodyFrameGraph::Chain {
     addMark();
   }
 
-  // forces: tree, before the walk (tree_kernels.h): prepare, bounds, keys, the sort, gather, the two WHILE loops.
+  // forces: tree, before the walk (tree_kernels.h): prepare, bounds, keys, the sort, gather, the two WHILE loops,
+  // the walk's groups.
   void addTree(int substep) {
     const std::string suffix = substep > 0 ? "#" + std::to_string(substep) : "";
     const TreeView& t = fg.bodies_.tree;
@@ -206,6 +205,7 @@ struct NBodyFrameGraph::Chain {
     treeGraph("tree_build", buildNode);
     // tree_moments depends on tree_build directly; a profiling mark after tree_build adds a second path to it.
     treeGraph("tree_moments", moments);
+    treeKernel(TreeStep::Groups);
   }
 
   void addCollective(std::string name, cudaGraph_t captured) {

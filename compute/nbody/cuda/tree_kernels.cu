@@ -40,6 +40,8 @@ __global__ void treePrepareKernel(TreePrepareArgs a) {
   }
   c.leafSize = a.leafSize;
   c.invTheta = a.invTheta;
+  c.walkNext = 0;
+  c.groupCount = 0;
 }
 
 __global__ void __launch_bounds__(kBlock) treeBoundsKernel(TreeBoundsArgs a) {
@@ -182,10 +184,22 @@ __global__ void __launch_bounds__(kBlock) treeCellsKernel(TreeCellsArgs a) {
                             return tree_math::Part{B.x, xyz(A), {B.y, B.z, B.w, C.x, C.y, C.z}};
                           },
                           centre);
-    const float r = tree_math::openingRadius(side, c.invTheta, mo.c, centre);
+    // Its bounding cube (nbody_tree.cpp's nodeCube): around its bodies, or its children's cubes.
+    tree_math::Box box{{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
+    if (node.w == 0) {
+      for (int k = node.x; k < node.y; ++k) box = tree_math::grow(box, xyz(a.sorted[k]));
+    } else {
+      for (int ch = node.z; ch < node.z + node.w; ++ch) {
+        const float4 D = a.nodeD[ch];
+        box = tree_math::growByCube(box, xyz(D), D.w);
+      }
+    }
+    const tree_math::Cube cube = tree_math::cubeWithin(box, centre, side);
+    const float r = tree_math::openingRadius(cube.side, c.invTheta, mo.c, cube.centre);
     a.nodeA[i] = make_float4(mo.c.x, mo.c.y, mo.c.z, r * r);
     a.nodeB[i] = make_float4(mo.m, mo.q[0], mo.q[1], mo.q[2]);
-    a.nodeC[i] = make_float4(mo.q[3], mo.q[4], mo.q[5], tree_math::errorWeight(mo.m, side));
+    a.nodeC[i] = make_float4(mo.q[3], mo.q[4], mo.q[5], tree_math::errorWeight(mo.m, cube.side));
+    a.nodeD[i] = make_float4(cube.centre.x, cube.centre.y, cube.centre.z, cube.side);
   }
 }
 
@@ -193,6 +207,26 @@ __global__ void treeUpKernel(TreeUpArgs a) {
   const int level = a.control->level - 1;
   a.control->level = level;
   cudaGraphSetConditional(a.handle, level >= 0 ? 1u : 0u);
+}
+
+// The walk's groups (tree_math::nodeGroups): each node of more than kWalkGroup bodies (and the root) appends its
+// groups with one atomicAdd. Nodes are stored level by level, so the shallow levels' groups, whose boxes are the
+// largest and whose walks the longest, tend to come first in the list and to be taken first.
+__global__ void __launch_bounds__(kBlock) treeGroupsKernel(TreeGroupsArgs a) {
+  const int count = min(a.control->nodeCount, a.maxNodes);
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x) {
+    const int4 node = a.nodes[i];
+    const auto childRange = [&](int c) {
+      const int4 child = a.nodes[c];
+      return tree_math::Range{child.x, child.y};
+    };
+    int groups = 0;
+    tree_math::nodeGroups(i == 0, {node.x, node.y}, node.z, node.w, childRange, [&](int, int) { ++groups; });
+    if (groups == 0) continue;
+    int slot = atomicAdd(&a.control->groupCount, groups);
+    tree_math::nodeGroups(i == 0, {node.x, node.y}, node.z, node.w, childRange,
+                          [&](int begin, int end) { a.groups[slot++] = make_int2(begin, end); });
+  }
 }
 
 // The walk's per-warp work queues (shared memory): cells accepted and leaves opened, flushed 32 at a time; the data of
@@ -207,7 +241,6 @@ struct WarpQueues {
 
 __device__ inline unsigned lanesBelow(int lane) { return (1u << lane) - 1u; }
 
-// Applies queued cells [0, count) to every lane's body, then moves cells [count, count + rest) to the front.
 // The bodies a lane walks for: kPerLane of its warp's group (places first + k * 32 + lane), and their sums.
 constexpr int kPerLane = tree_math::kWalkGroup / 32;
 struct LaneBodies {
@@ -215,7 +248,11 @@ struct LaneBodies {
   Vec3 acc[kPerLane];
 };
 
+// Applies queued cells [0, count) to every lane's body, then moves cells [count, count + rest) to the front. Full:
+// count is 32 (the walk's flushes while it runs), a trip count the compiler knows.
+template <bool Full>
 __device__ void flushCells(WarpQueues& q, const TreeWalkArgs& a, int count, int rest, int lane, LaneBodies& b) {
+  if (Full) count = 32;
   if (lane < count) {
     const int c = q.cells[lane];
     q.cellA[lane] = a.nodeA[c];
@@ -223,6 +260,7 @@ __device__ void flushCells(WarpQueues& q, const TreeWalkArgs& a, int count, int 
     q.cellC[lane] = a.nodeC[c];
   }
   __syncwarp();
+#pragma unroll 8
   for (int j = 0; j < count; ++j) {
     const float4 A = q.cellA[j], B = q.cellB[j], C = q.cellC[j];
     const float m2[6] = {B.y, B.z, B.w, C.x, C.y, C.z};
@@ -278,19 +316,19 @@ __device__ void flushLeaves(WarpQueues& q, const TreeWalkArgs& a, int count, int
   __syncwarp();
 }
 
-// A warp's group from sorted place `first`: each lane's bodies (sums zeroed), the group's box, and the relative
+// A warp's group, sorted places [first, end): each lane's bodies (sums zeroed), the group's box, and the relative
 // criterion's threshold from the group's smallest |a| of the previous step (read before the walk overwrites it).
-__device__ void loadGroup(const TreeWalkArgs& a, int first, int lane, LaneBodies& b, tree_math::Box& box,
+__device__ void loadGroup(const TreeWalkArgs& a, int first, int end, int lane, LaneBodies& b, tree_math::Box& box,
                           float& threshold) {
   box = {{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
   float aMin = INFINITY;
 #pragma unroll
   for (int k = 0; k < kPerLane; ++k) {
     const int s = first + k * 32 + lane;
-    b.x[k] = xyz(a.sorted[s < a.n ? s : first]); // past n: the group's first body (inside the box anyway)
+    b.x[k] = xyz(a.sorted[s < end ? s : first]); // past the group: its first body (inside the box anyway)
     b.acc[k] = {0, 0, 0};
     box = tree_math::grow(box, b.x[k]);
-    if (s < a.n) {
+    if (s < end) {
       const float4 old = a.accel[a.order[s]];
       aMin = fminf(aMin, tree_math::accelNorm(old.x, old.y, old.z));
     }
@@ -307,21 +345,29 @@ __device__ void loadGroup(const TreeWalkArgs& a, int first, int lane, LaneBodies
   threshold = tree_math::errorThreshold(a.tolerance, aMin, a.G);
 }
 
-// One warp per group of kWalkGroup consecutive sorted bodies, kPerLane a lane (the group criterion of
-// nbody_tree.cpp's walkGroup: the same interactions, summed in another order). Up to 32 nodes of the warp's stack are
-// tested at once, one per lane; accepted cells and opened leaves are queued and applied 32 at a time with every lane
-// reading the same shared entry; opened cells push their children. The warps of the grid stride over the groups.
+// One warp per group (tree_groups: at most kWalkGroup consecutive sorted bodies), kPerLane a lane (the group criterion
+// of nbody_tree.cpp's walkGroup: the same interactions, summed in another order). Up to 32 nodes of the warp's stack
+// are tested at once, one per lane; accepted cells and opened leaves are queued and applied 32 at a time with every
+// lane reading the same shared entry; opened cells push their children. Each warp takes the next group when it is done
+// with one (TreeControl::walkNext).
 __global__ void __launch_bounds__(kBlock, kWalkBlocksPerSm) treeWalkKernel(TreeWalkArgs a) {
   __shared__ WarpQueues queues[kWalkWarps];
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   WarpQueues& q = queues[warp];
-  const int warpIndex = blockIdx.x * kWalkWarps + warp, warps = gridDim.x * kWalkWarps;
+  const int warpIndex = blockIdx.x * kWalkWarps + warp;
   int* stack = a.stack + static_cast<long long>(warpIndex) * kWalkStack;
-  for (int first = warpIndex * tree_math::kWalkGroup; first < a.n; first += warps * tree_math::kWalkGroup) {
+  const int groups = *a.groupCount;
+  for (;;) {
+    int group = 0;
+    if (lane == 0) group = atomicAdd(a.walkNext, 1);
+    group = __shfl_sync(0xffffffffu, group, 0);
+    if (group >= groups) break;
+    const int2 range = a.groups[group];
+    const int first = range.x;
     LaneBodies b;
     tree_math::Box box;
     float threshold = 0;
-    loadGroup(a, first, lane, b, box, threshold);
+    loadGroup(a, first, range.y, lane, b, box, threshold);
     if (lane == 0) stack[0] = 0;
     __syncwarp();
     int depth = 1, cells = 0, leaves = 0;
@@ -334,8 +380,8 @@ __global__ void __launch_bounds__(kBlock, kWalkBlocksPerSm) treeWalkKernel(TreeW
       const float4 A = valid ? a.nodeA[at] : make_float4(0, 0, 0, 0);
       const int4 node = valid ? a.nodes[at] : make_int4(0, 0, 0, 0);
       const float d2 = tree_math::boxDistance2(box, xyz(A));
-      const bool open =
-          valid && (d2 < A.w || (threshold > 0.0f && tree_math::openedForError(a.nodeC[at].w, threshold, d2)));
+      const float weight = valid && threshold > 0.0f ? a.nodeC[at].w : 0.0f; // loaded beside A, not after it
+      const bool open = valid && (d2 < A.w || tree_math::openedForError(weight, threshold, d2));
       const bool cell = valid && !open, leaf = open && node.w == 0 && node.y > node.x, inner = open && node.w > 0;
       unsigned m = __ballot_sync(0xffffffffu, cell);
       if (cell) q.cells[cells + __popc(m & lanesBelow(lane))] = at;
@@ -358,7 +404,7 @@ __global__ void __launch_bounds__(kBlock, kWalkBlocksPerSm) treeWalkKernel(TreeW
       }
       __syncwarp();
       if (cells >= 32) {
-        flushCells(q, a, 32, cells - 32, lane, b);
+        flushCells<true>(q, a, 32, cells - 32, lane, b);
         cells -= 32;
       }
       if (leaves >= 32) {
@@ -366,12 +412,12 @@ __global__ void __launch_bounds__(kBlock, kWalkBlocksPerSm) treeWalkKernel(TreeW
         leaves -= 32;
       }
     }
-    flushCells(q, a, cells, 0, lane, b);
+    flushCells<false>(q, a, cells, 0, lane, b);
     flushLeaves(q, a, leaves, 0, lane, b);
 #pragma unroll
     for (int k = 0; k < kPerLane; ++k) {
       const int s = first + k * 32 + lane;
-      if (s < a.n) a.accel[a.order[s]] = make_float4(a.G * b.acc[k].x, a.G * b.acc[k].y, a.G * b.acc[k].z, 0.0f);
+      if (s < range.y) a.accel[a.order[s]] = make_float4(a.G * b.acc[k].x, a.G * b.acc[k].y, a.G * b.acc[k].z, 0.0f);
     }
   }
 }
@@ -414,6 +460,9 @@ KernelNodeSpec treeCellsSpec(const TreeCellsArgs& a) {
   return KernelNodeSpec::make(reinterpret_cast<const void*>(treeCellsKernel), dim3(kLoopBlocks), dim3(kBlock), a);
 }
 KernelNodeSpec treeUpSpec(const TreeUpArgs& a) { return oneThread(treeUpKernel, a); }
+KernelNodeSpec treeGroupsSpec(const TreeGroupsArgs& a) {
+  return KernelNodeSpec::make(reinterpret_cast<const void*>(treeGroupsKernel), dim3(kLoopBlocks), dim3(kBlock), a);
+}
 KernelNodeSpec treeWalkSpec(const TreeWalkArgs& a) {
   // One warp per group, 8 warps a block; at least one block (no body: a launch that does nothing).
   const unsigned groupsBlocks = std::max(
@@ -422,12 +471,34 @@ KernelNodeSpec treeWalkSpec(const TreeWalkArgs& a) {
   return KernelNodeSpec::make(reinterpret_cast<const void*>(treeWalkKernel), dim3(blocks), dim3(kBlock), a);
 }
 
+TreeWalkArgs treeWalkArgs(const TreeView& t, float4* accel, int n, float G, float eps2, float tolerance) {
+  return {t.nodes,
+          t.nodeA,
+          t.nodeB,
+          t.nodeC,
+          t.sorted,
+          t.order,
+          accel,
+          t.walkStack,
+          &t.control->walkOverflow,
+          &t.control->walkNext,
+          t.groups,
+          &t.control->groupCount,
+          n,
+          G,
+          eps2,
+          t.walkBlocks,
+          tolerance,
+          0};
+}
+
 KernelNodeSpec treeStepSpec(TreeStep step, const TreeView& t, const float4* posMass, int n, float theta, int leafSize,
                             const TreeHandles& handles) {
   switch (step) {
   case TreeStep::Prepare: return treePrepareSpec({t.control, leafSize, 1.0f / theta});
   case TreeStep::Bounds: return treeBoundsSpec({posMass, t.control, n, 0});
   case TreeStep::Keys: return treeKeysSpec({posMass, t.unsortedKeys, t.unsortedOrder, t.control, n, t.capacity});
+  case TreeStep::Groups: return treeGroupsSpec({t.nodes, t.groups, t.control, t.maxNodes, 0});
   case TreeStep::Gather:
     return treeGatherSpec({posMass, t.order, t.sorted, t.nodes, t.control, handles.build, handles.moments, n, 0});
   }
@@ -442,9 +513,9 @@ cudaGraphNode_t addTreeLoops(cudaGraph_t g, cudaGraphNode_t after, const TreeVie
   (void)addKernelNode(build, &split, 1, treeLevelSpec({t.control, handles.build, t.maxNodes, 0}), "tree_level");
   cudaGraphNode_t momentsNode = nullptr;
   const cudaGraph_t moments = addWhile(g, *buildNode, handles.moments, &momentsNode, "adding node tree_moments");
-  const cudaGraphNode_t cells =
-      addKernelNode(moments, nullptr, 0,
-                    treeCellsSpec({t.keys, t.nodes, t.sorted, t.nodeA, t.nodeB, t.nodeC, t.control}), "tree_cells");
+  const cudaGraphNode_t cells = addKernelNode(
+      moments, nullptr, 0, treeCellsSpec({t.keys, t.nodes, t.sorted, t.nodeA, t.nodeB, t.nodeC, t.nodeD, t.control}),
+      "tree_cells");
   (void)addKernelNode(moments, &cells, 1, treeUpSpec({t.control, handles.moments}), "tree_up");
   return momentsNode;
 }
@@ -468,9 +539,8 @@ GraphExec launchTreeForces(const TreeView& t, const TreeForces& f, cudaStream_t 
   kernel(treeStepSpec(TreeStep::Gather, t, f.posMass, f.n, f.theta, f.leafSize, handles), "tree_gather");
   cudaGraphNode_t build = nullptr;
   prev = addTreeLoops(g, prev, t, handles, &build);
-  kernel(treeWalkSpec({t.nodes, t.nodeA, t.nodeB, t.nodeC, t.sorted, t.order, f.accel, t.walkStack,
-                       &t.control->walkOverflow, f.n, f.G, f.eps2, t.walkBlocks, f.tolerance, 0}),
-         "forces");
+  kernel(treeStepSpec(TreeStep::Groups, t, f.posMass, f.n, f.theta, f.leafSize, handles), "tree_groups");
+  kernel(treeWalkSpec(treeWalkArgs(t, f.accel, f.n, f.G, f.eps2, f.tolerance)), "forces");
   GraphExec exec = instantiateGraph(g);
   // The relative criterion needs the previous step's accelerations: a first walk (from zeros: theta alone) gives them.
   for (int walk = 0; walk < (f.tolerance > 0.0f ? 2 : 1); ++walk) {
@@ -482,8 +552,8 @@ GraphExec launchTreeForces(const TreeView& t, const TreeForces& f, cudaStream_t 
 DeviceTree::DeviceTree(std::size_t capacity)
     : keys_(capacity), keysAlt_(capacity), order_(capacity), orderAlt_(capacity), sorted_(capacity),
       nodeA_(static_cast<std::size_t>(treeNodeCapacity(static_cast<std::int64_t>(capacity)))), nodeB_(nodeA_.size()),
-      nodeC_(nodeA_.size()), nodes_(nodeA_.size()), control_(1), capacity_(static_cast<int>(capacity)),
-      maxNodes_(static_cast<int>(nodeA_.size())) {
+      nodeC_(nodeA_.size()), nodeD_(nodeA_.size()), nodes_(nodeA_.size()), groups_(std::max<std::size_t>(capacity, 1)),
+      control_(1), capacity_(static_cast<int>(capacity)), maxNodes_(static_cast<int>(nodeA_.size())) {
   CUDA_CHECK(cudaMemset(control_.get(), 0, sizeof(TreeControl)));
   cub::DoubleBuffer<unsigned long long> keys(keys_.get(), keysAlt_.get());
   cub::DoubleBuffer<int> order(order_.get(), orderAlt_.get());
@@ -519,6 +589,8 @@ TreeView DeviceTree::view() const {
   v.nodeA = nodeA_.get();
   v.nodeB = nodeB_.get();
   v.nodeC = nodeC_.get();
+  v.nodeD = nodeD_.get();
+  v.groups = groups_.get();
   v.control = control_.get();
   v.capacity = capacity_;
   v.maxNodes = maxNodes_;
@@ -531,7 +603,8 @@ TreeView DeviceTree::view() const {
 std::size_t DeviceTree::bytes() const {
   if (control_.get() == nullptr) return 0;
   return keys_.bytes() + keysAlt_.bytes() + order_.bytes() + orderAlt_.bytes() + sorted_.bytes() + nodeA_.bytes() +
-         nodeB_.bytes() + nodeC_.bytes() + nodes_.bytes() + control_.bytes() + sortTemp_.bytes() + walkStack_.bytes();
+         nodeB_.bytes() + nodeC_.bytes() + nodeD_.bytes() + nodes_.bytes() + groups_.bytes() + control_.bytes() +
+         sortTemp_.bytes() + walkStack_.bytes();
 }
 
 TreeDeviceStats DeviceTree::stats() const {

@@ -11,8 +11,9 @@
 //   tree_build     WHILE { tree_split: the cells of this level with more than leafSize bodies get their children;
 //                          tree_level: one thread, next level or stop }                 (the GPU decides the depth)
 //   tree_moments   WHILE { tree_cells: moments of this level's cells, deepest first; tree_up: one level up }
-//   forces         tree_walk: one warp per 64 sorted bodies, depth first together (Bonsai's group criterion, and
-//                  Gadget's relative one against the group's smallest |a| of the previous step)
+//   tree_groups    the walk's groups: runs of at most 64 sorted bodies within one cell (tree_math::nodeGroups)
+//   forces         tree_walk: one warp per group, taken from a counter, depth first together (Bonsai's group
+//                  criterion, and Gadget's relative one against the group's smallest |a| of the previous step)
 //
 // Plain C++ (CUDA runtime headers only), like nbody_kernels.h.
 #pragma once
@@ -47,7 +48,9 @@ struct TreeControl {
   float invTheta;
   int levelStart[kTreeLevels + 2]; // level L: nodes [levelStart[L], levelStart[L + 1])
   int walkOverflow;                // a warp's stack was full (never within kWalkStack's bound; checked by the tests)
-  int pad[2];
+  int walkNext;                    // the walk's next group (its warps take groups as they finish: a dense core's
+                                   // groups cost many times a halo's)
+  int groupCount;                  // the walk's groups (tree_groups)
 };
 
 // The tree's device arrays (DeviceTree owns them), compared by pointer in BodiesView's ==.
@@ -61,6 +64,8 @@ struct TreeView {
   float4* nodeA = nullptr;  // (centre of mass, squared opening radius)
   float4* nodeB = nullptr;  // (mass, M2 xx, yy, zz)
   float4* nodeC = nullptr;  // (M2 xy, xz, yz, m side^3: the relative criterion's weight)
+  float4* nodeD = nullptr;  // (bounding cube's centre, side): the moments pass's, for the parent's cube
+  int2* groups = nullptr;   // the walk's groups (tree_math::nodeGroups), control->groupCount of them
   TreeControl* control = nullptr;
   int* walkStack = nullptr; // kWalkStack per warp of the walk's grid
   int capacity = 0;         // bodies the keys and the sort cover
@@ -93,8 +98,9 @@ public:
 private:
   DeviceArray<unsigned long long> keys_, keysAlt_;
   DeviceArray<int> order_, orderAlt_;
-  DeviceArray<float4> sorted_, nodeA_, nodeB_, nodeC_;
+  DeviceArray<float4> sorted_, nodeA_, nodeB_, nodeC_, nodeD_;
   DeviceArray<int4> nodes_;
+  DeviceArray<int2> groups_;
   DeviceArray<TreeControl> control_;
   DeviceArray<int> walkStack_;
   DeviceArray<unsigned char> sortTemp_;
@@ -144,12 +150,18 @@ struct TreeCellsArgs {
   const unsigned long long* keys;
   const int4* nodes;
   const float4* sorted;
-  float4 *nodeA, *nodeB, *nodeC;
+  float4 *nodeA, *nodeB, *nodeC, *nodeD;
   TreeControl* control;
 };
 struct TreeUpArgs {
   TreeControl* control;
   unsigned long long handle;
+};
+struct TreeGroupsArgs {
+  const int4* nodes;
+  int2* groups;
+  TreeControl* control;
+  int maxNodes, pad;
 };
 struct TreeWalkArgs {
   const int4* nodes;
@@ -159,6 +171,9 @@ struct TreeWalkArgs {
   float4* accel;
   int* stack;        // TreeView::walkStack
   int* walkOverflow; // &TreeControl::walkOverflow
+  int* walkNext;     // &TreeControl::walkNext (zeroed by tree_prepare)
+  const int2* groups;
+  const int* groupCount; // &TreeControl::groupCount
   int n;
   float G, eps2;
   int walkBlocks;
@@ -167,7 +182,8 @@ struct TreeWalkArgs {
 };
 static_assert(sizeof(TreePrepareArgs) == 16 && sizeof(TreeBoundsArgs) == 24 && sizeof(TreeKeysArgs) == 40 &&
                   sizeof(TreeGatherArgs) == 64 && sizeof(TreeSplitArgs) == 32 && sizeof(TreeLevelArgs) == 24 &&
-                  sizeof(TreeCellsArgs) == 56 && sizeof(TreeUpArgs) == 16 && sizeof(TreeWalkArgs) == 96,
+                  sizeof(TreeCellsArgs) == 64 && sizeof(TreeUpArgs) == 16 && sizeof(TreeGroupsArgs) == 32 &&
+                  sizeof(TreeWalkArgs) == 120,
               "kernel argument structs must have no implicit padding (their bytes are compared)");
 
 KernelNodeSpec treePrepareSpec(const TreePrepareArgs& a);
@@ -179,10 +195,14 @@ KernelNodeSpec treeLevelSpec(const TreeLevelArgs& a);
 KernelNodeSpec treeCellsSpec(const TreeCellsArgs& a);
 KernelNodeSpec treeUpSpec(const TreeUpArgs& a);
 KernelNodeSpec treeWalkSpec(const TreeWalkArgs& a);
+KernelNodeSpec treeGroupsSpec(const TreeGroupsArgs& a);
+// The walk's arguments for a tree: n bodies' accelerations into accel.
+TreeWalkArgs treeWalkArgs(const TreeView& t, float4* accel, int n, float G, float eps2, float tolerance);
 
 // The kernel nodes of the main graph that carry parameters (the loops' bodies take only fixed pointers and handles).
-enum class TreeStep : int { Prepare, Bounds, Keys, Gather };
-inline constexpr const char* kTreeStepNames[] = {"tree_prepare", "tree_bounds", "tree_keys", "tree_gather"};
+enum class TreeStep : int { Prepare, Bounds, Keys, Gather, Groups };
+inline constexpr const char* kTreeStepNames[] = {"tree_prepare", "tree_bounds", "tree_keys", "tree_gather",
+                                                 "tree_groups"};
 struct TreeHandles {
   unsigned long long build = 0, moments = 0;
 };
