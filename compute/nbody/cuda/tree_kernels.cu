@@ -571,7 +571,7 @@ DeviceTree::DeviceTree(std::size_t capacity)
   int device = 0, sms = 0;
   CUDA_CHECK(cudaGetDevice(&device));
   CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  // As many blocks as are resident at once (the walk's launch bounds), each warp striding over the groups: the
+  // As many blocks as are resident at once (the walk's launch bounds), each warp taking groups until none is left: the
   // stacks cost kWalkStack ints per resident warp, not per group.
   walkBlocks_ = kWalkBlocksPerSm * sms;
   walkStack_ = DeviceArray<int>(static_cast<std::size_t>(walkBlocks_) * kWalkWarps * kWalkStack);

@@ -70,7 +70,7 @@ struct TreeView {
   int* walkStack = nullptr; // kWalkStack per warp of the walk's grid
   int capacity = 0;         // bodies the keys and the sort cover
   int maxNodes = 0;
-  int walkBlocks = 0;              // the walk's grid (its warps stride over the groups)
+  int walkBlocks = 0;              // the walk's grid (its warps take groups from TreeControl::walkNext)
   cudaGraph_t sortGraph = nullptr; // the captured sort (DeviceTree owns it)
   bool present() const { return control != nullptr; }
   friend bool operator==(const TreeView& a, const TreeView& b) {
