@@ -108,6 +108,7 @@ inline WallRule wallRule(FluidSolver solver, const FluidParams& params, const Df
 struct DfsphWorkspace {
   FluidWorkspace fluid;
   std::vector<float> alpha, kappaOverRho;
+  std::vector<sph_math::Vec3> boundaryGrad; // sum_b psi_b grad W_ib per particle (computeDensityFactor's)
   // sum over the step's velocity updates (both solves) of kappa_i / rho_i: the pressure that acted over the step is
   // p_i = rho_i^2 appliedKappa_i, since a velocity update is the symmetric SPH pressure force with p / rho^2 = kappa /
   // rho (dfsphPressure). A diagnostic of the CPU reference (the hydrostatic test); the kernels do not keep it.
@@ -123,7 +124,7 @@ struct DfsphWorkspace {
 void prepareBoundaries(const FluidParams& params, const DfsphSettings& settings, bool obstacleOn, DfsphWorkspace& work);
 
 // The step's stages (the solver's nodes), each on particles in sorted order (after buildSortedGrid):
-// density and factor: state.density and work.alpha.
+// density and factor: state.density, work.alpha and work.boundaryGrad.
 void computeDensityFactor(const FluidParams& params, FluidState& state, DfsphWorkspace& work);
 // One solve: the errors and kappas from the current velocities; while solveContinues, the velocity update and the
 // errors again. Returns the loop's count and final average error.

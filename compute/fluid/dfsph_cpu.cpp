@@ -192,6 +192,7 @@ void computeDensityFactor(const FluidParams& params, FluidState& state, DfsphWor
   const FluidGrid& grid = work.fluid.grid;
   state.density.resize(state.size());
   work.alpha.resize(state.size());
+  work.boundaryGrad.resize(state.size());
   forParticlesInChunks(static_cast<std::int64_t>(state.size()), [&](std::size_t i) {
     const Vec3 xi = xyz(state.pos[i]);
     const FactorSums s = neighbourSum<FactorSums>(grid, xi, [&](std::uint32_t j) {
@@ -208,6 +209,7 @@ void computeDensityFactor(const FluidParams& params, FluidState& state, DfsphWor
     });
     state.density[i] = mass * s.w + b.w;
     work.alpha[i] = sph_math::dfsphFactor(state.density[i], s.grad + b.grad, s.grad2);
+    work.boundaryGrad[i] = b.grad;
   });
 }
 
@@ -228,9 +230,7 @@ unsigned long long solveErrors(sph_math::Solve which, const FluidParams& params,
                                                                          sph_math::kernelGradFactor(r2, h), mass)
                                              : 0.0f;
                             }) +
-        boundarySums<float>(work, xi, h2, [&](float volume, Vec3 d, float r2) {
-          return sph_math::densityRatePair(d, vi, sph_math::kernelGradFactor(r2, h), params.restDensity * volume);
-        });
+        sph_math::boundaryRate(vi, work.boundaryGrad[i]);
     const sph_math::SolveTerm t =
         sph_math::solveTerm(which, rate, state.density[i], params.restDensity, work.alpha[i], dt);
     work.kappaOverRho[i] = t.kappaOverRho;
@@ -254,10 +254,7 @@ void applyKappa(const FluidParams& params, float dt, FluidState& state, DfsphWor
                                                                              ki, work.kappaOverRho[j], 0.0f)
                                                 : Vec3{0.0f, 0.0f, 0.0f};
                                }) +
-            boundarySums<Vec3>(work, xi, h2, [&](float volume, Vec3 d, float r2) {
-              return sph_math::pairAcceleration(d, sph_math::kernelGradFactor(r2, h), params.restDensity * volume, ki,
-                                                0.0f, 0.0f);
-            });
+            sph_math::boundaryAcceleration(work.boundaryGrad[i], ki);
         Float4& v = state.vel[i];
         v = {v.x + a.x * dt, v.y + a.y * dt, v.z + a.z * dt, v.w};
       });

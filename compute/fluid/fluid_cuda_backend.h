@@ -101,9 +101,10 @@ public:
   void copyRenderOutput(Float4* dst);
   double lastSimGpuMs() const;     // GPU time of the last completed frame (events); < 0 before the first
   double lastUpdateHostUs() const; // host time of the last launch's node updates and launch call
-  // Bench's per-pass times (issue 29): `steps` steps launched on the stream as the host-decided variant launches
-  // them (the same specs, no conditional handles), each node between two events. The state moves on: call it on a
-  // backend whose state does not matter afterwards. Empty with graph memory nodes (no scratch outside a frame).
+  // Bench's per-pass times (issue 29): `steps` steps launched on the stream frame by frame, as the host-decided
+  // variant launches them (the same specs, no conditional handles), each node between two events. The state moves on:
+  // call it on a backend whose state does not matter afterwards. Empty with graph memory nodes (no scratch outside a
+  // frame).
   std::vector<FluidPassTime> timePasses(int steps);
   std::size_t deviceBytes() const; // GPU memory the scene holds (render buffers excluded)
   const FluidCudaOptions& options() const;

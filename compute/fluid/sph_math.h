@@ -243,6 +243,15 @@ GRAPHSIM_HD inline float densityRatePair(Vec3 d, Vec3 dv, float gradFactor, floa
   return mass * dot(dv, d) * gradFactor;
 }
 
+// The boundary's part of the solves, from its gradient sum G_i = sum_b psi_b grad_i W_ib (density_factor's): the
+// boundary particles do not move within a step, so sum_b densityRatePair(d, v_i, gradFactor, psi_b) = v_i . G_i and
+// sum_b pairAcceleration(d, gradFactor, psi_b, kappa_i / rho_i, 0, 0) = -(kappa_i / rho_i) G_i. A solve's iteration
+// then walks no boundary at all (docs/PERFORMANCE.md, "The boundary's sums kept").
+GRAPHSIM_HD inline float boundaryRate(Vec3 vi, Vec3 boundaryGrad) { return dot(vi, boundaryGrad); }
+GRAPHSIM_HD inline Vec3 boundaryAcceleration(Vec3 boundaryGrad, float kappaOverRhoI) {
+  return boundaryGrad * (-kappaOverRhoI);
+}
+
 // What one solver iteration computes per particle from the density's rate (the sum above): the particle's error
 // (relative to rho0, compression only) and kappa_i / rho_i, the stiffness the velocity update applies:
 //   density solve:    rho* = max(rho + dt rate, rho0),  error = (rho* - rho0) / rho0,   kappa = (rho* - rho0) alpha /

@@ -1,5 +1,5 @@
-// The incompressible solver's kernels (issue 28; compute/fluid/dfsph.h is the CPU reference, whose sums these add in
-// the same order), and their cases of specFor. The rows: compute/fluid/fluid_steps.h (the DFSPH branch of the solver
+// The incompressible solver's kernels (issue 28; compute/fluid/dfsph.h is the CPU reference), and their cases of
+// specFor. The rows: compute/fluid/fluid_steps.h (the DFSPH branch of the solver
 // SWITCH and its two solve WHILE bodies).
 #include <stdexcept>
 #include <string>
@@ -9,9 +9,11 @@
 namespace graphsim::fluid::gpu {
 namespace {
 
-// ---- DFSPH (compute/fluid/dfsph.h: the CPU reference, whose sums these add in the same order) ----
-// Each neighbour stage adds the fluid's three slab partial sums, (s0 + s1) + s2, then the boundary's the same way,
-// and the two as the CPU's neighbourSum + boundarySum.
+// ---- DFSPH (compute/fluid/dfsph.h: the CPU reference, whose terms these add: in its order when they walk the cells,
+// dealt out among the lanes when they read the lists) ----
+// Each neighbour stage adds the fluid's three lanes' partial sums, (s0 + s1) + s2, then (density_factor) the boundary's
+// the same way, and the two as the CPU's neighbourSum + boundarySum. The solves' iterations take the boundary's part
+// from the gradient sum density_factor keeps (sph_math::boundaryRate, boundaryAcceleration).
 
 // The lane's slab of one boundary's particles within h of x (x in the fluid's frame): fn(V_b, d, r2).
 template <typename T, typename Fn>
@@ -56,6 +58,7 @@ struct DensityFactorArgs {
   const unsigned *cellStart, *cellEnd;
   float2* rhoP; // (rho, 0)
   float* alpha;
+  float4* boundaryGrad; // sum_b psi_b grad W_ib: the solves' boundary terms
   const BoundaryArgs* boundary;
   FrameControl* ctrl;
   BlowUpState* blowUp;
@@ -66,7 +69,7 @@ struct DensityFactorArgs {
   float h, mass, rho0, maxDensity;
   int pad;
 };
-static_assert(sizeof(DensityFactorArgs) == 136, "no implicit padding: equal parameters are equal bytes");
+static_assert(sizeof(DensityFactorArgs) == 144, "no implicit padding: equal parameters are equal bytes");
 
 __global__ void __launch_bounds__(128) densityFactorKernel(DensityFactorArgs a) {
   startSolve(a.ctrl, a.divergenceHandle);
@@ -99,6 +102,7 @@ __global__ void __launch_bounds__(128) densityFactorKernel(DensityFactorArgs a) 
   const float rho = a.mass * f.w + b.w;
   a.rhoP[i] = make_float2(rho, 0.0f);
   a.alpha[i] = sph_math::dfsphFactor(rho, f.grad + b.grad, f.grad2);
+  a.boundaryGrad[i] = withW(b.grad, 0.0f);
   recordCompression(a.ctrl, rho, a.rho0);
   if (!isfinite(rho)) {
     flagBlowUp(a.blowUp, a.ctrl, FluidStep::DensityFactor, kWhatNonFinite, i);
@@ -113,8 +117,8 @@ struct SolveArgs { // the errors and kappa kernels of one solve
   const unsigned *cellStart, *cellEnd;
   const float2* rhoP;
   const float* alpha;
-  float* kappa; // kappa / rho
-  const BoundaryArgs* boundary;
+  float* kappa;               // kappa / rho
+  const float4* boundaryGrad; // density_factor's
   FrameControl* ctrl;
   NeighbourLists lists; // neighbour_lists' (base nullptr: walk the cells)
   Grid grid;
@@ -128,25 +132,23 @@ static_assert(sizeof(SolveArgs) == 136, "no implicit padding: equal parameters a
 __global__ void __launch_bounds__(128) solveErrorsKernel(SolveArgs a) {
   const LaneOf l = laneOf(a.n);
   const float h2 = a.h * a.h;
-  float rate = 0.0f, bw = 0.0f, bo = 0.0f;
+  float rate = 0.0f;
+  Vec3 vi{0.0f, 0.0f, 0.0f};
   if (l.particle >= 0) {
-    const Vec3 xi = xyz(a.posS[l.particle]), vi = xyz(a.vel[l.particle]);
+    const Vec3 xi = xyz(a.posS[l.particle]);
+    vi = xyz(a.vel[l.particle]);
     forEachNeighbourInSlab(a.lists, a.n, a.cellStart, a.cellEnd, a.grid, xi, l.particle, l.lane, [&](unsigned j) {
       const Vec3 d = xi - xyz(__ldg(&a.posS[j]));
       const float r2 = sph_math::dot(d, d);
       rate += r2 < h2 ? sph_math::densityRatePair(d, vi - xyz(a.vel[j]), sph_math::kernelGradFactor(r2, a.h), a.mass)
                       : 0.0f;
     });
-    const auto term = [&](float volume, Vec3 d, float r2) {
-      return sph_math::densityRatePair(d, vi, sph_math::kernelGradFactor(r2, a.h), a.rho0 * volume);
-    };
-    bw = boundarySlab<float>(a.boundary[kWallBoundary], xi, l.lane, h2, term);
-    bo = boundarySlab<float>(a.boundary[kObstacleBoundary], xi, l.lane, h2, term);
   }
-  rate = groupSum(rate, l.leader) + (groupSum(bw, l.leader) + groupSum(bo, l.leader));
+  rate = groupSum(rate, l.leader);
   unsigned long long ticks = 0;
   if (l.particle >= 0 && l.lane == 0) {
     const int i = l.particle;
+    rate += sph_math::boundaryRate(vi, xyz(a.boundaryGrad[i]));
     const sph_math::SolveTerm t =
         sph_math::solveTerm(static_cast<sph_math::Solve>(a.which), rate, a.rhoP[i].x, a.rho0, a.alpha[i], a.ctrl->dt);
     a.kappa[i] = t.kappaOverRho;
@@ -191,7 +193,7 @@ __global__ void __launch_bounds__(128, 12) solveKappaKernel(SolveArgs a) {
   if (a.ctrl->solveApply == 0) return; // the same for every thread
   const LaneOf l = laneOf(a.n);
   const float h2 = a.h * a.h;
-  Vec3 f{0.0f, 0.0f, 0.0f}, bw = f, bo = f;
+  Vec3 f{0.0f, 0.0f, 0.0f};
   float ki = 0.0f;
   if (l.particle >= 0) {
     const Vec3 xi = xyz(a.posS[l.particle]);
@@ -203,14 +205,10 @@ __global__ void __launch_bounds__(128, 12) solveKappaKernel(SolveArgs a) {
                                                     __ldg(&a.kappa[j]), 0.0f)
                        : Vec3{0.0f, 0.0f, 0.0f});
     });
-    const auto term = [&](float volume, Vec3 d, float r2) {
-      return sph_math::pairAcceleration(d, sph_math::kernelGradFactor(r2, a.h), a.rho0 * volume, ki, 0.0f, 0.0f);
-    };
-    bw = boundarySlab<Vec3>(a.boundary[kWallBoundary], xi, l.lane, h2, term);
-    bo = boundarySlab<Vec3>(a.boundary[kObstacleBoundary], xi, l.lane, h2, term);
   }
-  const Vec3 acc = groupSum3(f, l.leader) + (groupSum3(bw, l.leader) + groupSum3(bo, l.leader));
+  const Vec3 fluid = groupSum3(f, l.leader);
   if (l.particle < 0 || l.lane != 0) return;
+  const Vec3 acc = fluid + sph_math::boundaryAcceleration(xyz(a.boundaryGrad[l.particle]), ki);
   const float dt = a.ctrl->dt;
   float4& v = a.vel[l.particle];
   v = make_float4(v.x + acc.x * dt, v.y + acc.y * dt, v.z + acc.z * dt, v.w);
@@ -288,8 +286,9 @@ KernelSpec dfsphSpecFor(FluidStep step, const DeviceState& d, const Scratch& s, 
   const auto solveArgs = [&](sph_math::Solve which) {
     const int w = static_cast<int>(which);
     float4* v = which == sph_math::Solve::Divergence ? s.velS : s.accel;
-    return SolveArgs{s.posS,  v, s.cellStart, s.cellEnd, d.rhoP, s.alpha, s.kappa,       d.boundary, d.ctrl,
-                     s.lists, g, d.n,         w,         k.h,    k.mass,  k.restDensity, 0};
+    return SolveArgs{s.posS, v,       s.cellStart, s.cellEnd, d.rhoP, s.alpha, s.kappa, s.boundaryGrad,
+                     d.ctrl, s.lists, g,           d.n,       w,      k.h,     k.mass,  k.restDensity,
+                     0};
   };
   const auto checkArgs = [&](sph_math::Solve which, unsigned long long h) {
     const int w = static_cast<int>(which);
@@ -298,8 +297,8 @@ KernelSpec dfsphSpecFor(FluidStep step, const DeviceState& d, const Scratch& s, 
   switch (step) {
   case FluidStep::DensityFactor:
     return specOf(densityFactorKernel,
-                  {s.posS, s.cellStart, s.cellEnd, d.rhoP, s.alpha, d.boundary, d.ctrl, d.blowUp, s.lists,
-                   handles.divergence, g, d.n, k.h, k.mass, k.restDensity, k.maxDensity, 0},
+                  {s.posS, s.cellStart, s.cellEnd, d.rhoP, s.alpha, s.boundaryGrad, d.boundary, d.ctrl, d.blowUp,
+                   s.lists, handles.divergence, g, d.n, k.h, k.mass, k.restDensity, k.maxDensity, 0},
                   laneThreads(d.n), 128);
   case FluidStep::DivergenceErrors:
     return specOf(solveErrorsKernel, solveArgs(sph_math::Solve::Divergence), laneThreads(d.n), 128);

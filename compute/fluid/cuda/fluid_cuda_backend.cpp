@@ -400,8 +400,14 @@ std::vector<FluidPassTime> FluidCudaBackend::timePasses(int steps) {
   } restore{m, m.handles};
   m.handles = {}; // stream launches: no kernel may set a conditional node's value
   const Impl::PassClock& c = m.passClock.emplace();
-  m.launchScope(StepPlace::FrameStart, StepScope::Top, m.nextFrame);
-  for (int s = 0; s < steps; ++s) m.launchScope(StepPlace::Substep, StepScope::Top, m.nextFrame);
+  // Steps as frames take them: a step past a frame's end would take dt = 0 (its remaining time), and the solves'
+  // kappa = excess alpha / dt^2 would blow the fluid up (every neighbour pass then ran 40 times as long).
+  for (int timed = 0, before = -1; timed < steps && timed != before;) { // stops at a frame of no step
+    before = timed;
+    m.launchScope(StepPlace::FrameStart, StepScope::Top, m.nextFrame);
+    for (; timed < steps && m.readBack().proceed != 0; ++timed)
+      m.launchScope(StepPlace::Substep, StepScope::Top, m.nextFrame);
+  }
   std::vector<FluidPassTime> times;
   for (const FluidStepRow& row : kFluidSteps) {
     const auto i = static_cast<std::size_t>(row.step);

@@ -132,20 +132,29 @@ private:
   bool overflow_ = false;
 };
 
-// Calls fn(j) for this lane's neighbours: those of its list when it has one (and the list exists), else every
-// candidate of its slab (fn tests r^2 < h^2 either way, so in the build's step the listed ones give the same terms in
-// the same order).
+// Calls fn(j) for a third of the particle's neighbours: the three lanes' lists read as one list (lane 0's, then lane
+// 1's, then lane 2's), of which this lane takes entries lane, lane + 3, lane + 6, ... The slabs' counts differ (in a
+// lattice the middle slab holds two thirds of the neighbours, an outer one none), so a lane walking its own list kept
+// two of three lanes waiting; dealt out, every lane runs a third (docs/PERFORMANCE.md, "Lists dealt out"). A particle
+// with an overflowed lane, or no lists at all, walks its cells instead: every candidate of this lane's slab (fn tests
+// r^2 < h^2 either way, so the terms are the same, summed in another order).
 template <typename Fn>
 __device__ inline void forEachNeighbourInSlab(const NeighbourLists& lists, int n, const unsigned* cellStart,
                                               const unsigned* cellEnd, const Grid& g, Vec3 x, int particle, int lane,
                                               Fn&& fn) {
   if (lists.base != nullptr) {
     const unsigned stride = 3u * static_cast<unsigned>(n);
-    const unsigned slot = 3u * static_cast<unsigned>(particle) + static_cast<unsigned>(lane);
-    const unsigned count = lists.count[slot];
-    if (count != kListOverflow) {
-      const unsigned base = lists.base[slot];
-      for (unsigned k = 0; k < count; ++k) fn(base + lists.offset[k * stride + slot]);
+    const unsigned first = 3u * static_cast<unsigned>(particle);
+    const unsigned c0 = lists.count[first], c1 = lists.count[first + 1], c2 = lists.count[first + 2];
+    if (c0 != kListOverflow && c1 != kListOverflow && c2 != kListOverflow) {
+      const unsigned c01 = c0 + c1, total = c01 + c2;
+      const unsigned b0 = lists.base[first], b1 = lists.base[first + 1], b2 = lists.base[first + 2];
+      for (unsigned e = static_cast<unsigned>(lane); e < total; e += 3u) {
+        const unsigned from = e < c0 ? 0u : (e < c01 ? 1u : 2u);
+        const unsigned k = e - (from == 0u ? 0u : (from == 1u ? c0 : c01));
+        const unsigned base = from == 0u ? b0 : (from == 1u ? b1 : b2);
+        fn(base + __ldg(&lists.offset[k * stride + first + from]));
+      }
       return;
     }
   }

@@ -24,7 +24,7 @@ ScratchLayout scratchLayout(int particles, const sph_math::GridDims& grid, bool 
   l.keyBits = sph_math::cellKeyBits(grid);
   l.sortTempBytes = sortTempBytes(static_cast<int>(l.particles), l.keyBits);
   l.bytes = 4 * alignUp(l.particles * sizeof(unsigned)) + 2 * alignUp(l.cells * sizeof(unsigned)) +
-            3 * alignUp(l.particles * sizeof(float4)) + 2 * alignUp(l.particles * sizeof(float)) +
+            4 * alignUp(l.particles * sizeof(float4)) + 2 * alignUp(l.particles * sizeof(float)) +
             alignUp(l.sortTempBytes);
   l.lists = neighbourLists;
   if (neighbourLists) l.bytes += listBytes(l.particles);
@@ -51,6 +51,7 @@ Scratch ScratchLayout::at(void* base) const {
   s.accel = static_cast<float4*>(take(particles * sizeof(float4)));
   s.alpha = static_cast<float*>(take(particles * sizeof(float)));
   s.kappa = static_cast<float*>(take(particles * sizeof(float)));
+  s.boundaryGrad = static_cast<float4*>(take(particles * sizeof(float4)));
   s.sortTemp = take(sortTempBytes);
   s.sortTempBytes = sortTempBytes;
   if (lists) {

@@ -83,12 +83,13 @@ struct OutputArgs { // the render buffers: frame k writes out[k % slots]
 // DFSPH's neighbour lists with a skin (docs/FLUID.md, "Neighbour lists with a skin"). neighbour_lists writes them in
 // the re-sort IF after the sort, walking the 27 cells: per (particle, lane) slot s = 3 i + lane, the lane's candidates
 // with r^2 < (h + skin)^2 in the walk's order as 16-bit offsets from its first one (base), at offset[k * 3n + s]. Every
-// DFSPH neighbour pass of that step and of the later steps that keep the order reads them and tests r^2 < h^2 itself;
-// cfl re-sorts once a particle has moved half the skin since the build (no pair can have come within h unlisted), or
-// after kMaxListAge steps. A lane with more than kListPerLane candidates, or one further than 65,535 sorted places
-// from its first, has count kListOverflow and walks its cells, which are fresh only in the build's step: cfl re-sorts
-// the next step. In the build's step a pass adds the same terms in the same order as the walk (the walk's other
-// candidates added zeros): the same bits; in a kept step the order is the build's.
+// DFSPH neighbour pass of that step and of the later steps that keep the order reads a particle's three lists as one,
+// dealt out among its three lanes (forEachNeighbourInSlab), and tests r^2 < h^2 itself; cfl re-sorts once a particle
+// has moved half the skin since the build (no pair can have come within h unlisted), or after kMaxListAge steps. A
+// lane with more than kListPerLane candidates, or one further than 65,535 sorted places from its first, has count
+// kListOverflow, and its particle walks its cells, which are fresh only in the build's step: cfl re-sorts the next
+// step. A pass adds the walk's terms (the walk's other candidates added zeros), in another order: the same sums within
+// float rounding.
 inline constexpr int kListPerLane = 32;
 inline constexpr int kMaxListAge = 50;
 inline constexpr unsigned char kListOverflow = 0xff;
@@ -105,6 +106,7 @@ struct Scratch {
   float4 *posS = nullptr, *velS = nullptr, *accel = nullptr; // accel: DFSPH's velocities after the non-pressure forces
   float4* posBuilt = nullptr; // with lists: each particle's position at the last build (sorted order), for cfl's test
   float *alpha = nullptr, *kappa = nullptr; // DFSPH: the factor and kappa / rho per particle
+  float4* boundaryGrad = nullptr;           // DFSPH: sum_b psi_b grad W_ib per particle (density_factor's)
   NeighbourLists lists;                     // DFSPH, with FluidCudaOptions::neighbourLists
   void* sortTemp = nullptr;
   std::size_t sortTempBytes = 0;
