@@ -39,6 +39,49 @@ T neighbourSum(const FluidGrid& grid, Vec3 x, const Fn& fn) {
   return (slab[0] + slab[1]) + slab[2];
 }
 
+// sum_j fn(j, d, r2) over the neighbours of x (the sorted particles j with r2 = |d|^2 < h2, d = x - x_j) as the
+// kernels add them when they read the neighbour lists (fluid_device.cuh, forEachNeighbourInSlab), with lists built
+// in the same step (a skin of 0, the default): the neighbours of the 27 cells in the walk's order, dealt out round
+// robin into three partial sums, then (s0 + s1) + s2. A particle that overflows a lane's list (more than kListPerLane
+// neighbours in one slab, or one more than kListSpan sorted places after the slab's first) walks its cells in the
+// kernels: then one partial sum per slab, as neighbourSum (its other candidates add zeros). fn is called for the
+// neighbours only.
+template <typename T, typename Fn>
+T listSum(const FluidGrid& grid, const std::vector<Float4>& pos, Vec3 x, float h2, const Fn& fn) {
+  const sph_math::GridDims g = grid.dims;
+  const int cx = sph_math::cellCoord(x.x, g.cellSize, g.nx);
+  const int cy = sph_math::cellCoord(x.y, g.cellSize, g.ny);
+  const int cz = sph_math::cellCoord(x.z, g.cellSize, g.nz);
+  T slab[3] = {}, dealt[3] = {};
+  unsigned listed = 0;
+  bool overflow = false;
+  for (int lane = 0; lane < 3; ++lane) {
+    const int z = cz - 1 + lane;
+    if (z < 0 || z >= g.nz) continue;
+    unsigned count = 0;
+    std::uint32_t first = 0;
+    for (int y = std::max(cy - 1, 0); y <= std::min(cy + 1, g.ny - 1); ++y) {
+      for (int xc = std::max(cx - 1, 0); xc <= std::min(cx + 1, g.nx - 1); ++xc) {
+        const std::uint32_t c = sph_math::cellKey(xc, y, z, g);
+        if (grid.cellStart[c] == kEmptyCell) continue;
+        for (std::uint32_t j = grid.cellStart[c]; j < grid.cellEnd[c]; ++j) {
+          const Vec3 d = x - xyz(pos[j]);
+          const float r2 = sph_math::dot(d, d);
+          if (r2 >= h2) continue;
+          if (count == 0) first = j;
+          overflow =
+              overflow || ++count > static_cast<unsigned>(sph_math::kListPerLane) || j - first > sph_math::kListSpan;
+          const T term = fn(j, d, r2);
+          slab[lane] = slab[lane] + term;
+          dealt[listed % 3] = dealt[listed % 3] + term;
+          ++listed;
+        }
+      }
+    }
+  }
+  return overflow ? (slab[0] + slab[1]) + slab[2] : (dealt[0] + dealt[1]) + dealt[2];
+}
+
 struct FactorSums {
   float w = 0, grad2 = 0;
   Vec3 grad{0.0f, 0.0f, 0.0f};
@@ -195,10 +238,7 @@ void computeDensityFactor(const FluidParams& params, FluidState& state, DfsphWor
   work.boundaryGrad.resize(state.size());
   forParticlesInChunks(static_cast<std::int64_t>(state.size()), [&](std::size_t i) {
     const Vec3 xi = xyz(state.pos[i]);
-    const FactorSums s = neighbourSum<FactorSums>(grid, xi, [&](std::uint32_t j) {
-      const Vec3 d = xi - xyz(state.pos[j]);
-      const float r2 = sph_math::dot(d, d);
-      if (r2 >= h2) return FactorSums{};
+    const FactorSums s = listSum<FactorSums>(grid, state.pos, xi, h2, [&](std::uint32_t, Vec3 d, float r2) {
       const Vec3 g = d * (mass * sph_math::kernelGradFactor(r2, h)); // 0 for j = i
       return FactorSums{sph_math::kernelW(r2, h), sph_math::dot(g, g), g};
     });
@@ -221,16 +261,12 @@ unsigned long long solveErrors(sph_math::Solve which, const FluidParams& params,
   // The exact (integer) error sum, the same in any order.
   return sumOverParticlesInChunks(static_cast<std::int64_t>(state.size()), [&](std::size_t i) {
     const Vec3 xi = xyz(state.pos[i]), vi = xyz(state.vel[i]);
-    const float rate =
-        neighbourSum<float>(grid, xi,
-                            [&](std::uint32_t j) {
-                              const Vec3 d = xi - xyz(state.pos[j]);
-                              const float r2 = sph_math::dot(d, d);
-                              return r2 < h2 ? sph_math::densityRatePair(d, vi - xyz(state.vel[j]),
-                                                                         sph_math::kernelGradFactor(r2, h), mass)
-                                             : 0.0f;
-                            }) +
-        sph_math::boundaryRate(vi, work.boundaryGrad[i]);
+    const float rate = listSum<float>(grid, state.pos, xi, h2,
+                                      [&](std::uint32_t j, Vec3 d, float r2) {
+                                        return sph_math::densityRatePair(d, vi - xyz(state.vel[j]),
+                                                                         sph_math::kernelGradFactor(r2, h), mass);
+                                      }) +
+                       sph_math::boundaryRate(vi, work.boundaryGrad[i]);
     const sph_math::SolveTerm t =
         sph_math::solveTerm(which, rate, state.density[i], params.restDensity, work.alpha[i], dt);
     work.kappaOverRho[i] = t.kappaOverRho;
@@ -245,16 +281,12 @@ void applyKappa(const FluidParams& params, float dt, FluidState& state, DfsphWor
       static_cast<std::int64_t>(state.size()), [&](std::size_t i) { // reads kappas and positions, writes v_i only
         const Vec3 xi = xyz(state.pos[i]);
         const float ki = work.kappaOverRho[i];
-        const Vec3 a =
-            neighbourSum<Vec3>(grid, xi,
-                               [&](std::uint32_t j) {
-                                 const Vec3 d = xi - xyz(state.pos[j]);
-                                 const float r2 = sph_math::dot(d, d);
-                                 return r2 < h2 ? sph_math::pairAcceleration(d, sph_math::kernelGradFactor(r2, h), mass,
-                                                                             ki, work.kappaOverRho[j], 0.0f)
-                                                : Vec3{0.0f, 0.0f, 0.0f};
-                               }) +
-            sph_math::boundaryAcceleration(work.boundaryGrad[i], ki);
+        const Vec3 a = listSum<Vec3>(grid, state.pos, xi, h2,
+                                     [&](std::uint32_t j, Vec3 d, float r2) {
+                                       return sph_math::pairAcceleration(d, sph_math::kernelGradFactor(r2, h), mass, ki,
+                                                                         work.kappaOverRho[j], 0.0f);
+                                     }) +
+                       sph_math::boundaryAcceleration(work.boundaryGrad[i], ki);
         Float4& v = state.vel[i];
         v = {v.x + a.x * dt, v.y + a.y * dt, v.z + a.z * dt, v.w};
       });
@@ -294,10 +326,8 @@ void applyNonPressure(const FluidParams& params, float alpha, Vec3 gravity, floa
       static_cast<std::int64_t>(state.size()), [&](std::size_t i) { // all accelerations from the old velocities first
         const Vec3 xi = xyz(state.pos[i]), vi = xyz(state.vel[i]);
         const float rhoI = state.density[i];
-        const Vec3 a = neighbourSum<Vec3>(grid, xi, [&](std::uint32_t j) {
-          const Vec3 d = xi - xyz(state.pos[j]);
-          const float r2 = sph_math::dot(d, d);
-          if (r2 >= h2 || alpha == 0.0f) return Vec3{0.0f, 0.0f, 0.0f};
+        const Vec3 a = listSum<Vec3>(grid, state.pos, xi, h2, [&](std::uint32_t j, Vec3 d, float r2) {
+          if (alpha == 0.0f) return Vec3{0.0f, 0.0f, 0.0f};
           const float pi =
               sph_math::artificialViscosity(d, vi - xyz(state.vel[j]), rhoI, state.density[j], h, alpha, cs);
           return sph_math::pairAcceleration(d, sph_math::kernelGradFactor(r2, h), mass, 0.0f, 0.0f, pi);

@@ -243,6 +243,12 @@ GRAPHSIM_HD inline float densityRatePair(Vec3 d, Vec3 dv, float gradFactor, floa
   return mass * dot(dv, d) * gradFactor;
 }
 
+// DFSPH's neighbour lists (compute/fluid/cuda/fluid_kernels.h, NeighbourLists): a lane lists at most kListPerLane
+// neighbours, each at most kListSpan sorted places after the lane's first; a particle with a lane past either walks
+// its cells. The CPU reference sums as the lists would (dfsph_cpu.cpp, listSum).
+inline constexpr int kListPerLane = 32;
+inline constexpr unsigned kListSpan = 0xffffu;
+
 // The boundary's part of the solves, from its gradient sum G_i = sum_b psi_b grad_i W_ib (density_factor's): the
 // boundary particles do not move within a step, so sum_b densityRatePair(d, v_i, gradFactor, psi_b) = v_i . G_i and
 // sum_b pairAcceleration(d, gradFactor, psi_b, kappa_i / rho_i, 0, 0) = -(kappa_i / rho_i) G_i. A solve's iteration

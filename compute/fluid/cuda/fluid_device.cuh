@@ -114,7 +114,7 @@ public:
   __device__ void add(unsigned j) {
     if (count_ == 0) base_ = j;
     const unsigned offset = j - base_;
-    if (count_ < static_cast<unsigned>(kListPerLane) && offset <= 0xffffu)
+    if (count_ < static_cast<unsigned>(kListPerLane) && offset <= sph_math::kListSpan)
       lists_.offset[count_ * stride_ + slot_] = static_cast<unsigned short>(offset);
     else overflow_ = true;
     ++count_;

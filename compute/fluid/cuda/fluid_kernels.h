@@ -90,7 +90,7 @@ struct OutputArgs { // the render buffers: frame k writes out[k % slots]
 // kListOverflow, and its particle walks its cells, which are fresh only in the build's step: cfl re-sorts the next
 // step. A pass adds the walk's terms (the walk's other candidates added zeros), in another order: the same sums within
 // float rounding.
-inline constexpr int kListPerLane = 32;
+inline constexpr int kListPerLane = sph_math::kListPerLane;
 inline constexpr int kMaxListAge = 50;
 inline constexpr unsigned char kListOverflow = 0xff;
 struct NeighbourLists {
