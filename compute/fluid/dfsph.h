@@ -145,6 +145,9 @@ void applyNonPressure(const FluidParams& params, float alpha, sph_math::Vec3 gra
 struct DfsphStep {
   SolveStats divergence, density;
   float peakCompression = 0; // max (rho_i / rho0 - 1, 0) at the step's start
+  // The momentum the walls' stage gave the fluid (a particle mirrored back across a reflection plane) [kg m/s]: with
+  // the boundary's pressure, what the walls carry (the settled tank's floor test adds it).
+  double wallImpulse[3] = {0, 0, 0};
 };
 
 // One step of dt: grid; density and factor; divergence solve; non-pressure forces; density solve; positions;
@@ -162,8 +165,9 @@ struct IterationSpan {
 struct DfsphFrame {
   FrameStep frame;
   IterationSpan divergence, density;
-  float peakCompression = 0; // over the frame's steps
-  double densityError = 0;   // the last step's density solve's average error
+  float peakCompression = 0;         // over the frame's steps
+  double densityError = 0;           // the last step's density solve's average error
+  double wallImpulse[3] = {0, 0, 0}; // over the frame's steps
 };
 
 // One frame (sph_math's frame rule, with dt = velocityDt(lambda, d, max|v|, minDt, maxDt) as the step limit).

@@ -372,7 +372,15 @@ DfsphStep dfsphStep(const FluidParams& params, const DfsphSettings& settings, Fl
   }
   done("advect");
   if (on.obstacle) applyObstacle(params, walls.radius, state);
+  const auto momentum = [&](double sign) {
+    for (const Float4& v : state.vel) {
+      step.wallImpulse[0] += sign * v.x, step.wallImpulse[1] += sign * v.y, step.wallImpulse[2] += sign * v.z;
+    }
+  };
+  momentum(-1.0);
   applyWalls(params, walls.radius, walls.mirror, state);
+  momentum(1.0);
+  for (double& p : step.wallImpulse) p *= static_cast<double>(particleMass(params));
   done("walls");
   state.time += static_cast<double>(dt);
   return step;
@@ -395,6 +403,7 @@ DfsphFrame dfsphStepFrame(const FluidParams& params, const DfsphSettings& settin
     f.density.add(s.density.iterations);
     f.peakCompression = std::max(f.peakCompression, s.peakCompression);
     f.densityError = s.density.error;
+    for (int a = 0; a < 3; ++a) f.wallImpulse[a] += s.wallImpulse[a];
     fs.covered += dt;
     fs.lastDt = dt;
     ++fs.substeps;
