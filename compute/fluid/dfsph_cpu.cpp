@@ -16,8 +16,9 @@ using sph_math::Vec3;
 
 Vec3 xyz(const Float4& f) { return {f.x, f.y, f.z}; }
 
-// sum_j fn(j) over the 27 cells around x as the kernels add it: one partial sum per z-slab of 9 cells (each in cell
-// order, within a cell in sorted order), then (s0 + s1) + s2. T: float, Vec3 or a struct of them with operator+.
+// sum_j fn(j) over the 27 cells around x as the kernels add it when they walk the cells (the boundary's sums): one
+// partial sum per z-slab of 9 cells (each in cell order, within a cell in sorted order), then (s0 + s1) + s2. T:
+// float, Vec3 or a struct of them with operator+.
 template <typename T, typename Fn>
 T neighbourSum(const FluidGrid& grid, Vec3 x, const Fn& fn) {
   const sph_math::GridDims g = grid.dims;

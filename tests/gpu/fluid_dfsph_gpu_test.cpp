@@ -314,13 +314,13 @@ double oneStepGap(FluidConfig config, const FluidState* start) {
 // DFSPH's neighbour lists (docs/PERFORMANCE.md, "Lists dealt out"): neighbour_lists lists each lane's neighbours and
 // the step's passes read a particle's three lists dealt out among its lanes. They add the terms the 27-cell walk adds,
 // in another order: one step agrees within float rounding (the same iteration counts, velocities within 1e-3 of the
-// largest speed: the solves' iterations amplify the rounding); over 60 frames the two runs drift apart as a chaotic
-// flow does (a particle mirrored at a wall in one run and not in the other), and the bulk agrees.
+// largest speed: the solves' iterations amplify the rounding; 1.6e-4 on an H100); over 60 frames the two runs drift
+// apart as a chaotic flow does, and the bulk agrees (the same 2,040 density iterations on an H100).
 TEST(FluidListsGpu, ListsAndTheCellWalkRunTheDamBreakAlike) {
   GRAPHSIM_REQUIRE_CUDA_DEVICE();
   FluidConfig config = dfsphDamBreak(16384);
-  config.dfsph.neighbourSkin = 0.0f;                                           // sorted and built every step
-  EXPECT_LE(oneStepGap(config, nullptr), 1e-3) << "velocities after one step"; // 1.6e-4 on an H100
+  config.dfsph.neighbourSkin = 0.0f; // sorted and built every step
+  EXPECT_LE(oneStepGap(config, nullptr), 1e-3) << "velocities after one step";
   FluidCudaOptions walk;
   walk.neighbourLists = false;
   FluidCudaBackend lists(config, 0), cells(config, 0, nullptr, walk);
@@ -346,10 +346,11 @@ TEST(FluidListsGpu, ListsAndTheCellWalkRunTheDamBreakAlike) {
   EXPECT_GT(iterations[0], 0) << "the solves ran";
 }
 
-// A block squeezed to half its volume has about 57 neighbours a particle, some 39 of them in the middle lane's slab,
-// past kListPerLane: those particles walk their cells (and the next step re-sorts), the others read their lists. One
-// step of the explosion that follows agrees with the walk's within rounding; a fallback that lost neighbours would
-// be off by the speeds themselves. (Over a frame the explosion amplifies rounding to metres.)
+// A block squeezed to half its volume has about twice the neighbours, and within the lists' reach of 1.5 h a lane
+// holds more than kListPerLane: those particles walk their cells (8,170 of 8,192 on an H100; the next step re-sorts),
+// the others (at the block's corners) read their lists. One step of the explosion that follows agrees with the
+// walk's within rounding; a fallback that lost neighbours would be off by the speeds themselves. (Over a frame the
+// explosion amplifies rounding to metres.)
 TEST(FluidListsGpu, ASqueezedBlockOverflowsItsListsAndStillFollowsTheWalk) {
   GRAPHSIM_REQUIRE_CUDA_DEVICE();
   FluidConfig config = dfsphDamBreak(8192);

@@ -1,6 +1,6 @@
 // The incompressible solver's kernels (issue 28; compute/fluid/dfsph.h is the CPU reference), and their cases of
-// specFor. The rows: compute/fluid/fluid_steps.h (the DFSPH branch of the solver
-// SWITCH and its two solve WHILE bodies).
+// specFor. The rows: compute/fluid/fluid_steps.h (the DFSPH branch of the solver SWITCH and its two solve WHILE
+// bodies).
 #include <stdexcept>
 #include <string>
 
