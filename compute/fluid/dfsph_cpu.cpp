@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
@@ -21,22 +22,8 @@ Vec3 xyz(const Float4& f) { return {f.x, f.y, f.z}; }
 // float, Vec3 or a struct of them with operator+.
 template <typename T, typename Fn>
 T neighbourSum(const FluidGrid& grid, Vec3 x, const Fn& fn) {
-  const sph_math::GridDims g = grid.dims;
-  const int cx = sph_math::cellCoord(x.x, g.cellSize, g.nx);
-  const int cy = sph_math::cellCoord(x.y, g.cellSize, g.ny);
-  const int cz = sph_math::cellCoord(x.z, g.cellSize, g.nz);
   T slab[3] = {};
-  for (int lane = 0; lane < 3; ++lane) {
-    const int z = cz - 1 + lane;
-    if (z < 0 || z >= g.nz) continue;
-    for (int y = std::max(cy - 1, 0); y <= std::min(cy + 1, g.ny - 1); ++y) {
-      for (int xc = std::max(cx - 1, 0); xc <= std::min(cx + 1, g.nx - 1); ++xc) {
-        const std::uint32_t c = sph_math::cellKey(xc, y, z, g);
-        if (grid.cellStart[c] == kEmptyCell) continue;
-        for (std::uint32_t j = grid.cellStart[c]; j < grid.cellEnd[c]; ++j) slab[lane] = slab[lane] + fn(j);
-      }
-    }
-  }
+  forEachCandidate(grid, x, [&](int z, std::uint32_t j) { slab[z] = slab[z] + fn(j); });
   return (slab[0] + slab[1]) + slab[2];
 }
 
@@ -49,37 +36,23 @@ T neighbourSum(const FluidGrid& grid, Vec3 x, const Fn& fn) {
 // neighbours only.
 template <typename T, typename Fn>
 T listSum(const FluidGrid& grid, const std::vector<Float4>& pos, Vec3 x, float h2, const Fn& fn) {
-  const sph_math::GridDims g = grid.dims;
-  const int cx = sph_math::cellCoord(x.x, g.cellSize, g.nx);
-  const int cy = sph_math::cellCoord(x.y, g.cellSize, g.ny);
-  const int cz = sph_math::cellCoord(x.z, g.cellSize, g.nz);
   T slab[3] = {}, dealt[3] = {};
-  unsigned listed = 0;
+  unsigned listed = 0, count = 0; // count: the neighbours so far in slab z
+  std::uint32_t first = 0;
+  int z = -1;
   bool overflow = false;
-  for (int lane = 0; lane < 3; ++lane) {
-    const int z = cz - 1 + lane;
-    if (z < 0 || z >= g.nz) continue;
-    unsigned count = 0;
-    std::uint32_t first = 0;
-    for (int y = std::max(cy - 1, 0); y <= std::min(cy + 1, g.ny - 1); ++y) {
-      for (int xc = std::max(cx - 1, 0); xc <= std::min(cx + 1, g.nx - 1); ++xc) {
-        const std::uint32_t c = sph_math::cellKey(xc, y, z, g);
-        if (grid.cellStart[c] == kEmptyCell) continue;
-        for (std::uint32_t j = grid.cellStart[c]; j < grid.cellEnd[c]; ++j) {
-          const Vec3 d = x - xyz(pos[j]);
-          const float r2 = sph_math::dot(d, d);
-          if (r2 >= h2) continue;
-          if (count == 0) first = j;
-          overflow =
-              overflow || ++count > static_cast<unsigned>(sph_math::kListPerLane) || j - first > sph_math::kListSpan;
-          const T term = fn(j, d, r2);
-          slab[lane] = slab[lane] + term;
-          dealt[listed % 3] = dealt[listed % 3] + term;
-          ++listed;
-        }
-      }
-    }
-  }
+  forEachCandidate(grid, x, [&](int slabOfJ, std::uint32_t j) {
+    if (slabOfJ != z) z = slabOfJ, count = 0;
+    const Vec3 d = x - xyz(pos[j]);
+    const float r2 = sph_math::dot(d, d);
+    if (r2 >= h2) return;
+    if (count == 0) first = j;
+    overflow = overflow || ++count > static_cast<unsigned>(sph_math::kListPerLane) || j - first > sph_math::kListSpan;
+    const T term = fn(j, d, r2);
+    slab[z] = slab[z] + term;
+    dealt[listed % 3] = dealt[listed % 3] + term;
+    ++listed;
+  });
   return overflow ? (slab[0] + slab[1]) + slab[2] : (dealt[0] + dealt[1]) + dealt[2];
 }
 
@@ -373,15 +346,8 @@ DfsphStep dfsphStep(const FluidParams& params, const DfsphSettings& settings, Fl
   }
   done("advect");
   if (on.obstacle) applyObstacle(params, walls.radius, state);
-  const auto momentum = [&](double sign) {
-    for (const Float4& v : state.vel) {
-      step.wallImpulse[0] += sign * v.x, step.wallImpulse[1] += sign * v.y, step.wallImpulse[2] += sign * v.z;
-    }
-  };
-  momentum(-1.0);
-  applyWalls(params, walls.radius, walls.mirror, state);
-  momentum(1.0);
-  for (double& p : step.wallImpulse) p *= static_cast<double>(particleMass(params));
+  const std::array<double, 3> added = applyWalls(params, walls.radius, walls.mirror, state);
+  for (int a = 0; a < 3; ++a) step.wallImpulse[a] = added[a] * static_cast<double>(particleMass(params));
   done("walls");
   state.time += static_cast<double>(dt);
   return step;

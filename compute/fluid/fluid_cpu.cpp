@@ -169,11 +169,15 @@ void applyWalls(const FluidParams& params, FluidState& state) {
   applyWalls(params, particleRadius(params), false, state);
 }
 
-void applyWalls(const FluidParams& params, float radius, bool mirror, FluidState& state) {
+std::array<double, 3> applyWalls(const FluidParams& params, float radius, bool mirror, FluidState& state) {
   const Vec3 box = toVec3(params.boxSize);
+  std::array<double, 3> added = {0, 0, 0};
   forEachParticle(state, [&](Vec3& x, Vec3& v, std::size_t) {
+    const Vec3 before = v;
     sph_math::reflectAtWalls(x, v, box, radius, params.wallRestitution, mirror);
+    added[0] += double(v.x) - before.x, added[1] += double(v.y) - before.y, added[2] += double(v.z) - before.z;
   });
+  return added;
 }
 
 void applyObstacle(const FluidParams& params, float radius, FluidState& state) {

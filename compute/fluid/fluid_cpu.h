@@ -4,10 +4,12 @@
 // cell, in sorted order, whatever the OpenMP thread count.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "compute/float4.h"
@@ -76,23 +78,26 @@ void computeForces(const FluidParams& params, float alpha, const FluidState& sta
 // Symplectic Euler with a = work.accel + gravity (the gravity switch passes 0).
 void integrate(FluidState& state, const FluidWorkspace& work, sph_math::Vec3 gravity, float dt);
 // The walls reflect a particle closer than `radius` to a face (default: particleRadius), clamping it there or, with
-// `mirror` (DFSPH), mirroring it back (sph_math::reflectAxis).
+// `mirror` (DFSPH), mirroring it back (sph_math::reflectAxis). The second returns the velocity the walls added, summed
+// over the particles [m/s]: times the particle mass, the walls' impulse on the fluid.
 void applyWalls(const FluidParams& params, FluidState& state);
-void applyWalls(const FluidParams& params, float radius, bool mirror, FluidState& state);
+std::array<double, 3> applyWalls(const FluidParams& params, float radius, bool mirror, FluidState& state);
 void applyObstacle(const FluidParams& params, float radius, FluidState& state); // out to its radius + radius
 
 // The three grid stages (keys, sort, ranges) then the reorder: afterwards particle i of state is sorted particle i.
 void buildSortedGrid(const FluidParams& params, FluidState& state, FluidWorkspace& work);
 
 // Calls fn(j) for every sorted particle j in the 27 cells around sorted particle i's cell (i itself included), in
-// cell order (z, y, x ascending) and within a cell in sorted order. Density, forces and the tests walk this.
+// cell order (z, y, x ascending) and within a cell in sorted order. Density, forces and the tests walk this. An fn
+// that takes (slab, j) is told the z-slab too, 0..2 from below: the kernels give each slab a lane.
 template <typename Fn>
 void forEachCandidate(const FluidGrid& grid, sph_math::Vec3 xi, Fn&& fn) {
   const sph_math::GridDims g = grid.dims;
   const int cx = sph_math::cellCoord(xi.x, g.cellSize, g.nx);
   const int cy = sph_math::cellCoord(xi.y, g.cellSize, g.ny);
   const int cz = sph_math::cellCoord(xi.z, g.cellSize, g.nz);
-  for (int z = cz - 1; z <= cz + 1; ++z) {
+  for (int slab = 0; slab < 3; ++slab) {
+    const int z = cz - 1 + slab;
     if (z < 0 || z >= g.nz) continue;
     for (int y = cy - 1; y <= cy + 1; ++y) {
       if (y < 0 || y >= g.ny) continue;
@@ -101,7 +106,13 @@ void forEachCandidate(const FluidGrid& grid, sph_math::Vec3 xi, Fn&& fn) {
         const std::uint32_t c = sph_math::cellKey(x, y, z, g);
         const std::uint32_t start = grid.cellStart[c];
         if (start == kEmptyCell) continue;
-        for (std::uint32_t j = start; j < grid.cellEnd[c]; ++j) fn(j);
+        for (std::uint32_t j = start; j < grid.cellEnd[c]; ++j) {
+          if constexpr (std::is_invocable_v<Fn&, int, std::uint32_t>) {
+            fn(slab, j);
+          } else {
+            fn(j);
+          }
+        }
       }
     }
   }
