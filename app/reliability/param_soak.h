@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 
 #include "app/reliability/soak_random.h"
 #include "compute/param_table.h"
@@ -32,18 +33,19 @@ void moveParamRow(SoakRandom& random, const ParamRow<P>& row, P& p) {
   }
 }
 
-// Picks one moving row (one draw) and moves it (one draw per component moved).
+// Picks one moving row (one draw) and moves it (one draw per component moved); returns its key.
 template <class P, std::size_t N>
-void moveRandomParam(SoakRandom& random, const ParamRow<P> (&table)[N], P& p) {
+std::string_view moveRandomParam(SoakRandom& random, const ParamRow<P> (&table)[N], P& p) {
   const std::size_t moving = movingParamRows(table); // > 0: a scene's soak moves parameters
   auto pick = static_cast<std::size_t>(random.between(0, static_cast<std::int64_t>(moving) - 1));
   for (const ParamRow<P>& row : table) {
     if (!row.moves()) continue;
     if (pick-- == 0) {
       moveParamRow(random, row, p);
-      return;
+      return row.key;
     }
   }
+  return {};
 }
 
 } // namespace graphsim::app

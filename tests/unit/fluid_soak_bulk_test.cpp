@@ -46,9 +46,8 @@ FluidBulkComparison compareAfter(FluidCpuBackend& replay, const std::function<vo
   const double h = 2.0 * reference.config().params.spacing;
   const FluidBulkComparison c = compareBulk(bulkOf(twin.state()), bulkOf(reference.state()), h, travelled,
                                             kInterval * static_cast<double>(reference.config().frameDt));
-  std::printf("centre %.3e h (allowed %.3e), RMS speed %.3e m/s (allowed %.3e of %.3e), largest speed %.3f\n",
-              c.centre, c.centreAllowed, c.rmsSpeed, c.rmsSpeedAllowed, bulkOf(reference.state()).rmsSpeed,
-              c.maxSpeedShare);
+  std::printf("centre %.3e h (allowed %.3e), RMS speed %.3e m/s (allowed %.3e of %.3e), largest speed %.3f\n", c.centre,
+              c.centreAllowed, c.rmsSpeed, c.rmsSpeedAllowed, bulkOf(reference.state()).rmsSpeed, c.maxSpeedShare);
   return c;
 }
 

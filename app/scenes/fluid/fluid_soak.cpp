@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "app/reliability/param_soak.h"
@@ -34,10 +35,11 @@ struct FluidChangeCounts {
 };
 
 // One kFluidParams row with a soak range (where a user reaches with the panel and the dam break stays a dam break).
-void moveParameter(SoakRandom& random, FluidParams& p) {
-  moveRandomParam(random, fluid::kFluidParams, p);
+std::string_view moveParameter(SoakRandom& random, FluidParams& p) {
+  const std::string_view key = moveRandomParam(random, fluid::kFluidParams, p);
   // Between fields: the centres above stay >= 0.25 m from the walls, so any radius up to 0.2 m keeps the sphere in.
   p.obstacleRadius = std::min(p.obstacleRadius, fluid::kSoakMaxObstacleRadius);
+  return key;
 }
 
 std::string checkInvariants(const fluid::FluidState& s, std::int64_t wanted, const fluid::FluidConfig& c,
@@ -81,9 +83,10 @@ public:
       run.setParticles(n);
       replay_.setParticles(n);
       ++counts_.particleCounts;
+      note(k, std::to_string(n) + " particles");
       nextStructural_ = k + static_cast<std::uint64_t>(random_.between(200, 400));
     } else if (k >= nextChange_) {
-      small(run);
+      small(k, run);
       nextChange_ = k + static_cast<std::uint64_t>(random_.between(3, 12));
     }
   }
@@ -106,13 +109,19 @@ public:
   bool passed() const override { return failures_.count == 0; }
 
 private:
-  void small(FluidController& run) {
+  // The changes of the checkpoint interval, for a failure's message.
+  void note(std::uint64_t k, const std::string& what) {
+    interval_ += (interval_.empty() ? "" : ", ") + std::string("frame ") + std::to_string(k + 1) + " " + what;
+  }
+
+  void small(std::uint64_t k, FluidController& run) {
     if (random_.between(0, 7) == 0) { // the solver SWITCH: a node update on CUDA, never a rebuild
       const fluid::FluidSolver next =
           run.solver() == fluid::FluidSolver::Wcsph ? fluid::FluidSolver::Dfsph : fluid::FluidSolver::Wcsph;
       run.setSolver(next);
       replay_.setSolver(next);
       ++counts_.solvers;
+      note(k, next == fluid::FluidSolver::Wcsph ? "solver wcsph" : "solver dfsph");
       return;
     }
     if (random_.between(0, 2) == 0) {
@@ -122,14 +131,16 @@ private:
       run.setEnabled(toggle, enabled);
       replay_.setEnabled(toggle, enabled);
       ++counts_.toggles;
+      note(k, std::string(fluid::kFluidToggles[pick].name) + (enabled ? " on" : " off"));
       return;
     }
     FluidParams p = run.params();
     for (int a = 0; a < 3; ++a) p.boxSize[a] = replayBackend_.config().params.boxSize[a];
-    moveParameter(random_, p);
+    const std::string_view key = moveParameter(random_, p);
     run.setParams(p);
     replay_.setParams(p);
     ++counts_.parameters;
+    note(k, "moved " + std::string(key));
   }
 
   // The path length of the replay's centre of mass since the interval began; a reset (a new particle count) jumps the
@@ -168,6 +179,7 @@ private:
   double worstMaxSpeed_ = 0;                                                         // a record, not a check
   double travelled_ = 0;
   FluidBulk last_;
+  std::string interval_; // the changes since the last checkpoint
   std::size_t lastSize_ = 0;
   SoakFailures failures_;
   SoakDiagnostics<fluid::FluidDiagnosticsTrack> diagnostics_;
@@ -194,14 +206,15 @@ void FluidSoak::check(std::uint64_t k, fluid::FluidBackend& run, std::int64_t wa
     worstRmsShare_ = std::max(worstRmsShare_, c.rmsSpeed / c.rmsSpeedAllowed);
     worstMaxSpeed_ = std::max(worstMaxSpeed_, c.maxSpeedShare);
     if (!c.passed()) {
-      char what[240];
+      char what[300];
       std::snprintf(what, sizeof what,
-                    "centre of mass off by %.3e h (allowed %.3e h: the replay's centre travelled %.3e h), RMS speed by "
-                    "%.3e m/s (allowed %.3e m/s)",
-                    c.centre, c.centreAllowed, travelled_ / h, c.rmsSpeed, c.rmsSpeedAllowed);
-      failures_.add(k, what);
+                    "centre of mass off by %.3e h (allowed %.3e h: the replay's centre travelled %.3e h), RMS speed "
+                    "%.4g against the replay's %.4g m/s (allowed %.3e m/s apart); changes in the interval: ",
+                    c.centre, c.centreAllowed, travelled_ / h, c.runRms, c.replayRms, c.rmsSpeedAllowed);
+      failures_.add(k, what + (interval_.empty() ? std::string("none") : interval_));
     }
   }
+  interval_.clear();
   const bool sameState = got.pos == want.pos && got.vel == want.vel;
   if ((!exact_ || failures_.count > 0) && got.size() > 0 && !sameState) {
     replayBackend_.setState(got); // judge each interval on its own
@@ -211,11 +224,14 @@ void FluidSoak::check(std::uint64_t k, fluid::FluidBackend& run, std::int64_t wa
 }
 
 void FluidSoak::printCheckpoints() const {
-  printCheckpointLine(
-      checkpoints_, every_,
-      exact_ ? "bit for bit"
-             : "in bulk: centre of mass within 0.05 h + 5 % of its travel, RMS speed within 10 % + 0.05 h per interval",
-      failures_.count, identical_, resyncs_);
+  char rule[160];
+  std::snprintf(rule, sizeof rule,
+                "in bulk: centre of mass within %.2g h + %.0f %% of its travel, RMS speed within %.0f %% + %.2g h per "
+                "interval",
+                kCentreTolerance, 100 * kCentreShareOfTravel, 100 * kRmsSpeedShare, kCentreTolerance);
+  const std::string bulkRule = rule;
+  printCheckpointLine(checkpoints_, every_, exact_ ? "bit for bit" : bulkRule.c_str(), failures_.count, identical_,
+                      resyncs_);
   std::printf("invariants at every checkpoint: particle count, finite, inside the box, no blow-up\n");
   if (!exact_ && checkpoints_ > 0)
     std::printf(

@@ -25,6 +25,7 @@ FluidBulkComparison compareBulk(const FluidBulk& run, const FluidBulk& replay, d
   FluidBulkComparison c;
   for (int i = 0; i < 3; ++i) c.centre = std::max(c.centre, std::fabs(run.centre[i] - replay.centre[i]) / h);
   c.centreAllowed = kCentreTolerance + kCentreShareOfTravel * travelled / h;
+  c.runRms = run.rmsSpeed, c.replayRms = replay.rmsSpeed;
   c.rmsSpeed = std::fabs(run.rmsSpeed - replay.rmsSpeed);
   c.rmsSpeedAllowed = kRmsSpeedShare * replay.rmsSpeed + kCentreTolerance * h / std::max(interval, 1e-6);
   c.maxSpeedShare = std::fabs(run.maxSpeed - replay.maxSpeed) / std::max(replay.maxSpeed, 1e-3);

@@ -24,6 +24,7 @@ inline constexpr double kCentreTolerance = 0.05, kCentreShareOfTravel = 0.05, kR
 struct FluidBulkComparison {
   double centre = 0, centreAllowed = 0;     // [h]
   double rmsSpeed = 0, rmsSpeedAllowed = 0; // |run - replay| [m/s]
+  double runRms = 0, replayRms = 0;         // [m/s]
   double maxSpeedShare = 0;                 // |run - replay| / replay's largest speed
   bool passed() const { return centre <= centreAllowed && rmsSpeed <= rmsSpeedAllowed; }
 };
