@@ -31,17 +31,16 @@ FluidBulkComparison compareAfter(FluidCpuBackend& replay, const std::function<vo
   FluidCpuBackend twin(replay.config());
   twin.setState(replay.state());
   change(twin);
-  const FluidBulk start = bulkOf(replay.state());
-  double travelled = 0, last[3] = {start.centre[0], start.centre[1], start.centre[2]};
+  double travelled = 0;
+  Centre last = centreOf(replay.state());
   FluidCpuBackend reference(replay.config());
   reference.setState(replay.state());
   for (int k = 0; k < kInterval; ++k) {
     reference.step();
     twin.step();
-    const FluidBulk now = bulkOf(reference.state());
-    double d2 = 0;
-    for (int a = 0; a < 3; ++a) d2 += (now.centre[a] - last[a]) * (now.centre[a] - last[a]), last[a] = now.centre[a];
-    travelled += std::sqrt(d2);
+    const Centre now = centreOf(reference.state());
+    travelled += distance(now, last);
+    last = now;
   }
   const double h = 2.0 * reference.config().params.spacing;
   const FluidBulkComparison c = compareBulk(bulkOf(twin.state()), bulkOf(reference.state()), h, travelled,

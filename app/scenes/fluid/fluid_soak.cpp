@@ -58,10 +58,6 @@ std::string checkInvariants(const fluid::FluidState& s, std::int64_t wanted, con
   return {};
 }
 
-double distance(const double (&a)[3], const double (&b)[3]) {
-  return std::sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
-}
-
 class FluidSoak final : public SceneSoak {
 public:
   FluidSoak(const SceneSettings& settings, const SoakOptions& options, std::int64_t maxCount)
@@ -147,13 +143,13 @@ private:
   // centre to a new lattice, which is no motion.
   void startTravel() {
     travelled_ = 0;
-    last_ = bulkOf(replayBackend_.state());
+    lastCentre_ = centreOf(replayBackend_.state());
     lastSize_ = replayBackend_.state().size();
   }
   void trackTravel() {
-    const FluidBulk now = bulkOf(replayBackend_.state());
-    if (replayBackend_.state().size() == lastSize_) travelled_ += distance(now.centre, last_.centre);
-    last_ = now;
+    const Centre now = centreOf(replayBackend_.state());
+    if (replayBackend_.state().size() == lastSize_) travelled_ += distance(now, lastCentre_);
+    lastCentre_ = now;
     lastSize_ = replayBackend_.state().size();
   }
 
@@ -178,7 +174,7 @@ private:
   double worstCentre_ = 0, worstCentreShare_ = 0, worstRms_ = 0, worstRmsShare_ = 0; // share: of the allowance
   double worstMaxSpeed_ = 0;                                                         // a record, not a check
   double travelled_ = 0;
-  FluidBulk last_;
+  Centre lastCentre_ = {0, 0, 0};
   std::string interval_; // the changes since the last checkpoint
   std::size_t lastSize_ = 0;
   SoakFailures failures_;
@@ -199,7 +195,8 @@ void FluidSoak::check(std::uint64_t k, fluid::FluidBackend& run, std::int64_t wa
   } else {
     const double h = 2.0 * run.config().params.spacing;
     const double interval = static_cast<double>(every_) * replayBackend_.config().frameDt;
-    const FluidBulkComparison c = compareBulk(bulkOf(got), bulkOf(want), h, travelled_, interval);
+    const FluidBulk ours = bulkOf(got), replay = bulkOf(want);
+    const FluidBulkComparison c = compareBulk(ours, replay, h, travelled_, interval);
     worstCentre_ = std::max(worstCentre_, c.centre);
     worstCentreShare_ = std::max(worstCentreShare_, c.centre / c.centreAllowed);
     worstRms_ = std::max(worstRms_, c.rmsSpeed);
@@ -210,7 +207,7 @@ void FluidSoak::check(std::uint64_t k, fluid::FluidBackend& run, std::int64_t wa
       std::snprintf(what, sizeof what,
                     "centre of mass off by %.3e h (allowed %.3e h: the replay's centre travelled %.3e h), RMS speed "
                     "%.4g against the replay's %.4g m/s (allowed %.3e m/s apart); changes in the interval: ",
-                    c.centre, c.centreAllowed, travelled_ / h, c.runRms, c.replayRms, c.rmsSpeedAllowed);
+                    c.centre, c.centreAllowed, travelled_ / h, ours.rmsSpeed, replay.rmsSpeed, c.rmsSpeedAllowed);
       failures_.add(k, what + (interval_.empty() ? std::string("none") : interval_));
     }
   }
@@ -229,9 +226,7 @@ void FluidSoak::printCheckpoints() const {
                 "in bulk: centre of mass within %.2g h + %.0f %% of its travel, RMS speed within %.0f %% + %.2g h per "
                 "interval",
                 kCentreTolerance, 100 * kCentreShareOfTravel, 100 * kRmsSpeedShare, kCentreTolerance);
-  const std::string bulkRule = rule;
-  printCheckpointLine(checkpoints_, every_, exact_ ? "bit for bit" : bulkRule.c_str(), failures_.count, identical_,
-                      resyncs_);
+  printCheckpointLine(checkpoints_, every_, exact_ ? "bit for bit" : rule, failures_.count, identical_, resyncs_);
   std::printf("invariants at every checkpoint: particle count, finite, inside the box, no blow-up\n");
   if (!exact_ && checkpoints_ > 0)
     std::printf(
