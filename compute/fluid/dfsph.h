@@ -122,6 +122,9 @@ struct DfsphWorkspace {
 // The walls' and the obstacle's boundary particles for a step: rebuilt when the box, spacing, layers or the obstacle's
 // radius changed; the obstacle's placed at its centre and active when on (and of radius > 0).
 void prepareBoundaries(const FluidParams& params, const DfsphSettings& settings, bool obstacleOn, DfsphWorkspace& work);
+// The walls' and the obstacle's terms at fluid position x, as density_factor adds them (WCSPH's
+// FluidWorkspace::boundary).
+BoundaryTerms boundaryTermsAt(const FluidParams& params, const DfsphWorkspace& work, sph_math::Vec3 x);
 
 // The step's stages (the solver's nodes), each on particles in sorted order (after buildSortedGrid):
 // density and factor: state.density, work.alpha and work.boundaryGrad.

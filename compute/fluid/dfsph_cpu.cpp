@@ -204,6 +204,15 @@ T boundarySums(const DfsphWorkspace& work, Vec3 fluidX, float h2, const Fn& fn) 
 
 } // namespace
 
+BoundaryTerms boundaryTermsAt(const FluidParams& params, const DfsphWorkspace& work, Vec3 x) {
+  const float h = smoothingLength(params), h2 = h * h;
+  const FactorSums b = boundarySums<FactorSums>(work, x, h2, [&](float volume, Vec3 d, float r2) {
+    const float psi = params.restDensity * volume;
+    return FactorSums{psi * sph_math::kernelW(r2, h), 0.0f, d * (psi * sph_math::kernelGradFactor(r2, h))};
+  });
+  return {b.w, b.grad};
+}
+
 void computeDensityFactor(const FluidParams& params, FluidState& state, DfsphWorkspace& work) {
   const float h = smoothingLength(params), h2 = h * h, mass = particleMass(params);
   const FluidGrid& grid = work.fluid.grid;
@@ -217,11 +226,8 @@ void computeDensityFactor(const FluidParams& params, FluidState& state, DfsphWor
       return FactorSums{sph_math::kernelW(r2, h), sph_math::dot(g, g), g};
     });
     // The boundary adds to the density and to the gradient sum, not to the sum of squares (it does not move).
-    const FactorSums b = boundarySums<FactorSums>(work, xi, h2, [&](float volume, Vec3 d, float r2) {
-      const float psi = params.restDensity * volume;
-      return FactorSums{psi * sph_math::kernelW(r2, h), 0.0f, d * (psi * sph_math::kernelGradFactor(r2, h))};
-    });
-    state.density[i] = mass * s.w + b.w;
+    const BoundaryTerms b = boundaryTermsAt(params, work, xi);
+    state.density[i] = mass * s.w + b.density;
     work.alpha[i] = sph_math::dfsphFactor(state.density[i], s.grad + b.grad, s.grad2);
     work.boundaryGrad[i] = b.grad;
   });

@@ -123,6 +123,19 @@ void computeDensity(const FluidParams& params, FluidState& state, const FluidGri
   });
 }
 
+void addBoundaryDensity(FluidState& state, FluidWorkspace& work) {
+  if (!work.boundary) {
+    work.boundaryGrad.clear();
+    return;
+  }
+  work.boundaryGrad.resize(state.size());
+  forParticlesInChunks(static_cast<std::int64_t>(state.size()), [&](std::size_t i) {
+    const BoundaryTerms b = work.boundary(xyz(state.pos[i]));
+    state.density[i] += b.density;
+    work.boundaryGrad[i] = b.grad;
+  });
+}
+
 void computeForces(const FluidParams& params, float alpha, const FluidState& state, const FluidGrid& grid,
                    FluidWorkspace& work) {
   const std::size_t count = state.size();
@@ -154,6 +167,7 @@ void computeForces(const FluidParams& params, float alpha, const FluidState& sta
       const float pi = sph_math::artificialViscosity(d, vi - xyz(state.vel[j]), rhoI, state.density[j], h, alpha, cs);
       acc = acc + sph_math::pairAcceleration(d, sph_math::kernelGradFactor(r2, h), mass, pI, work.pressure[j], pi);
     });
+    if (!work.boundaryGrad.empty()) acc = acc + sph_math::boundaryAcceleration(work.boundaryGrad[si], pI);
     work.accel[si] = toFloat4(acc);
   });
 }
@@ -210,6 +224,7 @@ void substep(const FluidParams& params, FluidState& state, FluidWorkspace& work,
   reorderByCell(state, work);
   done("reorder");
   computeDensity(params, state, work.grid);
+  addBoundaryDensity(state, work);
   done("density");
   computeForces(params, on.viscosity ? params.viscosity : 0.0f, state, work.grid, work);
   done("forces");

@@ -44,10 +44,22 @@ struct FluidGrid {
 };
 
 // Scratch of the substep, kept between substeps so that a substep allocates nothing once sized.
+// The boundary particles' terms at a fluid position x (Akinci et al. 2012; DFSPH's boundary, dfsph.h): density
+// sum_b psi_b W(x - x_b) and gradient sum G = sum_b psi_b grad W(x - x_b), psi_b = rho0 V_b.
+struct BoundaryTerms {
+  float density = 0;
+  sph_math::Vec3 grad{0.0f, 0.0f, 0.0f};
+};
+using BoundaryAt = std::function<BoundaryTerms(sph_math::Vec3 x)>;
+
 struct FluidWorkspace {
   FluidGrid grid;
   std::vector<Float4> scratchPos, scratchVel, accel;
   std::vector<float> pressure;
+  // WCSPH on the boundary particles: empty, the walls only reflect; else computeDensity adds each particle's boundary
+  // density and keeps G_i in boundaryGrad, and computeForces adds -(p_i / rho_i^2) G_i.
+  BoundaryAt boundary;
+  std::vector<sph_math::Vec3> boundaryGrad;
 };
 
 // Initial conditions. Particles sit on a simple-cubic lattice of the params' spacing at (i + 1/2) * spacing from the
@@ -71,6 +83,8 @@ void sortByCell(FluidGrid& grid);
 void findCellRanges(FluidGrid& grid);
 void reorderByCell(FluidState& state, FluidWorkspace& work); // state[i] = old state[sorted[i].index]
 void computeDensity(const FluidParams& params, FluidState& state, const FluidGrid& grid);
+// With work.boundary: adds each particle's boundary density and keeps its gradient sum in work.boundaryGrad.
+void addBoundaryDensity(FluidState& state, FluidWorkspace& work);
 // Pressure and artificial viscosity (Monaghan's alpha as given: the viscosity switch passes 0) into work.accel;
 // gravity is not part of it (the integrate stage adds it).
 void computeForces(const FluidParams& params, float alpha, const FluidState& state, const FluidGrid& grid,

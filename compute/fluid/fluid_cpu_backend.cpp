@@ -141,6 +141,8 @@ void FluidCpuBackend::stepFrame(std::uint64_t k) {
   if (config_.solver == FluidSolver::Dfsph) {
     d = dfsphStepFrame(config_.params, config_.dfsph, state_, work_, frameDt_, switches(), after);
   } else {
+    prepareBoundaries(config_.params, config_.dfsph, switches().obstacle, work_);
+    work_.fluid.boundary = [this](sph_math::Vec3 x) { return boundaryTermsAt(config_.params, work_, x); };
     d.frame = fluid::stepFrame(config_.params, state_, work_.fluid, frameDt_, switches(), after);
   }
   const FrameStep& f = d.frame;
