@@ -23,7 +23,9 @@ struct DfsphSettings {
   int maxIterations = 100;            // per solve, [1, 10000]
   float timeStepFactor = 0.4f;        // lambda in dt = lambda d / max|v| [-], (0, 1]
   float minDt = 1e-4f, maxDt = 1e-3f; // dt's clamp [s] (maxDt: docs/FLUID.md, "The largest step")
-  int boundaryLayers = 2; // layers of boundary particles behind each wall, [0, 4]; 0: the walls only reflect
+  // Layers of boundary particles behind each wall and inside the obstacle, [0, 4], for both solvers (WCSPH's pressure
+  // acts on them too: fluid_cpu.h, BoundaryAt); 0: the walls only reflect.
+  int boundaryLayers = 2;
   // CUDA's neighbour lists (docs/FLUID.md, "Neighbour lists with a skin"): they list the pairs within (1 + skin) h
   // and are kept, with the particles' order, until a particle has moved skin h / 2. 0: sort and build every step. The
   // CPU reference sorts every step.

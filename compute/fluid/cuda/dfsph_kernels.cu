@@ -15,24 +15,6 @@ namespace {
 // the same way, and the two as the CPU's neighbourSum + boundarySum. The solves' iterations take the boundary's part
 // from the gradient sum density_factor keeps (sph_math::boundaryRate, boundaryAcceleration).
 
-// The lane's slab of one boundary's particles within h of x (x in the fluid's frame): fn(V_b, d, r2).
-template <typename T, typename Fn>
-__device__ inline T boundarySlab(const BoundaryArgs& b, Vec3 fluidX, int lane, float h2, Fn&& fn) {
-  T acc{};
-  Vec3 x{0.0f, 0.0f, 0.0f};
-  if (b.n == 0 || !sph_math::toBoundaryFrame(fluidX, b.frame, x)) return acc;
-  forEachCandidateInSlab(b.cellStart, b.cellEnd, b.grid, x, lane, [&](unsigned k) {
-    const Vec3 d = x - xyz(__ldg(&b.pos[k]));
-    const float r2 = sph_math::dot(d, d);
-    acc = acc + (r2 < h2 ? fn(__ldg(&b.volume[k]), d, r2) : T{});
-  });
-  return acc;
-}
-
-__device__ inline Vec3 groupSum3(Vec3 v, int leader) {
-  return {groupSum(v.x, leader), groupSum(v.y, leader), groupSum(v.z, leader)};
-}
-
 struct FactorAcc {
   float w, grad2;
   Vec3 grad;
@@ -75,9 +57,10 @@ __global__ void __launch_bounds__(128) densityFactorKernel(DensityFactorArgs a) 
   startSolve(a.ctrl, a.divergenceHandle);
   const LaneOf l = laneOf(a.n);
   const float h2 = a.h * a.h;
-  FactorAcc f{0.0f, 0.0f, {0.0f, 0.0f, 0.0f}}, bw = f, bo = f;
+  FactorAcc f{0.0f, 0.0f, {0.0f, 0.0f, 0.0f}};
+  Vec3 xi{0.0f, 0.0f, 0.0f};
   if (l.particle >= 0) {
-    const Vec3 xi = xyz(a.posS[l.particle]);
+    xi = xyz(a.posS[l.particle]);
     forEachNeighbourInSlab(a.lists, a.n, a.cellStart, a.cellEnd, a.grid, xi, l.particle, l.lane, [&](unsigned j) {
       const Vec3 d = xi - xyz(__ldg(&a.posS[j]));
       const float r2 = sph_math::dot(d, d);
@@ -88,15 +71,9 @@ __global__ void __launch_bounds__(128) densityFactorKernel(DensityFactorArgs a) 
       const Vec3 g = d * (a.mass * sph_math::kernelGradFactor(r2, a.h));
       f = f + FactorAcc{sph_math::kernelW(r2, a.h), sph_math::dot(g, g), g};
     });
-    const auto term = [&](float volume, Vec3 d, float r2) {
-      const float psi = a.rho0 * volume;
-      return FactorAcc{psi * sph_math::kernelW(r2, a.h), 0.0f, d * (psi * sph_math::kernelGradFactor(r2, a.h))};
-    };
-    bw = boundarySlab<FactorAcc>(a.boundary[kWallBoundary], xi, l.lane, h2, term);
-    bo = boundarySlab<FactorAcc>(a.boundary[kObstacleBoundary], xi, l.lane, h2, term);
   }
   f = groupSumFactor(f, l.leader);
-  const FactorAcc b = groupSumFactor(bw, l.leader) + groupSumFactor(bo, l.leader);
+  const BoundarySums b = boundarySumsAt(a.boundary, l, xi, a.h, a.rho0);
   if (l.particle < 0 || l.lane != 0) return;
   const int i = l.particle;
   const float rho = a.mass * f.w + b.w;

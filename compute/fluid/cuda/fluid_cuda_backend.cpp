@@ -100,14 +100,14 @@ void FluidCudaBackend::Impl::chooseNeighbourSearch() {
 
 void FluidCudaBackend::Impl::uploadBoundary() {
   if (!boundary.get()) boundary = cuda::DeviceArray<gpu::BoundaryArgs>(2);
-  const int layers = dfsphBuilt() ? config.dfsph.boundaryLayers : 0;
+  const int layers = config.dfsph.boundaryLayers;
   uploadBoundarySet(gpu::kWallBoundary, layers > 0 ? makeWallBoundary(config.params, layers) : Boundary{});
   uploadObstacleBoundary();
 }
 
 void FluidCudaBackend::Impl::uploadObstacleBoundary() {
   const FluidParams& p = config.params;
-  const int layers = dfsphBuilt() ? config.dfsph.boundaryLayers : 0;
+  const int layers = config.dfsph.boundaryLayers;
   uploadBoundarySet(gpu::kObstacleBoundary,
                     layers > 0 && p.obstacleRadius > 0.0f ? makeObstacleBoundary(p, layers) : Boundary{});
   boundaryRadius = p.obstacleRadius;
@@ -234,7 +234,7 @@ void FluidCudaBackend::setParams(const FluidParams& params) {
     throw std::invalid_argument("fluid: spacing and box size are structural: change them with a reset");
   validateFluidParams(p);
   m.config.params = p;
-  if (m.dfsphBuilt() && m.config.dfsph.boundaryLayers > 0 && p.obstacleRadius != m.boundaryRadius) {
+  if (m.config.dfsph.boundaryLayers > 0 && p.obstacleRadius != m.boundaryRadius) {
     m.synchronize(); // the obstacle's boundary particles are rebuilt for the new radius; no launch may be reading them
     m.uploadObstacleBoundary();
   }
@@ -275,7 +275,6 @@ void FluidCudaBackend::setSolver(FluidSolver solver) {
   m.nodesStale = true;
   if (m.switchBuilt()) return;
   m.synchronize(); // one solver's rows: the graph (or the host's loop) changes, the state stays
-  m.uploadBoundary();
   m.build();
   m.install(std::string("solver changed to ") + kFluidSolverNames[static_cast<int>(solver)].data());
 }

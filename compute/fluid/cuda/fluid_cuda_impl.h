@@ -64,8 +64,8 @@ struct FluidCudaBackend::Impl {
   std::vector<cuda::GraphNode> graphNodes;
   cuda::BuiltGraph<cuda::GraphNode> built;
   gpu::Handles handles; // the conditional nodes' handles of the graph built last
-  // The walls' and the obstacle's boundary particles for DFSPH (dfsph.h: built on the host, uploaded once per reset
-  // and solver change, the obstacle's also when its radius changes; none where only WCSPH's rows are built).
+  // The walls' and the obstacle's boundary particles, both solvers' (dfsph.h: built on the host, uploaded once per
+  // reset, the obstacle's also when its radius changes).
   struct BoundaryArrays {
     cuda::DeviceArray<float4> pos;
     cuda::DeviceArray<float> volume;

@@ -161,6 +161,53 @@ __device__ inline void forEachNeighbourInSlab(const NeighbourLists& lists, int n
   forEachCandidateInSlab(cellStart, cellEnd, g, x, lane, fn);
 }
 
+// The boundary particles (compute/fluid/dfsph.h, Boundary; Akinci et al. 2012): both solvers' density stages add their
+// terms, the DFSPH solves and WCSPH's forces the pressure they push back with (sph_math::boundaryRate,
+// boundaryAcceleration, from the gradient sum the density stage keeps).
+
+// The lane's slab of one boundary's particles within h of x (x in the fluid's frame): fn(V_b, d, r2).
+template <typename T, typename Fn>
+__device__ inline T boundarySlab(const BoundaryArgs& b, Vec3 fluidX, int lane, float h2, Fn&& fn) {
+  T acc{};
+  Vec3 x{0.0f, 0.0f, 0.0f};
+  if (b.n == 0 || !sph_math::toBoundaryFrame(fluidX, b.frame, x)) return acc;
+  forEachCandidateInSlab(b.cellStart, b.cellEnd, b.grid, x, lane, [&](unsigned k) {
+    const Vec3 d = x - xyz(__ldg(&b.pos[k]));
+    const float r2 = sph_math::dot(d, d);
+    acc = acc + (r2 < h2 ? fn(__ldg(&b.volume[k]), d, r2) : T{});
+  });
+  return acc;
+}
+
+__device__ inline Vec3 groupSum3(Vec3 v, int leader) {
+  return {groupSum(v.x, leader), groupSum(v.y, leader), groupSum(v.z, leader)};
+}
+
+struct BoundarySums { // sum_b psi_b W_ib and sum_b psi_b grad W_ib, psi_b = rho0 V_b
+  float w;
+  Vec3 grad;
+};
+__device__ inline BoundarySums operator+(const BoundarySums& a, const BoundarySums& b) {
+  return {a.w + b.w, a.grad + b.grad};
+}
+
+// The walls' and the obstacle's sums at the group's particle (at xi; none where l.particle < 0), in every lane of the
+// group, added as the CPU's boundaryTermsAt: each set's (s0 + s1) + s2, then walls + obstacle. All 32 lanes call it.
+__device__ inline BoundarySums boundarySumsAt(const BoundaryArgs* boundary, const LaneOf& l, Vec3 xi, float h,
+                                              float rho0) {
+  BoundarySums sum[2] = {{0.0f, {0.0f, 0.0f, 0.0f}}, {0.0f, {0.0f, 0.0f, 0.0f}}};
+  if (l.particle >= 0) {
+    const auto term = [&](float volume, Vec3 d, float r2) {
+      const float psi = rho0 * volume;
+      return BoundarySums{psi * sph_math::kernelW(r2, h), d * (psi * sph_math::kernelGradFactor(r2, h))};
+    };
+    for (int b = 0; b < 2; ++b) sum[b] = boundarySlab<BoundarySums>(boundary[b], xi, l.lane, h * h, term);
+  }
+  BoundarySums total[2];
+  for (int b = 0; b < 2; ++b) total[b] = {groupSum(sum[b].w, l.leader), groupSum3(sum[b].grad, l.leader)};
+  return total[kWallBoundary] + total[kObstacleBoundary];
+}
+
 inline unsigned laneThreads(int n) { return static_cast<unsigned>((n + kGroupsPerWarp - 1) / kGroupsPerWarp) * 32u; }
 
 // A kernel's spec from its argument struct, written in place at the call: Args is deduced from the kernel alone

@@ -204,15 +204,18 @@ __global__ void __launch_bounds__(128) listBuildKernel(ListBuildArgs a) {
 struct DensityArgs {
   const float4* posS;
   const unsigned *cellStart, *cellEnd;
-  float2* rhoP; // (rho, p / rho^2)
+  float2* rhoP;                 // (rho, p / rho^2)
+  float4* boundaryGrad;         // sum_b psi_b grad W_ib: forces' boundary term
+  const BoundaryArgs* boundary; // the walls' and the obstacle's particles (n = 0: none)
   BlowUpState* blowUp;
   FrameControl* ctrl; // the peak compression
   Grid grid;
   int n;
   float h, mass, rho0, stiffness, maxDensity;
-  int pad;
 };
+static_assert(sizeof(DensityArgs) == 104, "no implicit padding: equal parameters are equal bytes");
 
+// rho_i = m sum_j W_ij + sum_b psi_b W_ib (fluid_cpu.cpp's computeDensity, then addBoundaryDensity).
 __global__ void __launch_bounds__(128) densityKernel(DensityArgs a) {
   const LaneOf l = laneOf(a.n);
   float sum = 0.0f;
@@ -227,10 +230,12 @@ __global__ void __launch_bounds__(128) densityKernel(DensityArgs a) {
     });
   }
   sum = groupSum(sum, l.leader);
+  const BoundarySums b = boundarySumsAt(a.boundary, l, xi, a.h, a.rho0);
   if (l.particle < 0 || l.lane != 0) return;
   const int i = l.particle;
-  const float rho = a.mass * sum;
+  const float rho = a.mass * sum + b.w;
   a.rhoP[i] = make_float2(rho, sph_math::taitPressure(rho, a.rho0, a.stiffness) / (rho * rho));
+  a.boundaryGrad[i] = withW(b.grad, 0.0f);
   recordCompression(a.ctrl, rho, a.rho0);
   if (!isfinite(rho)) {
     flagBlowUp(a.blowUp, a.ctrl, FluidStep::Density, kWhatNonFinite, i);
@@ -242,21 +247,27 @@ __global__ void __launch_bounds__(128) densityKernel(DensityArgs a) {
 struct ForcesArgs {
   const float4 *posS, *velS;
   const float2* rhoP;
+  const float4* boundaryGrad; // density's
   const unsigned *cellStart, *cellEnd;
   float4* accel;
   Grid grid;
   int n;
   float h, mass, cs, alpha, gx, gy, gz;
 };
+static_assert(sizeof(ForcesArgs) == 104, "no implicit padding: equal parameters are equal bytes");
 
+// The pair forces (fluid_cpu.cpp's computeForces: pressure and artificial viscosity), the boundary's push
+// -(p_i / rho_i^2) G_i, and gravity.
 __global__ void __launch_bounds__(128) forcesKernel(ForcesArgs a) {
   const LaneOf l = laneOf(a.n);
   Vec3 acc = {0.0f, 0.0f, 0.0f};
+  float pI = 0.0f;
   if (l.particle >= 0) {
     const unsigned i = static_cast<unsigned>(l.particle);
     const Vec3 xi = xyz(a.posS[i]);
     const Vec3 vi = xyz(a.velS[i]);
     const float2 own = a.rhoP[i];
+    pI = own.y;
     const float h2 = a.h * a.h;
     forEachCandidateInSlab(a.cellStart, a.cellEnd, a.grid, xi, l.lane, [&](unsigned j) {
       if (j == i) return;
@@ -269,8 +280,9 @@ __global__ void __launch_bounds__(128) forcesKernel(ForcesArgs a) {
       acc = acc + sph_math::pairAcceleration(d, sph_math::kernelGradFactor(r2, a.h), a.mass, own.y, other.y, pi);
     });
   }
-  acc = Vec3{groupSum(acc.x, l.leader), groupSum(acc.y, l.leader), groupSum(acc.z, l.leader)};
+  acc = groupSum3(acc, l.leader);
   if (l.particle < 0 || l.lane != 0) return;
+  acc = acc + sph_math::boundaryAcceleration(xyz(a.boundaryGrad[l.particle]), pI);
   a.accel[l.particle] = withW(acc + Vec3{a.gx, a.gy, a.gz}, 0.0f);
 }
 
@@ -451,13 +463,13 @@ KernelSpec specFor(FluidStep step, const DeviceState& d, const Scratch& s, const
   case FluidStep::Reorder: return specOf(reorderKernel, {s.sortedVals(), d.pos, d.vel, s.posS, s.velS, d.n, 0}, n);
   case FluidStep::Density:
     return specOf(densityKernel,
-                  {s.posS, s.cellStart, s.cellEnd, d.rhoP, d.blowUp, d.ctrl, g, d.n, k.h, k.mass, k.restDensity,
-                   k.stiffness, k.maxDensity, 0},
+                  {s.posS, s.cellStart, s.cellEnd, d.rhoP, s.boundaryGrad, d.boundary, d.blowUp, d.ctrl, g, d.n, k.h,
+                   k.mass, k.restDensity, k.stiffness, k.maxDensity},
                   laneThreads(d.n), 128);
   case FluidStep::Forces:
     return specOf(forcesKernel,
-                  {s.posS, s.velS, d.rhoP, s.cellStart, s.cellEnd, s.accel, g, d.n, k.h, k.mass, k.cs, k.alpha,
-                   k.gravity[0], k.gravity[1], k.gravity[2]},
+                  {s.posS, s.velS, d.rhoP, s.boundaryGrad, s.cellStart, s.cellEnd, s.accel, g, d.n, k.h, k.mass, k.cs,
+                   k.alpha, k.gravity[0], k.gravity[1], k.gravity[2]},
                   laneThreads(d.n), 128);
   case FluidStep::Integrate:
     return specOf(integrateKernel, {s.posS, s.velS, s.accel, d.pos, d.vel, d.ctrl, d.blowUp, d.n, 0}, n);
