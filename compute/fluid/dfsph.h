@@ -48,7 +48,7 @@ inline constexpr ParamRow<DfsphSettings> kDfsphSettings[] = {
     {.key = "timeStepFactor", .member = &DfsphSettings::timeStepFactor, .range = {0.0, 1.0, true, false}, .help = "lambda in dt = lambda d / max|v|"},
     {.key = "minDt", .member = &DfsphSettings::minDt, .unit = "s", .range = {0.0, 1.0, true, false}},
     {.key = "maxDt", .member = &DfsphSettings::maxDt, .unit = "s", .range = {0.0, 1.0, true, false}},
-    {.key = "boundaryLayers", .member = &DfsphSettings::boundaryLayers, .range = {0.0, 4.0}, .role = ParamRole::Structural},
+    {.key = "boundaryLayers", .member = &DfsphSettings::boundaryLayers, .range = {0.0, 4.0}, .role = ParamRole::Structural, .help = "layers of boundary particles behind the walls and in the obstacle, for both solvers (0: the walls only reflect)"},
     {.key = "neighbourSkin", .member = &DfsphSettings::neighbourSkin, .range = {0.0, 1.0}, .help = "CUDA: the neighbour lists reach (1 + skin) h and are kept until a particle moves skin h / 2 (0: sort every step)"},
 };
 // clang-format on
