@@ -43,7 +43,6 @@ struct FluidGrid {
   std::vector<std::uint32_t> cellStart, cellEnd;
 };
 
-// Scratch of the substep, kept between substeps so that a substep allocates nothing once sized.
 // The boundary particles' terms at a fluid position x (Akinci et al. 2012; DFSPH's boundary, dfsph.h): density
 // sum_b psi_b W(x - x_b) and gradient sum G = sum_b psi_b grad W(x - x_b), psi_b = rho0 V_b.
 struct BoundaryTerms {
@@ -52,12 +51,14 @@ struct BoundaryTerms {
 };
 using BoundaryAt = std::function<BoundaryTerms(sph_math::Vec3 x)>;
 
+// Scratch of the substep, kept between substeps so that a substep allocates nothing once sized.
 struct FluidWorkspace {
   FluidGrid grid;
   std::vector<Float4> scratchPos, scratchVel, accel;
   std::vector<float> pressure;
-  // WCSPH on the boundary particles: empty, the walls only reflect; else computeDensity adds each particle's boundary
-  // density and keeps G_i in boundaryGrad, and computeForces adds -(p_i / rho_i^2) G_i.
+  // WCSPH on the boundary particles (FluidCpuBackend sets it from DFSPH's walls and obstacle): empty, the walls only
+  // reflect; else addBoundaryDensity adds each particle's boundary density after computeDensity and keeps G_i in
+  // boundaryGrad, and computeForces adds -(p_i / rho_i^2) G_i.
   BoundaryAt boundary;
   std::vector<sph_math::Vec3> boundaryGrad;
 };
