@@ -476,12 +476,6 @@ TEST(DfsphFrame, ADamBreakOver2000StepsKeepsEveryParticleInTheBoxWithLittleCompr
   EXPECT_LT(peak, 0.03f) << "particle-wise peak compression";
 }
 
-} // namespace
-} // namespace graphsim::fluid
-
-namespace graphsim::fluid {
-namespace {
-
 double rmsSpeed(const FluidState& s) {
   double sum = 0;
   for (const Float4& v : s.vel) sum += double(v.x) * v.x + double(v.y) * v.y + double(v.z) * v.z;
