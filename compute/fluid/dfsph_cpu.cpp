@@ -33,9 +33,10 @@ T neighbourSum(const FluidGrid& grid, Vec3 x, const Fn& fn) {
 // robin into three partial sums, then (s0 + s1) + s2. A particle that overflows a lane's list (more than kListPerLane
 // neighbours in one slab, or one more than kListSpan sorted places after the slab's first) walks its cells in the
 // kernels: then one partial sum per slab, as neighbourSum (its other candidates add zeros). fn is called for the
-// neighbours only.
+// neighbours only, in the walk's order; *walked tells whether the sum came in the slabs' order.
 template <typename T, typename Fn>
-T listSum(const FluidGrid& grid, const std::vector<Float4>& pos, Vec3 x, float h2, const Fn& fn) {
+T listSum(const FluidGrid& grid, const std::vector<Float4>& pos, Vec3 x, float h2, const Fn& fn,
+          bool* walked = nullptr) {
   T slab[3] = {}, dealt[3] = {};
   unsigned listed = 0, count = 0; // count: the neighbours so far in slab z
   std::uint32_t first = 0;
@@ -53,7 +54,25 @@ T listSum(const FluidGrid& grid, const std::vector<Float4>& pos, Vec3 x, float h
     dealt[listed % 3] = dealt[listed % 3] + term;
     ++listed;
   });
+  if (walked) *walked = overflow;
   return overflow ? (slab[0] + slab[1]) + slab[2] : (dealt[0] + dealt[1]) + dealt[2];
+}
+
+// listSum over particle i's neighbours as computeDensityFactor kept them (StepNeighbours): the same terms in the same
+// order, without the candidates' distance tests.
+template <typename T, typename Fn>
+T stepSum(const DfsphWorkspace& work, const std::vector<Float4>& pos, std::size_t i, float h2, const Fn& fn) {
+  const Vec3 x = xyz(pos[i]);
+  const std::uint8_t count = work.neighbours.count[i];
+  if (count == StepNeighbours::kWalk) return listSum<T>(work.fluid.grid, pos, x, h2, fn);
+  const std::uint32_t* listed = &work.neighbours.index[i * StepNeighbours::kCapacity];
+  T dealt[3] = {};
+  for (unsigned k = 0; k < count; ++k) {
+    const std::uint32_t j = listed[k];
+    const Vec3 d = x - xyz(pos[j]);
+    dealt[k % 3] = dealt[k % 3] + fn(j, d, sph_math::dot(d, d));
+  }
+  return (dealt[0] + dealt[1]) + dealt[2];
 }
 
 struct FactorSums {
@@ -219,12 +238,25 @@ void computeDensityFactor(const FluidParams& params, FluidState& state, DfsphWor
   state.density.resize(state.size());
   work.alpha.resize(state.size());
   work.boundaryGrad.resize(state.size());
+  StepNeighbours& kept = work.neighbours;
+  kept.index.resize(state.size() * StepNeighbours::kCapacity);
+  kept.count.resize(state.size());
   forParticlesInChunks(static_cast<std::int64_t>(state.size()), [&](std::size_t i) {
     const Vec3 xi = xyz(state.pos[i]);
-    const FactorSums s = listSum<FactorSums>(grid, state.pos, xi, h2, [&](std::uint32_t, Vec3 d, float r2) {
-      const Vec3 g = d * (mass * sph_math::kernelGradFactor(r2, h)); // 0 for j = i
-      return FactorSums{sph_math::kernelW(r2, h), sph_math::dot(g, g), g};
-    });
+    std::uint32_t* listed = &kept.index[i * StepNeighbours::kCapacity];
+    unsigned count = 0;
+    bool walked = false;
+    const FactorSums s = listSum<FactorSums>(
+        grid, state.pos, xi, h2,
+        [&](std::uint32_t j, Vec3 d, float r2) {
+          if (count < StepNeighbours::kCapacity) listed[count] = j;
+          ++count;
+          const Vec3 g = d * (mass * sph_math::kernelGradFactor(r2, h)); // 0 for j = i
+          return FactorSums{sph_math::kernelW(r2, h), sph_math::dot(g, g), g};
+        },
+        &walked);
+    kept.count[i] =
+        walked || count > StepNeighbours::kCapacity ? StepNeighbours::kWalk : static_cast<std::uint8_t>(count);
     // The boundary adds to the density and to the gradient sum, not to the sum of squares (it does not move).
     const BoundaryTerms b = boundaryTermsAt(params, work, xi);
     state.density[i] = mass * s.w + b.density;
@@ -236,12 +268,11 @@ void computeDensityFactor(const FluidParams& params, FluidState& state, DfsphWor
 unsigned long long solveErrors(sph_math::Solve which, const FluidParams& params, float dt, const FluidState& state,
                                DfsphWorkspace& work) {
   const float h = smoothingLength(params), h2 = h * h, mass = particleMass(params);
-  const FluidGrid& grid = work.fluid.grid;
   work.kappaOverRho.resize(state.size());
   // The exact (integer) error sum, the same in any order.
   return sumOverParticlesInChunks(static_cast<std::int64_t>(state.size()), [&](std::size_t i) {
-    const Vec3 xi = xyz(state.pos[i]), vi = xyz(state.vel[i]);
-    const float rate = listSum<float>(grid, state.pos, xi, h2,
+    const Vec3 vi = xyz(state.vel[i]);
+    const float rate = stepSum<float>(work, state.pos, i, h2,
                                       [&](std::uint32_t j, Vec3 d, float r2) {
                                         return sph_math::densityRatePair(d, vi - xyz(state.vel[j]),
                                                                          sph_math::kernelGradFactor(r2, h), mass);
@@ -256,12 +287,10 @@ unsigned long long solveErrors(sph_math::Solve which, const FluidParams& params,
 
 void applyKappa(const FluidParams& params, float dt, FluidState& state, DfsphWorkspace& work) {
   const float h = smoothingLength(params), h2 = h * h, mass = particleMass(params);
-  const FluidGrid& grid = work.fluid.grid;
   forParticlesInChunks(
       static_cast<std::int64_t>(state.size()), [&](std::size_t i) { // reads kappas and positions, writes v_i only
-        const Vec3 xi = xyz(state.pos[i]);
         const float ki = work.kappaOverRho[i];
-        const Vec3 a = listSum<Vec3>(grid, state.pos, xi, h2,
+        const Vec3 a = stepSum<Vec3>(work, state.pos, i, h2,
                                      [&](std::uint32_t j, Vec3 d, float r2) {
                                        return sph_math::pairAcceleration(d, sph_math::kernelGradFactor(r2, h), mass, ki,
                                                                          work.kappaOverRho[j], 0.0f);
@@ -299,14 +328,13 @@ SolveStats solve(sph_math::Solve which, const FluidParams& params, const DfsphSe
 void applyNonPressure(const FluidParams& params, float alpha, Vec3 gravity, float dt, FluidState& state,
                       DfsphWorkspace& work) {
   const float h = smoothingLength(params), h2 = h * h, mass = particleMass(params), cs = speedOfSound(params);
-  const FluidGrid& grid = work.fluid.grid;
   std::vector<Float4>& accel = work.fluid.accel;
   accel.resize(state.size());
   forParticlesInChunks(
       static_cast<std::int64_t>(state.size()), [&](std::size_t i) { // all accelerations from the old velocities first
-        const Vec3 xi = xyz(state.pos[i]), vi = xyz(state.vel[i]);
+        const Vec3 vi = xyz(state.vel[i]);
         const float rhoI = state.density[i];
-        const Vec3 a = listSum<Vec3>(grid, state.pos, xi, h2, [&](std::uint32_t j, Vec3 d, float r2) {
+        const Vec3 a = stepSum<Vec3>(work, state.pos, i, h2, [&](std::uint32_t j, Vec3 d, float r2) {
           if (alpha == 0.0f) return Vec3{0.0f, 0.0f, 0.0f};
           const float pi =
               sph_math::artificialViscosity(d, vi - xyz(state.vel[j]), rhoI, state.density[j], h, alpha, cs);
