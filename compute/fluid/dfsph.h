@@ -5,7 +5,6 @@
 // substep WHILE will evaluate on the GPU. docs/FLUID.md gives the equations and the order of a step.
 #pragma once
 
-#include <cstdint>
 #include <limits>
 #include <vector>
 
@@ -106,23 +105,10 @@ inline WallRule wallRule(FluidSolver solver, const FluidParams& params, const Df
   return {settings.boundaryLayers > 0 ? 0.5f * particleRadius(params) : particleRadius(params), true};
 }
 
-// Each particle's neighbours (sorted indices, itself included) in the order the step's passes add them
-// (dfsph_cpu.cpp, listSum), kept by computeDensityFactor for the later passes of the step: the positions do not move
-// until advect, so the errors, kappa and non-pressure passes read about 30 neighbours instead of testing about 200
-// candidates. Up to kCapacity a particle; count kWalk: the passes walk the cells (more neighbours, or a kernel lane's
-// list that overflows, whose sums come in the walk's order).
-struct StepNeighbours {
-  static constexpr int kCapacity = 48;
-  static constexpr std::uint8_t kWalk = 0xff;
-  std::vector<std::uint32_t> index; // kCapacity per particle
-  std::vector<std::uint8_t> count;
-};
-
 // Per-particle arrays of a step, kept between steps so that a step allocates nothing once sized; the boundary is
 // rebuilt when the box, spacing, density or layers change.
 struct DfsphWorkspace {
-  FluidWorkspace fluid;
-  StepNeighbours neighbours;
+  FluidWorkspace fluid; // fluid.neighbours: density_factor's, for the step's later passes
   std::vector<float> alpha, kappaOverRho;
   std::vector<sph_math::Vec3> boundaryGrad; // sum_b psi_b grad W_ib per particle (computeDensityFactor's)
   // sum over the step's velocity updates (both solves) of kappa_i / rho_i: the pressure that acted over the step is

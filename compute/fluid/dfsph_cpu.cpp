@@ -63,9 +63,10 @@ T listSum(const FluidGrid& grid, const std::vector<Float4>& pos, Vec3 x, float h
 template <typename T, typename Fn>
 T stepSum(const DfsphWorkspace& work, const std::vector<Float4>& pos, std::size_t i, float h2, const Fn& fn) {
   const Vec3 x = xyz(pos[i]);
-  const std::uint8_t count = work.neighbours.count[i];
+  const StepNeighbours& kept = work.fluid.neighbours;
+  const std::uint8_t count = kept.count[i];
   if (count == StepNeighbours::kWalk) return listSum<T>(work.fluid.grid, pos, x, h2, fn);
-  const std::uint32_t* listed = &work.neighbours.index[i * StepNeighbours::kCapacity];
+  const std::uint32_t* listed = kept.listOf(i);
   T dealt[3] = {};
   for (unsigned k = 0; k < count; ++k) {
     const std::uint32_t j = listed[k];
@@ -238,12 +239,11 @@ void computeDensityFactor(const FluidParams& params, FluidState& state, DfsphWor
   state.density.resize(state.size());
   work.alpha.resize(state.size());
   work.boundaryGrad.resize(state.size());
-  StepNeighbours& kept = work.neighbours;
-  kept.index.resize(state.size() * StepNeighbours::kCapacity);
-  kept.count.resize(state.size());
+  StepNeighbours& kept = work.fluid.neighbours;
+  kept.resize(state.size());
   forParticlesInChunks(static_cast<std::int64_t>(state.size()), [&](std::size_t i) {
     const Vec3 xi = xyz(state.pos[i]);
-    std::uint32_t* listed = &kept.index[i * StepNeighbours::kCapacity];
+    std::uint32_t* listed = kept.listOf(i);
     unsigned count = 0;
     bool walked = false;
     const FactorSums s = listSum<FactorSums>(
@@ -255,8 +255,7 @@ void computeDensityFactor(const FluidParams& params, FluidState& state, DfsphWor
           return FactorSums{sph_math::kernelW(r2, h), sph_math::dot(g, g), g};
         },
         &walked);
-    kept.count[i] =
-        walked || count > StepNeighbours::kCapacity ? StepNeighbours::kWalk : static_cast<std::uint8_t>(count);
+    kept.keep(i, count, walked);
     // The boundary adds to the density and to the gradient sum, not to the sum of squares (it does not move).
     const BoundaryTerms b = boundaryTermsAt(params, work, xi);
     state.density[i] = mass * s.w + b.density;

@@ -107,18 +107,25 @@ void reorderByCell(FluidState& state, FluidWorkspace& work) {
   state.density.resize(n); // recomputed by the density stage
 }
 
-void computeDensity(const FluidParams& params, FluidState& state, const FluidGrid& grid) {
+void computeDensity(const FluidParams& params, FluidState& state, const FluidGrid& grid, StepNeighbours* keep) {
   const float h = smoothingLength(params);
   const float h2 = h * h;
   const float mass = particleMass(params);
+  if (keep) keep->resize(state.size());
   forParticlesInChunks(static_cast<std::int64_t>(state.size()), [&](std::size_t i) {
     const Vec3 xi = xyz(state.pos[i]);
+    std::uint32_t* listed = keep ? keep->listOf(i) : nullptr;
+    unsigned found = 0;
     float sum = 0.0f;
     forEachCandidate(grid, xi, [&](std::uint32_t j) {
       const Vec3 d = xi - xyz(state.pos[j]);
       const float r2 = sph_math::dot(d, d);
-      if (r2 < h2) sum += sph_math::kernelW(r2, h);
+      if (r2 >= h2) return;
+      sum += sph_math::kernelW(r2, h);
+      if (listed && found < StepNeighbours::kCapacity) listed[found] = j;
+      ++found;
     });
+    if (keep) keep->keep(i, found);
     state.density[i] = mass * sum;
   });
 }
@@ -137,7 +144,7 @@ void addBoundaryDensity(FluidState& state, FluidWorkspace& work) {
 }
 
 void computeForces(const FluidParams& params, float alpha, const FluidState& state, const FluidGrid& grid,
-                   FluidWorkspace& work) {
+                   FluidWorkspace& work, const StepNeighbours* kept) {
   const std::size_t count = state.size();
   const float h = smoothingLength(params);
   const float h2 = h * h;
@@ -159,14 +166,19 @@ void computeForces(const FluidParams& params, float alpha, const FluidState& sta
     const float rhoI = state.density[si];
     const float pI = work.pressure[si];
     Vec3 acc = {0.0f, 0.0f, 0.0f};
-    forEachCandidate(grid, xi, [&](std::uint32_t j) {
+    const auto add = [&](std::uint32_t j) {
       if (j == si) return;
       const Vec3 d = xi - xyz(state.pos[j]);
       const float r2 = sph_math::dot(d, d);
       if (r2 >= h2) return;
       const float pi = sph_math::artificialViscosity(d, vi - xyz(state.vel[j]), rhoI, state.density[j], h, alpha, cs);
       acc = acc + sph_math::pairAcceleration(d, sph_math::kernelGradFactor(r2, h), mass, pI, work.pressure[j], pi);
-    });
+    };
+    if (kept && kept->count[si] != StepNeighbours::kWalk) {
+      std::for_each(kept->listOf(si), kept->listOf(si) + kept->count[si], add);
+    } else {
+      forEachCandidate(grid, xi, add);
+    }
     if (!work.boundaryGrad.empty()) acc = acc + sph_math::boundaryAcceleration(work.boundaryGrad[si], pI);
     work.accel[si] = toFloat4(acc);
   });
@@ -223,10 +235,10 @@ void substep(const FluidParams& params, FluidState& state, FluidWorkspace& work,
   done("cell_ranges");
   reorderByCell(state, work);
   done("reorder");
-  computeDensity(params, state, work.grid);
+  computeDensity(params, state, work.grid, &work.neighbours);
   addBoundaryDensity(state, work);
   done("density");
-  computeForces(params, on.viscosity ? params.viscosity : 0.0f, state, work.grid, work);
+  computeForces(params, on.viscosity ? params.viscosity : 0.0f, state, work.grid, work, &work.neighbours);
   done("forces");
   integrate(state, work, on.gravity ? toVec3(params.gravity) : Vec3{0.0f, 0.0f, 0.0f}, dt);
   done("integrate");

@@ -59,6 +59,35 @@ std::vector<float> densitiesNow(const FluidParams& params, FluidState state) {
   return out;
 }
 
+// computeDensity keeps each particle's neighbours for computeForces (StepNeighbours): the forces from them are the
+// cell walk's to the bit. The block's lower half, squeezed to 80 % of its spacing, has particles with too many
+// neighbours to keep (about 60), which walk.
+TEST(FluidBackend, TheNeighboursTheDensityKeptGiveTheForcesOfTheWalk) {
+  FluidParams params;
+  params.spacing = 0.04f;
+  for (float& side : params.boxSize) side = 12 * params.spacing;
+  params.obstacleRadius = 0.0f;
+  std::fill(params.obstacleCentre, params.obstacleCentre + 3, 0.0f);
+  FluidState state = makeRestBlock(params, 6);
+  for (std::size_t i = 0; i < state.size(); ++i) {
+    Float4& x = state.pos[i];
+    if (x.y < 3.0f * params.spacing) x = {x.x * 0.8f, x.y * 0.8f, x.z * 0.8f, 0};
+    const auto k = static_cast<float>(i);
+    state.vel[i] = {0.3f * std::sin(k), -0.5f + 0.2f * std::cos(0.7f * k), 0.1f * std::sin(1.3f * k), 0};
+  }
+  FluidWorkspace work;
+  buildSortedGrid(params, state, work);
+  computeDensity(params, state, work.grid, &work.neighbours);
+  const auto walking = static_cast<std::size_t>(
+      std::count(work.neighbours.count.begin(), work.neighbours.count.end(), StepNeighbours::kWalk));
+  ASSERT_GT(walking, 0u) << "the squeezed half must have particles past the capacity";
+  ASSERT_LT(walking, state.size()) << "the rest must keep their neighbours";
+  FluidWorkspace walked = work;
+  computeForces(params, 0.5f, state, work.grid, work, &work.neighbours);
+  computeForces(params, 0.5f, state, walked.grid, walked, nullptr);
+  EXPECT_EQ(work.accel, walked.accel);
+}
+
 TEST(FluidBackend, RestBlockStaysAtRest) {
   // 1,728 particles: the rest block (the bottom half of a 0.24 x 0.48 x 0.24 m box) is a 12^3 lattice of 0.02 m.
   // 200 substeps (8 frames of 1/60 s clamped at 25 substeps) with gravity: 200 dt = 0.076 s.

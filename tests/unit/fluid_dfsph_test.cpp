@@ -124,13 +124,13 @@ TEST(DfsphSolve, TheKeptNeighboursGiveTheSameBitsAsWalkingTheCells) {
   buildSortedGrid(params, kept, work.fluid);
   computeDensityFactor(params, kept, work);
   const auto walking = static_cast<std::size_t>(
-      std::count(work.neighbours.count.begin(), work.neighbours.count.end(), StepNeighbours::kWalk));
+      std::count(work.fluid.neighbours.count.begin(), work.fluid.neighbours.count.end(), StepNeighbours::kWalk));
   ASSERT_GT(walking, 0u) << "the squeezed half must have particles past the capacity";
   ASSERT_LT(walking, kept.size()) << "the rest must keep their neighbours";
 
   FluidState walked = kept;
   DfsphWorkspace walkWork = work;
-  std::fill(walkWork.neighbours.count.begin(), walkWork.neighbours.count.end(), StepNeighbours::kWalk);
+  std::fill(walkWork.fluid.neighbours.count.begin(), walkWork.fluid.neighbours.count.end(), StepNeighbours::kWalk);
   const float dt = 1e-3f;
   for (const Solve which : {Solve::Divergence, Solve::Density}) {
     EXPECT_EQ(solveErrors(which, params, dt, kept, work), solveErrors(which, params, dt, walked, walkWork));
