@@ -226,11 +226,10 @@ T boundarySums(const DfsphWorkspace& work, Vec3 fluidX, float h2, const Fn& fn) 
 
 BoundaryTerms boundaryTermsAt(const FluidParams& params, const DfsphWorkspace& work, Vec3 x) {
   const float h = smoothingLength(params), h2 = h * h;
-  const FactorSums b = boundarySums<FactorSums>(work, x, h2, [&](float volume, Vec3 d, float r2) {
+  return boundarySums<BoundaryTerms>(work, x, h2, [&](float volume, Vec3 d, float r2) {
     const float psi = params.restDensity * volume;
-    return FactorSums{psi * sph_math::kernelW(r2, h), 0.0f, d * (psi * sph_math::kernelGradFactor(r2, h))};
+    return BoundaryTerms{psi * sph_math::kernelW(r2, h), d * (psi * sph_math::kernelGradFactor(r2, h))};
   });
-  return {b.w, b.grad};
 }
 
 void computeDensityFactor(const FluidParams& params, FluidState& state, DfsphWorkspace& work) {

@@ -43,12 +43,7 @@ struct FluidGrid {
   std::vector<std::uint32_t> cellStart, cellEnd;
 };
 
-// The boundary particles' terms at a fluid position x (Akinci et al. 2012; DFSPH's boundary, dfsph.h): density
-// sum_b psi_b W(x - x_b) and gradient sum G = sum_b psi_b grad W(x - x_b), psi_b = rho0 V_b.
-struct BoundaryTerms {
-  float density = 0;
-  sph_math::Vec3 grad{0.0f, 0.0f, 0.0f};
-};
+using sph_math::BoundaryTerms;
 using BoundaryAt = std::function<BoundaryTerms(sph_math::Vec3 x)>;
 
 // Each particle's neighbours (sorted indices j with r^2 < h^2, itself included) in the order forEachCandidate finds

@@ -249,6 +249,18 @@ GRAPHSIM_HD inline float densityRatePair(Vec3 d, Vec3 dv, float gradFactor, floa
 inline constexpr int kListPerLane = 32;
 inline constexpr unsigned kListSpan = 0xffffu;
 
+// The boundary particles' terms at a fluid position x (Akinci et al. 2012; compute/fluid/dfsph.h, Boundary): density
+// sum_b psi_b W(x - x_b) and gradient sum G = sum_b psi_b grad W(x - x_b), psi_b = rho0 V_b. Both floors add a set's
+// z-slabs as (s0 + s1) + s2, then walls + obstacle (dfsph_cpu.cpp, boundaryTermsAt; fluid_device.cuh,
+// boundarySumsAt).
+struct BoundaryTerms {
+  float density = 0.0f;
+  Vec3 grad{0.0f, 0.0f, 0.0f};
+};
+GRAPHSIM_HD inline BoundaryTerms operator+(const BoundaryTerms& a, const BoundaryTerms& b) {
+  return {a.density + b.density, a.grad + b.grad};
+}
+
 // The boundary's part of the solves, from its gradient sum G_i = sum_b psi_b grad_i W_ib (density_factor's): the
 // boundary particles do not move within a step, so sum_b densityRatePair(d, v_i, gradFactor, psi_b) = v_i . G_i and
 // sum_b pairAcceleration(d, gradFactor, psi_b, kappa_i / rho_i, 0, 0) = -(kappa_i / rho_i) G_i. A solve's iteration

@@ -73,10 +73,10 @@ __global__ void __launch_bounds__(128) densityFactorKernel(DensityFactorArgs a) 
     });
   }
   f = groupSumFactor(f, l.leader);
-  const BoundarySums b = boundarySumsAt(a.boundary, l, xi, a.h, a.rho0);
+  const sph_math::BoundaryTerms b = boundarySumsAt(a.boundary, l, xi, a.h, a.rho0);
   if (l.particle < 0 || l.lane != 0) return;
   const int i = l.particle;
-  const float rho = a.mass * f.w + b.w;
+  const float rho = a.mass * f.w + b.density;
   a.rhoP[i] = make_float2(rho, 0.0f);
   a.alpha[i] = sph_math::dfsphFactor(rho, f.grad + b.grad, f.grad2);
   a.boundaryGrad[i] = withW(b.grad, 0.0f);

@@ -183,28 +183,20 @@ __device__ inline Vec3 groupSum3(Vec3 v, int leader) {
   return {groupSum(v.x, leader), groupSum(v.y, leader), groupSum(v.z, leader)};
 }
 
-struct BoundarySums { // sum_b psi_b W_ib and sum_b psi_b grad W_ib, psi_b = rho0 V_b
-  float w;
-  Vec3 grad;
-};
-__device__ inline BoundarySums operator+(const BoundarySums& a, const BoundarySums& b) {
-  return {a.w + b.w, a.grad + b.grad};
-}
-
 // The walls' and the obstacle's sums at the group's particle (at xi; none where l.particle < 0), in every lane of the
 // group, added as the CPU's boundaryTermsAt: each set's (s0 + s1) + s2, then walls + obstacle. All 32 lanes call it.
-__device__ inline BoundarySums boundarySumsAt(const BoundaryArgs* boundary, const LaneOf& l, Vec3 xi, float h,
-                                              float rho0) {
-  BoundarySums sum[2] = {{0.0f, {0.0f, 0.0f, 0.0f}}, {0.0f, {0.0f, 0.0f, 0.0f}}};
+__device__ inline sph_math::BoundaryTerms boundarySumsAt(const BoundaryArgs* boundary, const LaneOf& l, Vec3 xi,
+                                                         float h, float rho0) {
+  sph_math::BoundaryTerms sum[2];
   if (l.particle >= 0) {
     const auto term = [&](float volume, Vec3 d, float r2) {
       const float psi = rho0 * volume;
-      return BoundarySums{psi * sph_math::kernelW(r2, h), d * (psi * sph_math::kernelGradFactor(r2, h))};
+      return sph_math::BoundaryTerms{psi * sph_math::kernelW(r2, h), d * (psi * sph_math::kernelGradFactor(r2, h))};
     };
-    for (int b = 0; b < 2; ++b) sum[b] = boundarySlab<BoundarySums>(boundary[b], xi, l.lane, h * h, term);
+    for (int b = 0; b < 2; ++b) sum[b] = boundarySlab<sph_math::BoundaryTerms>(boundary[b], xi, l.lane, h * h, term);
   }
-  BoundarySums total[2];
-  for (int b = 0; b < 2; ++b) total[b] = {groupSum(sum[b].w, l.leader), groupSum3(sum[b].grad, l.leader)};
+  sph_math::BoundaryTerms total[2];
+  for (int b = 0; b < 2; ++b) total[b] = {groupSum(sum[b].density, l.leader), groupSum3(sum[b].grad, l.leader)};
   return total[kWallBoundary] + total[kObstacleBoundary];
 }
 

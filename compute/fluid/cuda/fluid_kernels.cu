@@ -230,10 +230,10 @@ __global__ void __launch_bounds__(128) densityKernel(DensityArgs a) {
     });
   }
   sum = groupSum(sum, l.leader);
-  const BoundarySums b = boundarySumsAt(a.boundary, l, xi, a.h, a.rho0);
+  const sph_math::BoundaryTerms b = boundarySumsAt(a.boundary, l, xi, a.h, a.rho0);
   if (l.particle < 0 || l.lane != 0) return;
   const int i = l.particle;
-  const float rho = a.mass * sum + b.w;
+  const float rho = a.mass * sum + b.density;
   a.rhoP[i] = make_float2(rho, sph_math::taitPressure(rho, a.rho0, a.stiffness) / (rho * rho));
   a.boundaryGrad[i] = withW(b.grad, 0.0f);
   recordCompression(a.ctrl, rho, a.rho0);
