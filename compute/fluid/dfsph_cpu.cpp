@@ -242,19 +242,17 @@ void computeDensityFactor(const FluidParams& params, FluidState& state, DfsphWor
   kept.resize(state.size());
   forParticlesInChunks(static_cast<std::int64_t>(state.size()), [&](std::size_t i) {
     const Vec3 xi = xyz(state.pos[i]);
-    std::uint32_t* listed = kept.listOf(i);
-    unsigned count = 0;
+    StepNeighbours::Lister lister(&kept, i);
     bool walked = false;
     const FactorSums s = listSum<FactorSums>(
         grid, state.pos, xi, h2,
         [&](std::uint32_t j, Vec3 d, float r2) {
-          if (count < StepNeighbours::kCapacity) listed[count] = j;
-          ++count;
+          lister.add(j);
           const Vec3 g = d * (mass * sph_math::kernelGradFactor(r2, h)); // 0 for j = i
           return FactorSums{sph_math::kernelW(r2, h), sph_math::dot(g, g), g};
         },
         &walked);
-    kept.keep(i, count, walked);
+    lister.finish(walked);
     // The boundary adds to the density and to the gradient sum, not to the sum of squares (it does not move).
     const BoundaryTerms b = boundaryTermsAt(params, work, xi);
     state.density[i] = mass * s.w + b.density;

@@ -114,18 +114,16 @@ void computeDensity(const FluidParams& params, FluidState& state, const FluidGri
   if (keep) keep->resize(state.size());
   forParticlesInChunks(static_cast<std::int64_t>(state.size()), [&](std::size_t i) {
     const Vec3 xi = xyz(state.pos[i]);
-    std::uint32_t* listed = keep ? keep->listOf(i) : nullptr;
-    unsigned found = 0;
+    StepNeighbours::Lister lister(keep, i);
     float sum = 0.0f;
     forEachCandidate(grid, xi, [&](std::uint32_t j) {
       const Vec3 d = xi - xyz(state.pos[j]);
       const float r2 = sph_math::dot(d, d);
       if (r2 >= h2) return;
       sum += sph_math::kernelW(r2, h);
-      if (listed && found < StepNeighbours::kCapacity) listed[found] = j;
-      ++found;
+      lister.add(j);
     });
-    if (keep) keep->keep(i, found);
+    lister.finish();
     state.density[i] = mass * sum;
   });
 }

@@ -61,10 +61,26 @@ struct StepNeighbours {
   void resize(std::size_t particles) { index.resize(particles * kCapacity), count.resize(particles); }
   std::uint32_t* listOf(std::size_t i) { return &index[i * kCapacity]; }
   const std::uint32_t* listOf(std::size_t i) const { return &index[i * kCapacity]; }
-  // Particle i's pass found `found` neighbours and listed the first kCapacity of them (walked: DFSPH's overflow).
-  void keep(std::size_t i, unsigned found, bool walked = false) {
-    count[i] = walked || found > kCapacity ? kWalk : static_cast<std::uint8_t>(found);
-  }
+
+  // Keeps particle i's neighbours as its pass finds them (add, in order), then their count (finish; walked: DFSPH's
+  // overflow). With no StepNeighbours it keeps nothing.
+  class Lister {
+  public:
+    Lister(StepNeighbours* kept, std::size_t i) : kept_(kept), i_(i), listed_(kept ? kept->listOf(i) : nullptr) {}
+    void add(std::uint32_t j) {
+      if (listed_ && found_ < kCapacity) listed_[found_] = j;
+      ++found_;
+    }
+    void finish(bool walked = false) {
+      if (kept_) kept_->count[i_] = walked || found_ > kCapacity ? kWalk : static_cast<std::uint8_t>(found_);
+    }
+
+  private:
+    StepNeighbours* kept_;
+    std::size_t i_;
+    std::uint32_t* listed_;
+    unsigned found_ = 0;
+  };
 };
 
 // Scratch of the substep, kept between substeps so that a substep allocates nothing once sized.
