@@ -94,7 +94,7 @@ struct SolveArgs { // the errors and kappa kernels of one solve
   const unsigned *cellStart, *cellEnd;
   const float2* rhoP;
   const float* alpha;
-  float* kappa;               // kappa / rho
+  float4* posKappa;           // (x_i, kappa_i / rho_i): the kappa kernel gathers a neighbour's both in one load
   const float4* boundaryGrad; // density_factor's
   FrameControl* ctrl;
   NeighbourLists lists; // neighbour_lists' (base nullptr: walk the cells)
@@ -128,7 +128,7 @@ __global__ void __launch_bounds__(128) solveErrorsKernel(SolveArgs a) {
     rate += sph_math::boundaryRate(vi, xyz(a.boundaryGrad[i]));
     const sph_math::SolveTerm t =
         sph_math::solveTerm(static_cast<sph_math::Solve>(a.which), rate, a.rhoP[i].x, a.rho0, a.alpha[i], a.ctrl->dt);
-    a.kappa[i] = t.kappaOverRho;
+    a.posKappa[i] = withW(xyz(a.posS[i]), t.kappaOverRho);
     ticks = sph_math::errorTicks(t.error);
   }
   for (int off = 16; off > 0; off >>= 1) ticks += __shfl_xor_sync(0xffffffffu, ticks, off);
@@ -165,7 +165,8 @@ __global__ void solveCheckKernel(SolveCheckArgs a) {
 
 // v_i += dt sum_j pairAcceleration(kappa_i / rho_i, kappa_j / rho_j) (+ the boundary's, mirrored); nothing when the
 // check stopped the solve. At most 40 registers (12 blocks of 128 an SM: 75 % occupancy, from 62.5 % at 48) and kappa_j
-// through the read-only path: 7-10 % faster on an H200 (the errors kernel was slower so bounded: docs/PERFORMANCE.md).
+// through the read-only path: 7-10 % faster on an H200 (the errors kernel was slower so bounded: docs/PERFORMANCE.md);
+// x_j and kappa_j / rho_j in one float4 (posKappa), one gather a neighbour instead of two.
 __global__ void __launch_bounds__(128, 12) solveKappaKernel(SolveArgs a) {
   if (a.ctrl->solveApply == 0) return; // the same for every thread
   const LaneOf l = laneOf(a.n);
@@ -173,13 +174,14 @@ __global__ void __launch_bounds__(128, 12) solveKappaKernel(SolveArgs a) {
   Vec3 f{0.0f, 0.0f, 0.0f};
   float ki = 0.0f;
   if (l.particle >= 0) {
-    const Vec3 xi = xyz(a.posS[l.particle]);
-    ki = a.kappa[l.particle];
+    const float4 self = a.posKappa[l.particle];
+    const Vec3 xi = xyz(self);
+    ki = self.w;
     forEachNeighbourInSlab(a.lists, a.n, a.cellStart, a.cellEnd, a.grid, xi, l.particle, l.lane, [&](unsigned j) {
-      const Vec3 d = xi - xyz(__ldg(&a.posS[j]));
+      const float4 xj = __ldg(&a.posKappa[j]); // w: kappa_j / rho_j
+      const Vec3 d = xi - xyz(xj);
       const float r2 = sph_math::dot(d, d);
-      f = f + (r2 < h2 ? sph_math::pairAcceleration(d, sph_math::kernelGradFactor(r2, a.h), a.mass, ki,
-                                                    __ldg(&a.kappa[j]), 0.0f)
+      f = f + (r2 < h2 ? sph_math::pairAcceleration(d, sph_math::kernelGradFactor(r2, a.h), a.mass, ki, xj.w, 0.0f)
                        : Vec3{0.0f, 0.0f, 0.0f});
     });
   }
@@ -263,8 +265,8 @@ KernelSpec dfsphSpecFor(FluidStep step, const DeviceState& d, const Scratch& s, 
   const auto solveArgs = [&](sph_math::Solve which) {
     const int w = static_cast<int>(which);
     float4* v = which == sph_math::Solve::Divergence ? s.velS : s.accel;
-    return SolveArgs{s.posS, v,       s.cellStart, s.cellEnd, d.rhoP, s.alpha, s.kappa, s.boundaryGrad,
-                     d.ctrl, s.lists, g,           d.n,       w,      k.h,     k.mass,  k.restDensity,
+    return SolveArgs{s.posS, v,       s.cellStart, s.cellEnd, d.rhoP, s.alpha, s.posKappa, s.boundaryGrad,
+                     d.ctrl, s.lists, g,           d.n,       w,      k.h,     k.mass,     k.restDensity,
                      0};
   };
   const auto checkArgs = [&](sph_math::Solve which, unsigned long long h) {

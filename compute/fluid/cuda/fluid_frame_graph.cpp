@@ -24,8 +24,7 @@ ScratchLayout scratchLayout(int particles, const sph_math::GridDims& grid, bool 
   l.keyBits = sph_math::cellKeyBits(grid);
   l.sortTempBytes = sortTempBytes(static_cast<int>(l.particles), l.keyBits);
   l.bytes = 4 * alignUp(l.particles * sizeof(unsigned)) + 2 * alignUp(l.cells * sizeof(unsigned)) +
-            4 * alignUp(l.particles * sizeof(float4)) + 2 * alignUp(l.particles * sizeof(float)) +
-            alignUp(l.sortTempBytes);
+            5 * alignUp(l.particles * sizeof(float4)) + alignUp(l.particles * sizeof(float)) + alignUp(l.sortTempBytes);
   l.lists = neighbourLists;
   if (neighbourLists) l.bytes += listBytes(l.particles);
   return l;
@@ -50,7 +49,7 @@ Scratch ScratchLayout::at(void* base) const {
   s.velS = static_cast<float4*>(take(particles * sizeof(float4)));
   s.accel = static_cast<float4*>(take(particles * sizeof(float4)));
   s.alpha = static_cast<float*>(take(particles * sizeof(float)));
-  s.kappa = static_cast<float*>(take(particles * sizeof(float)));
+  s.posKappa = static_cast<float4*>(take(particles * sizeof(float4)));
   s.boundaryGrad = static_cast<float4*>(take(particles * sizeof(float4)));
   s.sortTemp = take(sortTempBytes);
   s.sortTempBytes = sortTempBytes;

@@ -105,9 +105,10 @@ struct Scratch {
   unsigned *cellStart = nullptr, *cellEnd = nullptr;
   float4 *posS = nullptr, *velS = nullptr, *accel = nullptr; // accel: DFSPH's velocities after the non-pressure forces
   float4* posBuilt = nullptr; // with lists: each particle's position at the last build (sorted order), for cfl's test
-  float *alpha = nullptr, *kappa = nullptr; // DFSPH: the factor and kappa / rho per particle
-  float4* boundaryGrad = nullptr;           // DFSPH: sum_b psi_b grad W_ib per particle (density_factor's)
-  NeighbourLists lists;                     // DFSPH, with FluidCudaOptions::neighbourLists
+  float* alpha = nullptr;     // DFSPH: the factor per particle
+  float4* posKappa = nullptr; // DFSPH: (x_i, kappa_i / rho_i), the errors kernel's for the kappa kernel
+  float4* boundaryGrad = nullptr; // DFSPH: sum_b psi_b grad W_ib per particle (density_factor's)
+  NeighbourLists lists;           // DFSPH, with FluidCudaOptions::neighbourLists
   void* sortTemp = nullptr;
   std::size_t sortTempBytes = 0;
   bool sortedInAlt = false; // where CUB's DoubleBuffer leaves the result (fixed for a key-bit count: set by the sort)
