@@ -1,4 +1,5 @@
-// The tree code's kernels, its device arrays and its two WHILE loops (tree_kernels.h; docs/FORCES.md "The tree").
+// The tree code's kernels, their launch shapes and its device arrays (tree_kernels.h; docs/FORCES.md "The tree"); the
+// specs for a tree, the two WHILE loops and the stage's own graph: tree_graph.cpp.
 #include "compute/nbody/cuda/tree_kernels.h"
 
 #include <cuda_runtime.h>
@@ -6,7 +7,6 @@
 #include <algorithm>
 
 #include <cub/device/device_radix_sort.cuh>
-#include <stdexcept>
 
 #include "compute/cuda/cuda_check.h"
 #include "compute/cuda/graph_nodes.h"
@@ -429,17 +429,6 @@ KernelNodeSpec oneThread(void (*kernel)(Args), const Args& a) {
   return kernelSpecOf(kernel, a, 1, 1);
 }
 
-cudaGraph_t addWhile(cudaGraph_t g, cudaGraphNode_t after, unsigned long long handle, cudaGraphNode_t* node,
-                     const char* what) {
-  cudaGraphNodeParams params{};
-  params.type = cudaGraphNodeTypeConditional;
-  params.conditional.handle = handle;
-  params.conditional.type = cudaGraphCondTypeWhile;
-  params.conditional.size = 1;
-  CUDA_CHECK_CTX(cudaGraphAddNode(node, g, &after, nullptr, 1, &params), what);
-  return params.conditional.phGraph_out[0];
-}
-
 } // namespace
 
 KernelNodeSpec treePrepareSpec(const TreePrepareArgs& a) { return oneThread(treePrepareKernel, a); }
@@ -469,84 +458,6 @@ KernelNodeSpec treeWalkSpec(const TreeWalkArgs& a) {
       1u, static_cast<unsigned>((a.n + tree_math::kWalkGroup * kWalkWarps - 1) / (tree_math::kWalkGroup * kWalkWarps)));
   const unsigned blocks = groupsBlocks < static_cast<unsigned>(a.walkBlocks) ? groupsBlocks : a.walkBlocks;
   return KernelNodeSpec::make(reinterpret_cast<const void*>(treeWalkKernel), dim3(blocks), dim3(kBlock), a);
-}
-
-TreeWalkArgs treeWalkArgs(const TreeView& t, float4* accel, int n, float G, float eps2, float tolerance) {
-  return {t.nodes,
-          t.nodeA,
-          t.nodeB,
-          t.nodeC,
-          t.sorted,
-          t.order,
-          accel,
-          t.walkStack,
-          &t.control->walkOverflow,
-          &t.control->walkNext,
-          t.groups,
-          &t.control->groupCount,
-          n,
-          G,
-          eps2,
-          t.walkBlocks,
-          tolerance,
-          0};
-}
-
-KernelNodeSpec treeStepSpec(TreeStep step, const TreeView& t, const float4* posMass, int n, float theta, int leafSize,
-                            const TreeHandles& handles) {
-  switch (step) {
-  case TreeStep::Prepare: return treePrepareSpec({t.control, leafSize, 1.0f / theta});
-  case TreeStep::Bounds: return treeBoundsSpec({posMass, t.control, n, 0});
-  case TreeStep::Keys: return treeKeysSpec({posMass, t.unsortedKeys, t.unsortedOrder, t.control, n, t.capacity});
-  case TreeStep::Groups: return treeGroupsSpec({t.nodes, t.groups, t.control, t.maxNodes, 0});
-  case TreeStep::Gather:
-    return treeGatherSpec({posMass, t.order, t.sorted, t.nodes, t.control, handles.build, handles.moments, n, 0});
-  }
-  throw std::logic_error("treeStepSpec: unknown step");
-}
-
-cudaGraphNode_t addTreeLoops(cudaGraph_t g, cudaGraphNode_t after, const TreeView& t, const TreeHandles& handles,
-                             cudaGraphNode_t* buildNode) {
-  const cudaGraph_t build = addWhile(g, after, handles.build, buildNode, "adding node tree_build");
-  const cudaGraphNode_t split =
-      addKernelNode(build, nullptr, 0, treeSplitSpec({t.keys, t.nodes, t.control, t.maxNodes, 0}), "tree_split");
-  (void)addKernelNode(build, &split, 1, treeLevelSpec({t.control, handles.build, t.maxNodes, 0}), "tree_level");
-  cudaGraphNode_t momentsNode = nullptr;
-  const cudaGraph_t moments = addWhile(g, *buildNode, handles.moments, &momentsNode, "adding node tree_moments");
-  const cudaGraphNode_t cells = addKernelNode(
-      moments, nullptr, 0, treeCellsSpec({t.keys, t.nodes, t.sorted, t.nodeA, t.nodeB, t.nodeC, t.nodeD, t.control}),
-      "tree_cells");
-  (void)addKernelNode(moments, &cells, 1, treeUpSpec({t.control, handles.moments}), "tree_up");
-  return momentsNode;
-}
-
-GraphExec launchTreeForces(const TreeView& t, const TreeForces& f, cudaStream_t stream) {
-  Graph graph = makeGraph();
-  cudaGraph_t g = graph.get();
-  TreeHandles handles;
-  CUDA_CHECK(cudaGraphConditionalHandleCreate(&handles.build, g, 0, cudaGraphCondAssignDefault));
-  CUDA_CHECK(cudaGraphConditionalHandleCreate(&handles.moments, g, 0, cudaGraphCondAssignDefault));
-  cudaGraphNode_t prev = nullptr;
-  const auto kernel = [&](const KernelNodeSpec& spec, const char* name) {
-    prev = addKernelNode(g, prev != nullptr ? &prev : nullptr, prev != nullptr ? 1 : 0, spec, name);
-  };
-  for (const TreeStep step : {TreeStep::Prepare, TreeStep::Bounds, TreeStep::Keys}) {
-    kernel(treeStepSpec(step, t, f.posMass, f.n, f.theta, f.leafSize, handles), kTreeStepNames[static_cast<int>(step)]);
-  }
-  cudaGraphNode_t sort = nullptr;
-  CUDA_CHECK_CTX(cudaGraphAddChildGraphNode(&sort, g, &prev, 1, t.sortGraph), "adding node tree_sort");
-  prev = sort;
-  kernel(treeStepSpec(TreeStep::Gather, t, f.posMass, f.n, f.theta, f.leafSize, handles), "tree_gather");
-  cudaGraphNode_t build = nullptr;
-  prev = addTreeLoops(g, prev, t, handles, &build);
-  kernel(treeStepSpec(TreeStep::Groups, t, f.posMass, f.n, f.theta, f.leafSize, handles), "tree_groups");
-  kernel(treeWalkSpec(treeWalkArgs(t, f.accel, f.n, f.G, f.eps2, f.tolerance)), "forces");
-  GraphExec exec = instantiateGraph(g);
-  // The relative criterion needs the previous step's accelerations: a first walk (from zeros: theta alone) gives them.
-  for (int walk = 0; walk < (f.tolerance > 0.0f ? 2 : 1); ++walk) {
-    CUDA_CHECK_CTX(cudaGraphLaunch(exec.get(), stream), "launching the tree's forces");
-  }
-  return exec;
 }
 
 DeviceTree::DeviceTree(std::size_t capacity)
