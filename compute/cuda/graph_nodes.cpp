@@ -66,6 +66,18 @@ cudaGraphNode_t addKernelNode(cudaGraph_t g, const cudaGraphNode_t* deps, std::s
   return node;
 }
 
+cudaGraph_t* addConditionalNode(cudaGraph_t g, const cudaGraphNode_t* deps, std::size_t depCount,
+                                cudaGraphConditionalHandle handle, cudaGraphConditionalNodeType type, unsigned size,
+                                std::string_view what, cudaGraphNode_t* node) {
+  cudaGraphNodeParams params{};
+  params.type = cudaGraphNodeTypeConditional;
+  params.conditional.handle = handle;
+  params.conditional.type = type;
+  params.conditional.size = size;
+  CUDA_CHECK_CTX(cudaGraphAddNode(node, g, deps, nullptr, depCount, &params), std::string(what));
+  return params.conditional.phGraph_out;
+}
+
 bool updateKernelNode(cudaGraphExec_t exec, cudaGraphNode_t node, KernelNodeSpec& applied, const KernelNodeSpec& want,
                       std::string_view name) {
   if (want == applied) return false;

@@ -52,6 +52,11 @@ void dumpGraphDot(cudaGraph_t graph, const std::filesystem::path& path);
 // A kernel node with spec's parameters after deps.
 cudaGraphNode_t addKernelNode(cudaGraph_t g, const cudaGraphNode_t* deps, std::size_t depCount,
                               const KernelNodeSpec& spec, std::string_view name);
+// A conditional node (IF, SWITCH with `size` branches, WHILE) on handle after deps; *node is the node. Returns its
+// body graphs (a CUDA-owned array, valid as long as the node), to add each branch's nodes to.
+cudaGraph_t* addConditionalNode(cudaGraph_t g, const cudaGraphNode_t* deps, std::size_t depCount,
+                                cudaGraphConditionalHandle handle, cudaGraphConditionalNodeType type, unsigned size,
+                                std::string_view what, cudaGraphNode_t* node);
 // cudaGraphExecKernelNodeSetParams when want's bytes differ from applied (then applied = want); whether it did.
 bool updateKernelNode(cudaGraphExec_t exec, cudaGraphNode_t node, KernelNodeSpec& applied, const KernelNodeSpec& want,
                       std::string_view name);

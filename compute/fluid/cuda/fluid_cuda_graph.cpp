@@ -39,15 +39,10 @@ void FluidCudaBackend::Impl::captureSort() {
 cudaGraph_t* FluidCudaBackend::Impl::addConditional(cudaGraph_t g, std::vector<cudaGraphNode_t>& deps,
                                                     cudaGraphConditionalHandle h, cudaGraphConditionalNodeType type,
                                                     unsigned size, const char* what) {
-  cudaGraphNodeParams params{}; // phGraph_out: a CUDA-owned array, valid as long as the node
-  params.type = cudaGraphNodeTypeConditional;
-  params.conditional.handle = h;
-  params.conditional.type = type;
-  params.conditional.size = size;
   cudaGraphNode_t node = nullptr;
-  CUDA_CHECK_CTX(cudaGraphAddNode(&node, g, deps.data(), nullptr, deps.size(), &params), what);
+  cudaGraph_t* bodies = cuda::addConditionalNode(g, deps.data(), deps.size(), h, type, size, what, &node);
   deps.assign(1, node);
-  return params.conditional.phGraph_out;
+  return bodies;
 }
 
 void FluidCudaBackend::Impl::addScope(cudaGraph_t g, std::vector<cudaGraphNode_t>& deps, StepScope scope, int substep) {

@@ -9,21 +9,6 @@
 #include "compute/nbody/cuda/tree_kernels.h"
 
 namespace graphsim::cuda {
-namespace {
-
-cudaGraph_t addWhile(cudaGraph_t g, cudaGraphNode_t after, unsigned long long handle, cudaGraphNode_t* node,
-                     const char* what) {
-  cudaGraphNodeParams params{};
-  params.type = cudaGraphNodeTypeConditional;
-  params.conditional.handle = handle;
-  params.conditional.type = cudaGraphCondTypeWhile;
-  params.conditional.size = 1;
-  CUDA_CHECK_CTX(cudaGraphAddNode(node, g, &after, nullptr, 1, &params), what);
-  return params.conditional.phGraph_out[0];
-}
-
-} // namespace
-
 TreeWalkArgs treeWalkArgs(const TreeView& t, float4* accel, int n, float G, float eps2, float tolerance) {
   return {t.nodes,
           t.nodeA,
@@ -60,12 +45,14 @@ KernelNodeSpec treeStepSpec(TreeStep step, const TreeView& t, const float4* posM
 
 cudaGraphNode_t addTreeLoops(cudaGraph_t g, cudaGraphNode_t after, const TreeView& t, const TreeHandles& handles,
                              cudaGraphNode_t* buildNode) {
-  const cudaGraph_t build = addWhile(g, after, handles.build, buildNode, "adding node tree_build");
+  const cudaGraph_t build = addConditionalNode(g, &after, 1, handles.build, cudaGraphCondTypeWhile, 1,
+                                               "adding node tree_build", buildNode)[0];
   const cudaGraphNode_t split =
       addKernelNode(build, nullptr, 0, treeSplitSpec({t.keys, t.nodes, t.control, t.maxNodes, 0}), "tree_split");
   (void)addKernelNode(build, &split, 1, treeLevelSpec({t.control, handles.build, t.maxNodes, 0}), "tree_level");
   cudaGraphNode_t momentsNode = nullptr;
-  const cudaGraph_t moments = addWhile(g, *buildNode, handles.moments, &momentsNode, "adding node tree_moments");
+  const cudaGraph_t moments = addConditionalNode(g, buildNode, 1, handles.moments, cudaGraphCondTypeWhile, 1,
+                                                 "adding node tree_moments", &momentsNode)[0];
   const cudaGraphNode_t cells = addKernelNode(
       moments, nullptr, 0, treeCellsSpec({t.keys, t.nodes, t.sorted, t.nodeA, t.nodeB, t.nodeC, t.nodeD, t.control}),
       "tree_cells");
